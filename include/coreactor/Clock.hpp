@@ -1,0 +1,49 @@
+// coreactor/Clock.hpp — where an isolate's timers read the time.
+//
+// An isolate reads its clock only in the timer phase of a loop iteration, and
+// only when a timer is pending: never per message or per unit. The default is
+// std::chrono::steady_clock. A ManualClock lets tests move time by hand, so a
+// test asserts "which timer fired before which task", never how long it took.
+//
+// Thread-safety: now() and advance() are callable from any thread (the manual
+// time is one atomic). An isolate does not notice advance() while it sleeps:
+// call Isolate::wake() after advancing a clock whose isolate runs on another
+// thread; runUntilIdle() on the calling thread needs nothing.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+
+namespace coreactor {
+
+class Clock {
+ public:
+  using duration = std::chrono::nanoseconds;
+  using time_point = std::chrono::time_point<std::chrono::steady_clock, duration>;
+
+  virtual ~Clock() = default;
+  virtual time_point now() const noexcept = 0;
+  /// A manual clock never advances by itself: an isolate on one does not sleep
+  /// waiting for a timer deadline, and runUntilIdle() does not wait for one.
+  virtual bool isManual() const noexcept { return false; }
+};
+
+/// std::chrono::steady_clock. One shared instance: `SteadyClock::instance()`.
+class SteadyClock final : public Clock {
+ public:
+  time_point now() const noexcept override { return std::chrono::steady_clock::now(); }
+  static const SteadyClock& instance() noexcept;
+};
+
+/// A clock that moves only when told to. Starts at an arbitrary fixed point.
+class ManualClock final : public Clock {
+ public:
+  time_point now() const noexcept override { return time_point(duration(nanos_.load())); }
+  bool isManual() const noexcept override { return true; }
+  void advance(duration by) noexcept { nanos_.fetch_add(by.count()); }
+
+ private:
+  std::atomic<duration::rep> nanos_{1'000'000'000};
+};
+
+}  // namespace coreactor

@@ -1,0 +1,133 @@
+// coreactor/Dispatcher.hpp — what decides when a unit of work runs.
+//
+// A unit is one actor's turn (or any Task). A dispatcher's whole job is to hand
+// units to its isolate's loop: as microtasks, as macrotasks, or through a queue
+// of its own. The interface is two members plus an optional error sink (SPEC
+// D1): a tracing or metering wrapper implements `id` and `execute`, delegating.
+//
+// One instance, one loop (SPEC D8). The built-in dispatchers (BoundDispatcher)
+// bind to one isolate — explicitly with bind(), or on first execute() to the
+// isolate running it — and refuse a second one with ErrDispatcherBoundElsewhere:
+// the hybrid's budget only means something if its counter sees one loop's whole
+// chain. To serve N isolates, a system makes one instance per isolate with
+// `instanceFor(prototype)`, which clones; a dispatcher that cannot be cloned is
+// refused there with ErrDispatcherNotClonable (pass a factory instead).
+//
+// Threads. execute() is isolate-local: call it on the loop thread of the
+// dispatcher's isolate (that is where actors run). Setting the sink is not
+// synchronised: do it before the dispatcher is in use.
+//
+// Errors (SPEC D11, D12). A unit that throws is reported to this dispatcher's
+// sink, `onError(error, dispatcherId)`. An unset sink reports to stderr (the
+// last resort of a dispatcher no system adopted); a system fills the sink only
+// where it is unset (adoptErrorSink); a sink that throws loses nothing: stderr
+// gets the original error and the sink's. The loop never goes down.
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <string_view>
+
+#include "coreactor/Isolate.hpp"
+#include "coreactor/Task.hpp"
+
+namespace coreactor {
+
+/// Receives a throw from a unit of work: the exception and the dispatcher's id.
+using ErrorSink = std::function<void(std::exception_ptr error, std::string_view dispatcherId)>;
+
+class Dispatcher {
+ public:
+  virtual ~Dispatcher() = default;
+  Dispatcher(const Dispatcher&) = delete;
+  Dispatcher& operator=(const Dispatcher&) = delete;
+
+  /// A stable name, e.g. "hybrid-dispatcher".
+  virtual std::string_view id() const noexcept = 0;
+
+  /// Hands one unit to the loop. The task must stay alive until it has run.
+  /// Isolate-local; built-ins allocate nothing here in steady state.
+  virtual void execute(Task& task) = 0;
+
+  /// Hands a callable over as one unit (one heap task; its throw is reported
+  /// to this dispatcher's sink). Isolate-local.
+  template <TaskCallable F>
+  void execute(F&& f) {
+    Task& task = makeTask(std::forward<F>(f));
+    try {
+      execute(task);
+    } catch (...) {
+      task.discard();
+      throw;
+    }
+  }
+
+  /// A fresh, unbound instance with the same settings and the same sink, or
+  /// nullptr when this dispatcher cannot be copied (the default).
+  virtual std::unique_ptr<Dispatcher> clone() const { return nullptr; }
+
+  /// Ties this instance to `isolate`. The default accepts any isolate (a
+  /// delegating wrapper has no loop of its own); built-ins accept one only.
+  virtual void bind(Isolate& isolate) { static_cast<void>(isolate); }
+
+  // ---- the error sink (optional, SPEC D1, D12) ------------------------------
+
+  const ErrorSink& onError() const noexcept { return onError_; }
+  /// Sets (or, with an empty function, unsets) the sink.
+  void setOnError(ErrorSink sink) { onError_ = std::move(sink); }
+  /// Sets the sink only if none is set ("??="). Returns whether it did.
+  bool adoptErrorSink(const ErrorSink& sink);
+  /// Sends `error` to the sink, or to stderr without one; if the sink throws,
+  /// stderr gets both errors. Never throws.
+  void reportError(std::exception_ptr error) noexcept;
+
+ protected:
+  Dispatcher() = default;
+  /// For clone(): hands `copy` this instance's sink.
+  std::unique_ptr<Dispatcher> withMySink(std::unique_ptr<Dispatcher> copy) const {
+    copy->onError_ = onError_;
+    return copy;
+  }
+
+ private:
+  ErrorSink onError_;
+};
+
+/// One instance of `prototype` for another isolate: a clone carrying the same
+/// settings and sink. Throws ErrDispatcherNotClonable when it cannot be cloned.
+std::unique_ptr<Dispatcher> instanceFor(const Dispatcher& prototype);
+
+/// Base of the built-in dispatchers: bound to exactly one isolate.
+class BoundDispatcher : public Dispatcher {
+ public:
+  /// Binds to `isolate`; binding again to the same one is a no-op. Throws
+  /// ErrDispatcherBoundElsewhere for a second isolate.
+  void bind(Isolate& isolate) override;
+  /// The isolate this instance serves, or nullptr before it is bound.
+  Isolate* isolate() const noexcept { return loop_; }
+
+ protected:
+  /// The bound loop; binds to the current isolate on first use. Throws
+  /// ErrNotOnIsolate when called outside any loop before binding, and (in
+  /// checked builds) ErrDispatcherBoundElsewhere when called on another loop.
+  Isolate& loop() {
+    if (loop_ == nullptr) [[unlikely]] {
+      bindToCurrent();
+    }
+#ifndef NDEBUG
+    checkOnLoop();
+#endif
+    return *loop_;
+  }
+  /// Gives `task` back to the isolate to dispose of, counted as discarded.
+  void discardUnit(Task& task) noexcept;
+
+ private:
+  void bindToCurrent();
+  void checkOnLoop() const;
+  Isolate* loop_ = nullptr;
+};
+
+}  // namespace coreactor

@@ -1,0 +1,54 @@
+// coreactor/Error.hpp — the named errors of coreactor.
+//
+// Every failure coreactor reports is a std::error_code of one category,
+// `coreactor::errorCategory()`, whose enumerators are the sentinels the
+// reference documents name (ErrScheduleNotFound, ...) plus the ones the C++
+// runtime adds (ErrIsolateStopped, ...). Calls that fail synchronously throw
+// `std::system_error` carrying the code; futures fail with the same exception.
+//
+// Thread-safety: everything here is stateless and callable from anywhere.
+// docs/errors.md lists every code: when it arises and what the caller sees.
+#pragma once
+
+#include <exception>
+#include <string>
+#include <system_error>
+#include <type_traits>
+
+namespace coreactor {
+
+enum class Error : int {
+  // Scheduler sentinels (SPEC S12).
+  ErrActorSystemNotStarted = 1,
+  ErrInvalidInterval,
+  ErrScheduleAlreadyExists,
+  ErrScheduleNotFound,
+  ErrDead,
+  // Loop and dispatcher errors.
+  ErrInvalidDelay,              ///< A timer delay below zero.
+  ErrInvalidYieldEvery,         ///< HybridDispatcher(0).
+  ErrInvalidThroughput,         ///< A throughput of 0 (dispatcher or actor).
+  ErrIsolateStopped,            ///< Work posted to an isolate that has stopped.
+  ErrIsolateRunning,            ///< run()/start() on an isolate whose loop already runs.
+  ErrNotOnIsolate,              ///< An isolate-local call made from another thread.
+  ErrDispatcherBoundElsewhere,  ///< One dispatcher instance handed to a second isolate.
+  ErrDispatcherNotClonable,     ///< A dispatcher that must become one instance per isolate cannot.
+};
+
+/// The category of every coreactor error code; its name is "coreactor".
+const std::error_category& errorCategory() noexcept;
+
+inline std::error_code make_error_code(Error e) noexcept {  // NOLINT: ADL hook name
+  return {static_cast<int>(e), errorCategory()};
+}
+
+/// Throws std::system_error carrying `e`, with `what` naming the offending input.
+[[noreturn]] void throwError(Error e, const std::string& what);
+
+/// One line describing a caught exception: its what(), or "unknown exception".
+std::string describe(const std::exception_ptr& error);
+
+}  // namespace coreactor
+
+template <>
+struct std::is_error_code_enum<coreactor::Error> : std::true_type {};

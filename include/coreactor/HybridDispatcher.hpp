@@ -1,0 +1,69 @@
+// coreactor/HybridDispatcher.hpp — microtask speed with a bounded escape; the default (SPEC D4,
+// D5).
+//
+// Units go on the microtask queue, and every time `yieldEvery` consecutive
+// units have done so, the next one goes through a macrotask instead and the
+// count restarts: the loop reaches timers and I/O at least once every
+// yieldEvery + 1 units, i.e. every ~64 x 16 ≈ 1024 messages with the default
+// actor throughput (SPEC D7). The worst case is the ImmediateDispatcher; never
+// anything new.
+//
+// The count belongs to the instance, not to an actor: two actors volleying
+// form one microtask chain, and the counter must see all of it. Hence one
+// instance per isolate (SPEC D8) and never a clock read: it counts.
+//
+// FIFO across the yield (SPEC D5): while a yield is in flight, units handed
+// over wait behind it in a ring, in arrival order; when the yield runs, they
+// are fed back one per microtask step, counted like any other unit, and the
+// budget applies to them too. Each unit is moved once: O(1) per unit whatever
+// the backlog (the TypeScript original re-queued the whole backlog at every
+// yield, quadratic in it; bench "hybrid/backlog" shows ours flat).
+//
+// Cost: one counter and one ring push per unit; one loop iteration per
+// yieldEvery units (bench: "volley/hybrid" against "volley/microtask").
+#pragma once
+
+#include <cstddef>
+
+#include "coreactor/Dispatcher.hpp"
+#include "coreactor/detail/RingBuffer.hpp"
+
+namespace coreactor {
+
+class HybridDispatcher final : public BoundDispatcher {
+ public:
+  static constexpr std::size_t kDefaultYieldEvery = 64;
+
+  /// Throws ErrInvalidYieldEvery for 0.
+  explicit HybridDispatcher(std::size_t yieldEvery = kDefaultYieldEvery);
+  ~HybridDispatcher() override;
+
+  std::string_view id() const noexcept override { return "hybrid-dispatcher"; }
+  using Dispatcher::execute;
+  void execute(Task& task) override;
+  std::unique_ptr<Dispatcher> clone() const override;
+
+  std::size_t yieldEvery() const noexcept { return yieldEvery_; }
+  /// Units waiting behind a yield. Isolate-local.
+  std::size_t deferred() const noexcept { return deferred_.size(); }
+
+ private:
+  struct Step final : Task {
+    Step(RunFn run, HybridDispatcher& owner) : Task(run, &disposeAll), self(&owner) {}
+    static void disposeAll(Task& t) noexcept;
+    HybridDispatcher* self;
+  };
+  static void runYield(Task& t);
+  static void runPump(Task& t);
+
+  std::size_t yieldEvery_;
+  std::size_t count_ = 0;  // consecutive units sent as microtasks
+  bool yielding_ = false;  // the yield macrotask is queued
+  // Invariant: deferred_ is non-empty only while the yield is queued or the
+  // pump is queued (never both), so a new unit can always just join its tail.
+  detail::RingBuffer<Task*> deferred_;
+  Step yield_;
+  Step pump_;
+};
+
+}  // namespace coreactor

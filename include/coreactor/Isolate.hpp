@@ -1,0 +1,259 @@
+// coreactor/Isolate.hpp — one single-threaded, JS-like event loop.
+//
+// An isolate is one OS thread running one loop (SPEC L1). The loop owns
+//   - a macrotask queue   (`post`, the setImmediate analogue),
+//   - a microtask queue   (`queueMicrotask`), drained to empty after every
+//                          macrotask, timer callback and I/O completion,
+//                          including microtasks queued by microtasks (L3),
+//   - timers              (`setTimeout`), referenced or not,
+//   - a Boost.Asio io_context for I/O, run on the same thread (L2).
+//
+// One iteration of the loop, in order (docs/loop.md has the whole story):
+//   1. timers whose deadline has passed, earliest first; equal deadlines in the
+//      order they were armed; timers armed during this phase wait for the next;
+//   2. the inbox: tasks posted from other threads join the macrotask queue;
+//   3. I/O: ready Asio completions, at most `ioHandlersPerTurn` of them;
+//   4. macrotasks: the ones queued when this phase began (a snapshot, as Node's
+//      setImmediate): a macrotask posted by a macrotask runs next iteration,
+//      after timers and I/O have had a look (L4);
+//   5. sleep, if nothing is runnable, until a timer is due, I/O completes or
+//      another thread posts (it never spins with no work).
+// Every single step of 1, 3 and 4 is followed by a full microtask drain.
+//
+// Threads. "loop thread" is the thread running the loop; before the loop first
+// runs, the thread that created the isolate counts as its loop thread (set-up).
+// Calls marked *isolate-local* must be made on the loop thread; calls marked
+// *any thread* are safe from everywhere. Nothing else on an isolate is touched
+// by another thread (L1): other threads reach it only through the inbox.
+//
+// Errors. A task that throws never takes the loop down: the exception goes to
+// the error sink of the dispatcher that queued the task (Dispatcher::reportError)
+// or, for work queued by no dispatcher, to stderr; stats().taskErrors counts it.
+//
+// Stop. stop() makes the loop return after the step it is running. Work still
+// queued then (macrotasks, microtasks, timers, inbox) is discarded, never run:
+// each Task's dispose hook is called (heap tasks free themselves) and
+// stats().discarded counts them. A stopped isolate takes no more work: post
+// and friends throw ErrIsolateStopped. Nothing is dropped without a count.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <utility>
+
+#include "coreactor/Clock.hpp"
+#include "coreactor/Task.hpp"
+#include "coreactor/detail/RingBuffer.hpp"
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace coreactor {
+
+class Dispatcher;
+
+/// Anything callable with no arguments that is not itself a Task (those are
+/// queued by reference, without a copy).
+template <class F>
+concept TaskCallable =
+    !std::is_base_of_v<Task, std::remove_cvref_t<F>> && std::is_invocable_v<std::decay_t<F>&>;
+
+struct IsolateOptions {
+  /// Shown in logs and error reports.
+  std::string name = "isolate";
+  /// Time source of the timers; nullptr means SteadyClock. Must outlive the isolate.
+  const Clock* clock = nullptr;
+  /// Upper bound of Asio completions run per iteration, so that a flood of I/O
+  /// cannot starve the macrotask queue either.
+  std::size_t ioHandlersPerTurn = 64;
+};
+
+struct TimerOptions {
+  /// A referenced timer keeps runUntilIdle() alive until it fires; an
+  /// unreferenced one (what the scheduler uses, SPEC S11) does not, but still
+  /// fires if the loop is running anyway.
+  bool referenced = true;
+};
+
+/// Names one armed timer. Stale ids (fired or cleared) are recognised and ignored.
+struct TimerId {
+  std::uint32_t slot = UINT32_MAX;
+  std::uint32_t generation = 0;
+  bool valid() const noexcept { return slot != UINT32_MAX; }
+};
+
+class Isolate {
+ public:
+  struct Stats {
+    std::uint64_t iterations = 0;   ///< loop iterations started
+    std::uint64_t macrotasks = 0;   ///< macrotasks run
+    std::uint64_t microtasks = 0;   ///< microtasks run
+    std::uint64_t timersFired = 0;  ///< timer callbacks run
+    std::uint64_t ioHandlers = 0;   ///< Asio completions run
+    std::uint64_t taskErrors = 0;   ///< tasks that threw
+    std::uint64_t discarded = 0;    ///< tasks dropped unrun by stop (each disposed)
+  };
+
+  explicit Isolate(IsolateOptions options = {});
+  /// Stops the loop if it runs on its own thread, joins it, and discards
+  /// whatever is still queued (counted, disposed).
+  ~Isolate();
+  Isolate(const Isolate&) = delete;
+  Isolate& operator=(const Isolate&) = delete;
+
+  const std::string& name() const noexcept { return options_.name; }
+
+  /// The isolate whose loop runs on the calling thread, or nullptr. Any thread.
+  static Isolate* current() noexcept;
+  /// True on the loop thread (or, before the first run, on the creating thread). Any thread.
+  bool isLoopThread() const noexcept;
+
+  // ---- queues -------------------------------------------------------------
+
+  /// Queues a macrotask. Any thread: from the loop thread it is a ring push
+  /// (no allocation, no lock); from another thread it goes through the inbox
+  /// (lock-free MPSC queue) and wakes the loop if it sleeps.
+  /// `owner` is the dispatcher a throw is reported to (nullptr: stderr).
+  /// Throws ErrIsolateStopped once the isolate has stopped.
+  void post(Task& task, Dispatcher* owner = nullptr);
+  /// Queues a callable as a macrotask (one heap task). Any thread.
+  template <TaskCallable F>
+  void post(F&& f) {
+    postOwned(makeTask(std::forward<F>(f)));
+  }
+
+  /// Queues a microtask. Isolate-local; a ring push, no allocation.
+  /// Throws ErrNotOnIsolate from another thread, ErrIsolateStopped once stopped.
+  void queueMicrotask(Task& task, Dispatcher* owner = nullptr) {
+    if (!isLoopThread()) throwNotOnIsolate("queueMicrotask");
+    if (stopped_.load(std::memory_order_relaxed)) throwStopped("queueMicrotask");
+    microtasks_.push(Unit{&task, owner});
+  }
+  template <TaskCallable F>
+  void queueMicrotask(F&& f) {
+    if (!isLoopThread()) throwNotOnIsolate("queueMicrotask");
+    if (stopped_.load(std::memory_order_relaxed)) throwStopped("queueMicrotask");
+    microtasks_.push(Unit{&makeTask(std::forward<F>(f)), nullptr});
+  }
+
+  /// The dispatchers' path: isolate-local by contract and unchecked (the
+  /// dispatcher checked when it was bound). Hot: one ring push.
+  void queueMicrotaskFromDispatcher(Task& task, Dispatcher& owner) {
+    microtasks_.push(Unit{&task, &owner});
+  }
+  void postFromDispatcher(Task& task, Dispatcher& owner) { macrotasks_.push(Unit{&task, &owner}); }
+
+  // ---- timers -------------------------------------------------------------
+
+  /// Runs `task` once, `delay` from now (0 = next timer phase). Isolate-local.
+  /// O(log n). Throws ErrInvalidDelay for a negative delay, ErrIsolateStopped.
+  TimerId setTimeout(Clock::duration delay, Task& task, TimerOptions options = {});
+  template <TaskCallable F>
+  TimerId setTimeout(Clock::duration delay, F&& f, TimerOptions options = {}) {
+    checkTimerCall(delay);  // before allocating, so a refused call leaks nothing
+    return armTimer(delay, makeTask(std::forward<F>(f)), options);
+  }
+  /// Disarms a pending timer; its task is disposed, never run. Returns false
+  /// for a timer that already fired or was cleared. Isolate-local, O(log n).
+  bool clearTimeout(TimerId id) noexcept;
+  /// Timers armed and not yet fired. Isolate-local.
+  std::size_t pendingTimers() const noexcept;
+
+  /// The isolate's io_context: create sockets and Asio timers on it; their
+  /// completions run on the loop thread, each followed by a microtask drain.
+  /// Returning the reference is thread-safe; use of it follows Asio's rules.
+  boost::asio::io_context& ioContext() noexcept;
+
+  // ---- running ------------------------------------------------------------
+
+  /// Runs the loop on the calling thread until stop(). Then the isolate is stopped.
+  /// Throws ErrIsolateRunning if the loop already runs, ErrIsolateStopped if stopped.
+  void run();
+  /// Runs the loop on the calling thread until it is idle: no macrotask, no
+  /// microtask, no referenced timer and no outstanding Asio work. Unreferenced
+  /// timers do not keep it alive. The isolate can be run again afterwards.
+  void runUntilIdle();
+  /// Runs the loop (until stop) on a new thread owned by the isolate.
+  void start();
+  /// Asks the loop to return after the step it is running. Any thread.
+  /// On a loop that is not running, the isolate stops at once (from the
+  /// creating thread) or when next run.
+  void stop() noexcept;
+  /// Waits for the thread started by start() to finish. Any thread but the loop's.
+  void join();
+  /// Makes a sleeping loop take a look at its queues and clock. Any thread.
+  void wake() noexcept;
+  bool stopped() const noexcept { return stopped_.load(std::memory_order_acquire); }
+
+  /// Disposes of a task that will never run (a dispatcher dropping what it
+  /// held when the loop stopped), counted in stats().discarded. Isolate-local.
+  void discard(Task& task) noexcept {
+    ++stats_.discarded;
+    task.discard();
+  }
+
+  /// Counters, for tests and benches. Isolate-local (plain counters).
+  const Stats& stats() const noexcept { return stats_; }
+
+  /// Where a throw from a task is sent: `owner`'s error sink, or stderr when
+  /// there is no owner. Never throws. Isolate-local.
+  void reportError(Dispatcher* owner, std::exception_ptr error) noexcept;
+
+ private:
+  struct Unit {
+    Task* task;
+    Dispatcher* owner;
+  };
+  struct Cold;  // timers, inbox, io_context: see isolate/Isolate.cpp
+  enum class Mode { UntilStop, UntilIdle };
+
+  void postOwned(Task& task);
+  void loop(Mode mode);
+  void drainMicrotasks() {
+    while (!microtasks_.empty()) {
+      Unit unit = microtasks_.pop();
+      ++stats_.microtasks;
+      runUnit(unit);
+    }
+  }
+  void runUnit(Unit unit) noexcept {
+    try {
+      unit.task->run();
+    } catch (...) {
+      reportError(unit.owner, std::current_exception());
+    }
+  }
+  void runMacrotasks();
+  void finalize() noexcept;
+  void checkTimerCall(Clock::duration delay) const;
+  TimerId armTimer(Clock::duration delay, Task& task, TimerOptions options);
+  void runDueTimers();
+  void drainInbox();
+  void runIo();
+  bool waitForWork(Mode mode);
+  void claimLoop();
+  void runClaimed(Mode mode);
+  [[noreturn]] void throwNotOnIsolate(const char* call) const;
+  [[noreturn]] void throwStopped(const char* call) const;
+
+  IsolateOptions options_;
+  const Clock* clock_;
+  detail::RingBuffer<Unit> microtasks_;
+  detail::RingBuffer<Unit> macrotasks_;
+  Stats stats_;
+  std::atomic<bool> stopRequested_{false};
+  std::atomic<bool> stopped_{false};
+  std::atomic<bool> running_{false};
+  std::atomic<std::thread::id> owner_;  // last thread to run the loop (creator before)
+  std::unique_ptr<Cold> cold_;
+  std::thread thread_;
+};
+
+}  // namespace coreactor

@@ -1,0 +1,84 @@
+// coreactor/detail/RingBuffer.hpp — a growable FIFO on a power-of-two ring.
+//
+// Used for every single-threaded queue of an isolate (microtasks, macrotasks,
+// the hybrid's deferred units, the throughput dispatcher's queue). push and
+// pop are O(1) and allocation-free once the ring has reached the size the
+// workload needs: it doubles when full and never shrinks, so the steady state
+// allocates nothing.
+//
+// Thread-safety: none; one thread owns a ring. T must be trivially copyable
+// (queues hold pointers and small records, never owning objects).
+#pragma once
+
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <type_traits>
+
+namespace coreactor::detail {
+
+template <class T>
+class RingBuffer {
+  static_assert(std::is_trivially_copyable_v<T>, "RingBuffer holds trivially copyable records");
+
+ public:
+  explicit RingBuffer(std::size_t initialCapacity = 64) {
+    std::size_t cap = 1;
+    while (cap < initialCapacity) cap <<= 1;
+    data_ = allocate(cap);
+    mask_ = cap - 1;
+  }
+  ~RingBuffer() { std::free(data_); }
+  RingBuffer(const RingBuffer&) = delete;
+  RingBuffer& operator=(const RingBuffer&) = delete;
+
+  bool empty() const noexcept { return head_ == tail_; }
+  std::size_t size() const noexcept { return tail_ - head_; }
+  std::size_t capacity() const noexcept { return mask_ + 1; }
+
+  void push(const T& value) {
+    if (size() == capacity()) grow();
+    data_[tail_ & mask_] = value;
+    ++tail_;
+  }
+
+  /// Precondition: !empty().
+  T pop() noexcept {
+    T value = data_[head_ & mask_];
+    ++head_;
+    return value;
+  }
+
+  /// Precondition: !empty().
+  const T& front() const noexcept { return data_[head_ & mask_]; }
+
+ private:
+  static T* allocate(std::size_t n) {
+    void* p = std::malloc(n * sizeof(T));
+    if (p == nullptr) throw std::bad_alloc();
+    return static_cast<T*>(p);
+  }
+
+  void grow() {
+    const std::size_t cap = capacity();
+    T* bigger = allocate(cap * 2);
+    // Unwrap the ring into the front of the new buffer.
+    const std::size_t first = head_ & mask_;
+    const std::size_t firstLen = cap - first;
+    std::memcpy(static_cast<void*>(bigger), data_ + first, firstLen * sizeof(T));
+    std::memcpy(static_cast<void*>(bigger + firstLen), data_, first * sizeof(T));
+    std::free(data_);
+    data_ = bigger;
+    mask_ = cap * 2 - 1;
+    head_ = 0;
+    tail_ = cap;
+  }
+
+  T* data_ = nullptr;
+  std::size_t mask_ = 0;
+  std::size_t head_ = 0;  // monotonically increasing; index = head_ & mask_
+  std::size_t tail_ = 0;
+};
+
+}  // namespace coreactor::detail

@@ -1,0 +1,65 @@
+#include "coreactor/Error.hpp"
+
+namespace coreactor {
+namespace {
+
+class Category final : public std::error_category {
+ public:
+  const char* name() const noexcept override { return "coreactor"; }
+
+  std::string message(int code) const override {
+    switch (static_cast<Error>(code)) {
+      case Error::ErrActorSystemNotStarted:
+        return "ErrActorSystemNotStarted: the actor system is not running";
+      case Error::ErrInvalidInterval:
+        return "ErrInvalidInterval: a delay or interval must be a positive duration";
+      case Error::ErrScheduleAlreadyExists:
+        return "ErrScheduleAlreadyExists: a schedule already holds this reference";
+      case Error::ErrScheduleNotFound:
+        return "ErrScheduleNotFound: no schedule holds this reference";
+      case Error::ErrDead:
+        return "ErrDead: the target has already stopped";
+      case Error::ErrInvalidDelay:
+        return "ErrInvalidDelay: a timer delay must not be negative";
+      case Error::ErrInvalidYieldEvery:
+        return "ErrInvalidYieldEvery: a hybrid dispatcher needs a yield budget of at least 1";
+      case Error::ErrInvalidThroughput:
+        return "ErrInvalidThroughput: a throughput must be at least 1";
+      case Error::ErrIsolateStopped:
+        return "ErrIsolateStopped: the isolate has stopped and takes no more work";
+      case Error::ErrIsolateRunning:
+        return "ErrIsolateRunning: the isolate's loop is already running";
+      case Error::ErrNotOnIsolate:
+        return "ErrNotOnIsolate: this call is isolate-local and was made from another thread";
+      case Error::ErrDispatcherBoundElsewhere:
+        return "ErrDispatcherBoundElsewhere: a dispatcher instance serves exactly one isolate";
+      case Error::ErrDispatcherNotClonable:
+        return "ErrDispatcherNotClonable: the dispatcher cannot be copied for another isolate";
+    }
+    return "unknown coreactor error " + std::to_string(code);
+  }
+};
+
+}  // namespace
+
+const std::error_category& errorCategory() noexcept {
+  static const Category category;
+  return category;
+}
+
+void throwError(Error e, const std::string& what) {
+  throw std::system_error(make_error_code(e), what);
+}
+
+std::string describe(const std::exception_ptr& error) {
+  if (!error) return "no exception";
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown exception";
+  }
+}
+
+}  // namespace coreactor

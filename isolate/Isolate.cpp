@@ -1,0 +1,471 @@
+// The loop of one isolate. Read include/coreactor/Isolate.hpp first: it states
+// the contract; this file is the mechanism.
+#include "coreactor/Isolate.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <vector>
+
+#include <concurrentqueue/concurrentqueue.h>
+
+#include "coreactor/Asio.hpp"
+#include "coreactor/Dispatcher.hpp"
+#include "coreactor/Error.hpp"
+
+namespace coreactor {
+namespace {
+
+thread_local Isolate* tCurrent = nullptr;
+
+using SteadyPoint = std::chrono::steady_clock::time_point;
+
+}  // namespace
+
+const SteadyClock& SteadyClock::instance() noexcept {
+  static const SteadyClock clock;
+  return clock;
+}
+
+// Everything the hot path does not touch: timers, the cross-thread inbox, Asio.
+struct Isolate::Cold {
+  // ---- timers: an indexed binary heap over a slab of slots ----------------
+  // Ordered by (deadline, seq): equal deadlines fire in arm order. Each slot
+  // knows its heap position, so clearTimeout is O(log n) without a search.
+  struct TimerSlot {
+    Clock::time_point deadline{};
+    std::uint64_t seq = 0;
+    Task* task = nullptr;
+    std::uint32_t heapIndex = 0;
+    std::uint32_t generation = 0;
+    bool referenced = false;
+    bool armed = false;
+  };
+  std::vector<TimerSlot> slots;
+  std::vector<std::uint32_t> freeSlots;
+  std::vector<std::uint32_t> heap;  // slot indices
+  std::uint64_t nextSeq = 0;
+  std::size_t referencedTimers = 0;
+
+  bool before(std::uint32_t a, std::uint32_t b) const noexcept {
+    const TimerSlot& x = slots[a];
+    const TimerSlot& y = slots[b];
+    return x.deadline < y.deadline || (x.deadline == y.deadline && x.seq < y.seq);
+  }
+  void place(std::size_t pos, std::uint32_t slot) noexcept {
+    heap[pos] = slot;
+    slots[slot].heapIndex = static_cast<std::uint32_t>(pos);
+  }
+  void siftUp(std::size_t pos) noexcept {
+    const std::uint32_t slot = heap[pos];
+    while (pos > 0) {
+      const std::size_t parent = (pos - 1) / 2;
+      if (!before(slot, heap[parent])) break;
+      place(pos, heap[parent]);
+      pos = parent;
+    }
+    place(pos, slot);
+  }
+  void siftDown(std::size_t pos) noexcept {
+    const std::uint32_t slot = heap[pos];
+    const std::size_t n = heap.size();
+    for (;;) {
+      std::size_t child = 2 * pos + 1;
+      if (child >= n) break;
+      if (child + 1 < n && before(heap[child + 1], heap[child])) ++child;
+      if (!before(heap[child], slot)) break;
+      place(pos, heap[child]);
+      pos = child;
+    }
+    place(pos, slot);
+  }
+  /// Takes slot out of the heap and frees it; returns its task.
+  Task* remove(std::uint32_t slot) noexcept {
+    TimerSlot& s = slots[slot];
+    const std::size_t pos = s.heapIndex;
+    const std::uint32_t last = heap.back();
+    heap.pop_back();
+    if (pos < heap.size()) {
+      place(pos, last);
+      if (pos > 0 && before(last, heap[(pos - 1) / 2])) {
+        siftUp(pos);
+      } else {
+        siftDown(pos);
+      }
+    }
+    Task* task = s.task;
+    if (s.referenced) --referencedTimers;
+    s.task = nullptr;
+    s.armed = false;
+    ++s.generation;
+    freeSlots.push_back(slot);
+    return task;
+  }
+
+  // ---- the inbox: tasks posted from other threads ---------------------------
+  moodycamel::ConcurrentQueue<Unit> inbox;
+  std::atomic<int> remoteWriters{0};  // posts between their stop check and enqueue
+
+  // ---- sleeping and waking --------------------------------------------------
+  // The loop raises `sleeping`, fences, and re-checks the inbox before it
+  // blocks; a poster enqueues, fences, and wakes only a loop that sleeps
+  // (one wake per sleep, via `wakePending`). Either the poster sees the flag
+  // or the loop sees the task: no lost wake-up, and no syscall per post to a
+  // busy loop.
+  std::atomic<bool> sleeping{false};
+  std::atomic<bool> wakePending{false};
+
+  // ---- I/O --------------------------------------------------------------------
+  // Concurrency hint 1: one thread runs it, while posts from others (our wake)
+  // stay safe.
+  boost::asio::io_context io{1};
+  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work;
+};
+
+Isolate::Isolate(IsolateOptions options)
+    : options_(std::move(options)),
+      clock_(options_.clock != nullptr ? options_.clock : &SteadyClock::instance()),
+      owner_(std::this_thread::get_id()),
+      cold_(std::make_unique<Cold>()) {}
+
+Isolate::~Isolate() {
+  stop();
+  if (thread_.joinable()) thread_.join();
+  finalize();
+}
+
+Isolate* Isolate::current() noexcept {
+  return tCurrent;
+}
+
+bool Isolate::isLoopThread() const noexcept {
+  if (tCurrent == this) return true;
+  return !running_.load(std::memory_order_acquire) &&
+         owner_.load(std::memory_order_relaxed) == std::this_thread::get_id();
+}
+
+boost::asio::io_context& Isolate::ioContext() noexcept {
+  return cold_->io;
+}
+
+void Isolate::throwNotOnIsolate(const char* call) const {
+  throwError(Error::ErrNotOnIsolate,
+             std::string(call) + " is isolate-local; isolate '" + name() + "' runs elsewhere");
+}
+
+void Isolate::throwStopped(const char* call) const {
+  throwError(Error::ErrIsolateStopped,
+             std::string(call) + " on isolate '" + name() + "', which has stopped");
+}
+
+// ---- queues ---------------------------------------------------------------------
+
+void Isolate::post(Task& task, Dispatcher* owner) {
+  if (isLoopThread()) {
+    if (stopped_.load(std::memory_order_relaxed)) throwStopped("post");
+    macrotasks_.push(Unit{&task, owner});
+    return;
+  }
+  // Another thread. Announce the write before checking for stop, so that
+  // finalize() (which sets stopped_ and then waits for writers) either makes
+  // us throw or sees our task in the inbox and accounts for it.
+  Cold& cold = *cold_;
+  cold.remoteWriters.fetch_add(1, std::memory_order_seq_cst);
+  if (stopped_.load(std::memory_order_seq_cst)) {
+    cold.remoteWriters.fetch_sub(1, std::memory_order_release);
+    throwStopped("post");
+  }
+  cold.inbox.enqueue(Unit{&task, owner});
+  cold.remoteWriters.fetch_sub(1, std::memory_order_release);
+  wake();
+}
+
+void Isolate::postOwned(Task& task) {
+  try {
+    post(task, nullptr);
+  } catch (...) {
+    task.discard();
+    throw;
+  }
+}
+
+void Isolate::wake() noexcept {
+  Cold& cold = *cold_;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (cold.sleeping.load(std::memory_order_relaxed) &&
+      !cold.wakePending.exchange(true, std::memory_order_acq_rel)) {
+    try {
+      boost::asio::post(cold.io, [] {});
+    } catch (...) {
+      // Allocation failure of the wake handler: the loop still re-checks its
+      // queues at its next deadline; nothing else can be done from here.
+    }
+  }
+}
+
+void Isolate::drainInbox() {
+  Unit units[64];
+  for (;;) {
+    const std::size_t n = cold_->inbox.try_dequeue_bulk(units, 64);
+    for (std::size_t i = 0; i < n; ++i) macrotasks_.push(units[i]);
+    if (n < 64) return;
+  }
+}
+
+// ---- timers ---------------------------------------------------------------------
+
+void Isolate::checkTimerCall(Clock::duration delay) const {
+  if (!isLoopThread()) throwNotOnIsolate("setTimeout");
+  if (stopped_.load(std::memory_order_relaxed)) throwStopped("setTimeout");
+  if (delay < Clock::duration::zero()) {
+    throwError(Error::ErrInvalidDelay,
+               "setTimeout with a delay of " + std::to_string(delay.count()) + " ns");
+  }
+}
+
+TimerId Isolate::setTimeout(Clock::duration delay, Task& task, TimerOptions options) {
+  checkTimerCall(delay);
+  return armTimer(delay, task, options);
+}
+
+TimerId Isolate::armTimer(Clock::duration delay, Task& task, TimerOptions options) {
+  Cold& cold = *cold_;
+  std::uint32_t slot;
+  if (!cold.freeSlots.empty()) {
+    slot = cold.freeSlots.back();
+    cold.freeSlots.pop_back();
+  } else {
+    slot = static_cast<std::uint32_t>(cold.slots.size());
+    cold.slots.emplace_back();
+  }
+  Cold::TimerSlot& s = cold.slots[slot];
+  s.deadline = clock_->now() + delay;
+  s.seq = cold.nextSeq++;
+  s.task = &task;
+  s.referenced = options.referenced;
+  s.armed = true;
+  if (options.referenced) ++cold.referencedTimers;
+  cold.heap.push_back(slot);
+  cold.siftUp(cold.heap.size() - 1);
+  return TimerId{slot, s.generation};
+}
+
+bool Isolate::clearTimeout(TimerId id) noexcept {
+  Cold& cold = *cold_;
+  if (!id.valid() || id.slot >= cold.slots.size()) return false;
+  const Cold::TimerSlot& s = cold.slots[id.slot];
+  if (!s.armed || s.generation != id.generation) return false;
+  cold.remove(id.slot)->discard();
+  return true;
+}
+
+std::size_t Isolate::pendingTimers() const noexcept {
+  return cold_->heap.size();
+}
+
+void Isolate::runDueTimers() {
+  Cold& cold = *cold_;
+  const Clock::time_point now = clock_->now();
+  // Timers armed while this phase runs wait for the next iteration, even with
+  // a zero delay: a timer re-arming itself cannot hold the loop here.
+  const std::uint64_t seqLimit = cold.nextSeq;
+  while (!cold.heap.empty()) {
+    const std::uint32_t top = cold.heap.front();
+    const Cold::TimerSlot& s = cold.slots[top];
+    if (s.deadline > now || s.seq >= seqLimit) return;
+    Task* task = cold.remove(top);
+    ++stats_.timersFired;
+    runUnit(Unit{task, nullptr});
+    drainMicrotasks();
+    if (stopRequested_.load(std::memory_order_relaxed)) return;
+  }
+}
+
+// ---- I/O ------------------------------------------------------------------------
+
+void Isolate::runIo() {
+  boost::asio::io_context& io = cold_->io;
+  for (std::size_t i = 0; i < options_.ioHandlersPerTurn; ++i) {
+    std::size_t ran = 0;
+    try {
+      ran = io.poll_one();
+    } catch (...) {
+      ran = 1;  // a completion handler threw: it ran, and it is reported
+      reportError(nullptr, std::current_exception());
+    }
+    if (ran == 0) return;
+    ++stats_.ioHandlers;
+    drainMicrotasks();
+    if (stopRequested_.load(std::memory_order_relaxed)) return;
+  }
+}
+
+// ---- macrotasks -----------------------------------------------------------------
+
+void Isolate::runMacrotasks() {
+  // The snapshot: what was queued when the phase began. Later posts wait for
+  // the next iteration, after timers and I/O (L4).
+  for (std::size_t n = macrotasks_.size(); n > 0; --n) {
+    Unit unit = macrotasks_.pop();
+    ++stats_.macrotasks;
+    runUnit(unit);
+    drainMicrotasks();
+    if (stopRequested_.load(std::memory_order_relaxed)) return;
+  }
+}
+
+// ---- running --------------------------------------------------------------------
+
+void Isolate::claimLoop() {
+  if (stopped_.load(std::memory_order_acquire)) throwStopped("run");
+  if (tCurrent != nullptr) {
+    throwError(Error::ErrIsolateRunning, "a loop already runs on this thread (isolate '" +
+                                             tCurrent->name() + "'); isolates do not nest");
+  }
+  if (running_.exchange(true, std::memory_order_acq_rel)) {
+    throwError(Error::ErrIsolateRunning, "isolate '" + name() + "' is already running");
+  }
+}
+
+void Isolate::run() {
+  claimLoop();
+  runClaimed(Mode::UntilStop);
+}
+
+void Isolate::runUntilIdle() {
+  claimLoop();
+  runClaimed(Mode::UntilIdle);
+}
+
+void Isolate::start() {
+  claimLoop();
+  try {
+    thread_ = std::thread([this] { runClaimed(Mode::UntilStop); });
+  } catch (...) {
+    running_.store(false, std::memory_order_release);
+    throw;
+  }
+}
+
+void Isolate::join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void Isolate::stop() noexcept {
+  stopRequested_.store(true, std::memory_order_seq_cst);
+  if (!running_.load(std::memory_order_acquire) &&
+      owner_.load(std::memory_order_relaxed) == std::this_thread::get_id()) {
+    finalize();  // not running, and we own it: stop now
+    return;
+  }
+  wake();
+}
+
+void Isolate::runClaimed(Mode mode) {
+  {
+    owner_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+    tCurrent = this;
+    Cold& cold = *cold_;
+    cold.io.restart();
+    cold.work.emplace(cold.io.get_executor());
+    struct Leave {
+      Isolate& self;
+      ~Leave() {
+        self.cold_->work.reset();
+        tCurrent = nullptr;
+        self.running_.store(false, std::memory_order_release);
+      }
+    } leave{*this};
+
+    for (;;) {
+      if (stopRequested_.load(std::memory_order_relaxed)) break;
+      ++stats_.iterations;
+      drainMicrotasks();  // anything queued during set-up
+      if (!cold.heap.empty()) runDueTimers();
+      if (cold.inbox.size_approx() != 0) drainInbox();
+      runIo();
+      runMacrotasks();
+      if (!macrotasks_.empty() || stopRequested_.load(std::memory_order_relaxed)) continue;
+      if (!waitForWork(mode)) break;
+    }
+  }
+  if (stopRequested_.load(std::memory_order_relaxed)) finalize();
+}
+
+// Nothing is runnable now. Sleep until a timer is due, I/O completes or another
+// thread posts. Returns false when, in until-idle mode, nothing can ever come.
+bool Isolate::waitForWork(Mode mode) {
+  Cold& cold = *cold_;
+  // A timer that is already due (a zero delay, a manual clock moved by hand)
+  // is runnable work: go round again instead of sleeping.
+  if (!cold.heap.empty() && cold.slots[cold.heap.front()].deadline <= clock_->now()) return true;
+  const bool realDeadline = !cold.heap.empty() && !clock_->isManual();
+  const bool timersHoldUs = realDeadline && cold.referencedTimers > 0;
+  // In until-idle mode with no referenced timer, only Asio work (or a post
+  // that raced in) keeps the loop alive: let Asio decide by dropping our guard.
+  const bool askAsio = mode == Mode::UntilIdle && !timersHoldUs;
+
+  cold.wakePending.store(false, std::memory_order_relaxed);
+  cold.sleeping.store(true, std::memory_order_seq_cst);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (cold.inbox.size_approx() != 0 || stopRequested_.load(std::memory_order_relaxed)) {
+    cold.sleeping.store(false, std::memory_order_relaxed);
+    return true;
+  }
+  if (askAsio) cold.work.reset();
+
+  std::size_t ran = 0;
+  try {
+    if (realDeadline) {
+      const SteadyPoint deadline(std::chrono::duration_cast<SteadyPoint::duration>(
+          cold.slots[cold.heap.front()].deadline.time_since_epoch()));
+      ran = cold.io.run_one_until(deadline);
+    } else {
+      ran = cold.io.run_one();
+    }
+  } catch (...) {
+    ran = 1;
+    reportError(nullptr, std::current_exception());
+  }
+  cold.sleeping.store(false, std::memory_order_relaxed);
+
+  bool idle = false;
+  if (askAsio) {
+    idle = ran == 0 && cold.io.stopped() && cold.inbox.size_approx() == 0;
+    cold.io.restart();
+    cold.work.emplace(cold.io.get_executor());
+  }
+  if (ran != 0) {
+    ++stats_.ioHandlers;
+    drainMicrotasks();
+  }
+  return !idle;
+}
+
+void Isolate::finalize() noexcept {
+  Cold& cold = *cold_;
+  stopped_.store(true, std::memory_order_seq_cst);
+  // Posts from other threads that passed their stop check are enqueueing now.
+  while (cold.remoteWriters.load(std::memory_order_seq_cst) != 0) std::this_thread::yield();
+
+  auto drop = [this](Unit unit) noexcept { discard(*unit.task); };
+  while (!microtasks_.empty()) drop(microtasks_.pop());
+  while (!macrotasks_.empty()) drop(macrotasks_.pop());
+  Unit unit{};
+  while (cold.inbox.try_dequeue(unit)) drop(unit);
+  while (!cold.heap.empty()) drop(Unit{cold.remove(cold.heap.front()), nullptr});
+}
+
+// ---- errors ---------------------------------------------------------------------
+
+void Isolate::reportError(Dispatcher* owner, std::exception_ptr error) noexcept {
+  ++stats_.taskErrors;
+  if (owner != nullptr) {
+    owner->reportError(std::move(error));
+    return;
+  }
+  std::fprintf(stderr, "[coreactor] isolate '%s': a task threw: %s\n", name().c_str(),
+               describe(error).c_str());
+}
+
+}  // namespace coreactor

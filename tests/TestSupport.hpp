@@ -1,0 +1,46 @@
+// Helpers shared by the tests: reusable intrusive tasks and an order log.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "coreactor/Error.hpp"
+#include "coreactor/Task.hpp"
+
+namespace coreactor::test {
+
+/// A Task that is not consumed by running: it can be queued again and again,
+/// like an actor cell's turn.
+struct ReusableTask final : Task {
+  explicit ReusableTask(std::function<void()> body = {})
+      : Task([](Task& t) { static_cast<ReusableTask&>(t).fn(); },
+             [](Task& t) noexcept { ++static_cast<ReusableTask&>(t).discarded; }),
+        fn(std::move(body)) {}
+  std::function<void()> fn;
+  int discarded = 0;
+};
+
+/// What ran, in order.
+struct Log {
+  std::vector<std::string> entries;
+  void operator()(std::string entry) { entries.push_back(std::move(entry)); }
+  auto recorder(std::string entry) {
+    return [this, e = std::move(entry)] { entries.push_back(e); };
+  }
+};
+
+/// The coreactor error code a call throws, or a default code if it throws none.
+template <class F>
+std::error_code errorOf(F&& f) {
+  try {
+    f();
+  } catch (const std::system_error& e) {
+    return e.code();
+  }
+  return {};
+}
+
+}  // namespace coreactor::test

@@ -1,0 +1,152 @@
+// Timers of the loop: ordering, clearing, the manual clock. SPEC L2, L3.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "TestSupport.hpp"
+#include "coreactor/Isolate.hpp"
+
+namespace coreactor {
+namespace {
+
+using namespace std::chrono_literals;
+using test::errorOf;
+using test::Log;
+using Entries = std::vector<std::string>;
+
+TEST(IsolateTimers, EqualDeadlinesFireInTheOrderTheyWereArmed) {
+  // SPEC L2 (documented ordering)
+  ManualClock clock;
+  Isolate isolate({.clock = &clock});
+  Log log;
+  for (int i = 0; i < 6; ++i) isolate.setTimeout(5ms, log.recorder("t" + std::to_string(i)));
+  clock.advance(5ms);
+  isolate.runUntilIdle();
+  EXPECT_EQ(log.entries, (Entries{"t0", "t1", "t2", "t3", "t4", "t5"}));
+}
+
+TEST(IsolateTimers, FireInDeadlineOrderOnlyOnceTheClockHasPassedThem) {
+  ManualClock clock;
+  Isolate isolate({.clock = &clock});
+  Log log;
+  isolate.setTimeout(30ms, log.recorder("30"));
+  isolate.setTimeout(10ms, log.recorder("10"));
+  isolate.setTimeout(20ms, log.recorder("20"));
+  isolate.runUntilIdle();  // a manual clock does not move by itself
+  EXPECT_TRUE(log.entries.empty());
+  clock.advance(20ms);
+  isolate.runUntilIdle();
+  EXPECT_EQ(log.entries, (Entries{"10", "20"}));
+  clock.advance(10ms);
+  isolate.runUntilIdle();
+  EXPECT_EQ(log.entries, (Entries{"10", "20", "30"}));
+}
+
+TEST(IsolateTimers, DrainMicrotasksAfterEachTimerCallback) {
+  // SPEC L3
+  ManualClock clock;
+  Isolate isolate({.clock = &clock});
+  Log log;
+  isolate.setTimeout(1ms, [&] {
+    log("t1");
+    isolate.queueMicrotask(log.recorder("t1.micro"));
+  });
+  isolate.setTimeout(1ms, log.recorder("t2"));
+  clock.advance(1ms);
+  isolate.runUntilIdle();
+  EXPECT_EQ(log.entries, (Entries{"t1", "t1.micro", "t2"}));
+}
+
+TEST(IsolateTimers, ATimerArmedByATimerWaitsForTheNextIteration) {
+  // A zero-delay timer re-arming itself cannot hold the loop in the timer phase.
+  ManualClock clock;
+  Isolate isolate({.clock = &clock});
+  Log log;
+  int rearmed = 0;
+  std::function<void()> again = [&] {
+    log("timer");
+    if (++rearmed < 3) isolate.setTimeout(0ms, again);
+  };
+  isolate.setTimeout(0ms, again);
+  isolate.post([&] {
+    log("macro");
+    isolate.post(log.recorder("macro2"));
+  });
+  isolate.runUntilIdle();
+  EXPECT_EQ(log.entries, (Entries{"timer", "macro", "timer", "macro2", "timer"}));
+}
+
+TEST(IsolateTimers, ClearTimeoutDisarmsAndDisposesTheTask) {
+  ManualClock clock;
+  Isolate isolate({.clock = &clock});
+  test::ReusableTask task([] { FAIL() << "a cleared timer fired"; });
+  const TimerId id = isolate.setTimeout(1ms, task);
+  EXPECT_EQ(isolate.pendingTimers(), 1u);
+  EXPECT_TRUE(isolate.clearTimeout(id));
+  EXPECT_EQ(task.discarded, 1);
+  EXPECT_FALSE(isolate.clearTimeout(id)) << "a stale id is recognised";
+  EXPECT_FALSE(isolate.clearTimeout(TimerId{}));
+  clock.advance(1s);
+  isolate.runUntilIdle();
+  EXPECT_EQ(isolate.pendingTimers(), 0u);
+}
+
+TEST(IsolateTimers, AFiredTimerIdIsStaleEvenWhenItsSlotIsReused) {
+  ManualClock clock;
+  Isolate isolate({.clock = &clock});
+  int second = 0;
+  const TimerId first = isolate.setTimeout(0ms, [] {});
+  isolate.runUntilIdle();
+  const TimerId reused = isolate.setTimeout(1ms, [&] { ++second; });
+  EXPECT_EQ(reused.slot, first.slot);
+  EXPECT_FALSE(isolate.clearTimeout(first));
+  clock.advance(1ms);
+  isolate.runUntilIdle();
+  EXPECT_EQ(second, 1);
+}
+
+TEST(IsolateTimers, ManyTimersWithRandomClearsFireInDeadlineThenArmOrder) {
+  // The indexed heap under churn: 20k timers, a third cleared at random.
+  ManualClock clock;
+  Isolate isolate({.clock = &clock});
+  std::mt19937 rng(7);
+  struct Armed {
+    int deadline;
+    int seq;
+    TimerId id;
+    bool cleared;
+  };
+  std::vector<Armed> armed;
+  std::vector<std::pair<int, int>> fired;
+  for (int i = 0; i < 20000; ++i) {
+    const int deadline = static_cast<int>(rng() % 500);
+    const TimerId id =
+        isolate.setTimeout(std::chrono::milliseconds(deadline),
+                           [&fired, deadline, i] { fired.emplace_back(deadline, i); });
+    armed.push_back({deadline, i, id, false});
+  }
+  for (auto& a : armed) {
+    if (rng() % 3 == 0) a.cleared = isolate.clearTimeout(a.id);
+  }
+  std::vector<std::pair<int, int>> expected;
+  for (const auto& a : armed) {
+    if (!a.cleared) expected.emplace_back(a.deadline, a.seq);
+  }
+  std::sort(expected.begin(), expected.end());
+  clock.advance(1s);
+  isolate.runUntilIdle();
+  EXPECT_EQ(fired, expected);
+}
+
+TEST(IsolateTimers, RefuseANegativeDelayWithErrInvalidDelay) {
+  // Bad input
+  Isolate isolate;
+  EXPECT_EQ(errorOf([&] { isolate.setTimeout(-1ms, [] {}); }), Error::ErrInvalidDelay);
+  test::ReusableTask task;
+  EXPECT_EQ(errorOf([&] { isolate.setTimeout(-1ns, task); }), Error::ErrInvalidDelay);
+  EXPECT_EQ(isolate.pendingTimers(), 0u);
+}
+
+}  // namespace
+}  // namespace coreactor

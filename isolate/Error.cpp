@@ -35,6 +35,24 @@ class Category final : public std::error_category {
         return "ErrDispatcherBoundElsewhere: a dispatcher instance serves exactly one isolate";
       case Error::ErrDispatcherNotClonable:
         return "ErrDispatcherNotClonable: the dispatcher cannot be copied for another isolate";
+      case Error::ErrAskTimeout:
+        return "ErrAskTimeout: no reply arrived within the ask's timeout";
+      case Error::ErrInvalidTimeout:
+        return "ErrInvalidTimeout: a timeout must be a positive duration";
+      case Error::ErrDuplicateName:
+        return "ErrDuplicateName: an actor with this name already exists under the same parent";
+      case Error::ErrMailboxFull:
+        return "ErrMailboxFull: the bounded mailbox is full";
+      case Error::ErrInvalidCapacity:
+        return "ErrInvalidCapacity: a bounded mailbox needs a capacity of at least 1";
+      case Error::ErrIsolateOutOfRange:
+        return "ErrIsolateOutOfRange: the system has no isolate with this index";
+      case Error::ErrInvalidOption:
+        return "ErrInvalidOption: an option is out of its range";
+      case Error::ErrUnexpectedReply:
+        return "ErrUnexpectedReply: the reply to an ask has another type than the one asked for";
+      case Error::ErrNotManual:
+        return "ErrNotManual: the system runs its isolates on threads; it is not driven by hand";
     }
     return "unknown coreactor error " + std::to_string(code);
   }

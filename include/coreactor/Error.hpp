@@ -33,6 +33,16 @@ enum class Error : int {
   ErrNotOnIsolate,              ///< An isolate-local call made from another thread.
   ErrDispatcherBoundElsewhere,  ///< One dispatcher instance handed to a second isolate.
   ErrDispatcherNotClonable,     ///< A dispatcher that must become one instance per isolate cannot.
+  // Actor runtime errors.
+  ErrAskTimeout,         ///< No reply to an ask within its timeout.
+  ErrInvalidTimeout,     ///< An ask timeout that is not a positive duration.
+  ErrDuplicateName,      ///< A second child (or top-level actor) with the same name.
+  ErrMailboxFull,        ///< A bounded mailbox with the Fail policy refused a message.
+  ErrInvalidCapacity,    ///< A bounded mailbox of capacity 0.
+  ErrIsolateOutOfRange,  ///< An isolate index the system does not have.
+  ErrInvalidOption,      ///< Any other option out of its range (named in the message).
+  ErrUnexpectedReply,    ///< An ask answered with a message of another type than asked for.
+  ErrNotManual,          ///< runUntilIdle() on a system whose isolates run on threads.
 };
 
 /// The category of every coreactor error code; its name is "coreactor".

@@ -144,12 +144,18 @@ TEST(HybridDispatcher, LetsATimerAndAnIoCompletionRunWhileTwoUnitsVolley) {
   b.fn = [&] {
     if (++steps < 1'000'000 && !(timer && io)) d.execute(a);
   };
+  // A real socket read: its completion comes from Asio's reactor.
+  boost::asio::local::stream_protocol::socket reader(isolate.ioContext());
+  boost::asio::local::stream_protocol::socket writer(isolate.ioContext());
+  boost::asio::local::connect_pair(reader, writer);
+  char byte = 0;
+  boost::asio::async_read(reader, boost::asio::buffer(&byte, 1),
+                          [&](boost::system::error_code ec, std::size_t) { io = !ec; });
   isolate.post([&] {
     isolate.setTimeout(0ms, [&] { timer = true; });
+    boost::asio::write(writer, boost::asio::buffer("x", 1));
     d.execute(a);
   });
-  boost::asio::io_context& ioc = isolate.ioContext();
-  isolate.post([&] { post(ioc, [&] { io = true; }); });
   isolate.runUntilIdle();
   EXPECT_TRUE(timer);
   EXPECT_TRUE(io);

@@ -60,7 +60,9 @@ class RingBuffer {
     return static_cast<T*>(p);
   }
 
-  void grow() {
+  // Kept out of line and cold: inlined into every push it made the callers
+  // save six registers per call (bench: the hybrid volley lost ~15%).
+  [[gnu::noinline, gnu::cold]] void grow() {
     const std::size_t cap = capacity();
     T* bigger = allocate(cap * 2);
     // Unwrap the ring into the front of the new buffer.

@@ -1,0 +1,453 @@
+// bench/DispatchBench.cpp — what handing one unit of work to the loop costs on
+// each built-in dispatcher, measured against the two floors beneath them.
+//
+// The families, and what one "op" is in each:
+//   floor/ring           one 16-byte {fn, arg} entry pushed on a ring, popped and
+//                        called indirectly, on one thread, as a chain (the callee
+//                        pushes the next entry): the least any task queue costs.
+//   floor/asio-post      one Boost.Asio hop: a handler asio::post()s the next on
+//                        an io_context(1); what our loop costs if it were plain Asio.
+//   hop/<dispatcher>     one turn of a Task that re-executes itself through
+//                        `Dispatcher&` (a virtual call, as an actor cell makes):
+//                        scheduling alone, with no message work at all.
+//   volley/<dispatcher>  one round trip of the seeds' request/response volley
+//                        (A executes B, B executes A: two hops), 10,000 per run.
+//   <d>/backlog/<N>      one unit of N distinct tasks that a single macrotask
+//                        executes at once before the loop runs them. A flat
+//                        figure across N is the O(1)-per-unit claim of the hybrid
+//                        (HybridDispatcher.hpp); immediate is the reference row.
+//
+// How to read the figures: each benchmark reports the counter `ns_per_op`, the
+// measured time divided by the ops that *actually ran*. The tasks count their
+// own runs and the count is checked against what was asked after every
+// iteration; a mismatch (or a throw) fails the benchmark with SkipWithError
+// instead of producing a figure. Time is taken by hand around the work only
+// (UseManualTime): building the isolate, the dispatcher and the tasks is never
+// in a figure. Google Benchmark's own "Time" column is per iteration (a whole
+// chain), not per op. bench/main.cpp turns the medians into the target ratios.
+//
+// Each benchmark function builds a fresh Isolate and dispatcher (bound to that
+// isolate), so no run inherits another's queues or counters.
+#include "DispatchBench.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "coreactor/Asio.hpp"
+#include "coreactor/Dispatchers.hpp"
+#include "coreactor/Error.hpp"
+#include "coreactor/Isolate.hpp"
+#include "coreactor/Task.hpp"
+
+namespace coreactor::bench {
+namespace {
+
+using WallClock = std::chrono::steady_clock;
+
+// Hops per iteration of floor/* and hop/*: enough that entering and leaving
+// the loop (post + runUntilIdle of one no-op task: ~0.1 µs here) is lost in
+// the noise, short enough that an iteration of the slowest dispatcher stays
+// in the milliseconds.
+constexpr std::int64_t kHops = 100'000;
+// The seeds' volley: "Measured on a 10 000-exchange request/response volley".
+constexpr std::int64_t kVolleyRoundTrips = 10'000;
+
+// ---- timing and completion checks ----------------------------------------------
+
+/// Fails the benchmark unless `ran == asked`. Figures count what ran, never
+/// what was asked, so a dispatcher that loses work cannot look fast.
+bool checkCompleted(benchmark::State& state, const char* what, std::int64_t asked,
+                    std::int64_t ran) {
+  if (ran == asked) return true;
+  const std::string message = std::string("completion mismatch: asked for ") +
+                              std::to_string(asked) + " " + what + ", " + std::to_string(ran) +
+                              " ran";
+  state.SkipWithError(message.c_str());
+  return false;
+}
+
+/// Accumulates the hand-measured time and the completed ops of one benchmark
+/// run, and reports them as ns per op.
+class OpMeter {
+ public:
+  /// Runs `work` (which returns how many ops actually ran) on the clock, checks
+  /// the count against `asked`, and on success records the time as this
+  /// iteration's. Returns false, with the benchmark failed, otherwise.
+  template <class Work>
+  bool measure(benchmark::State& state, const char* what, std::int64_t asked, Work&& work) {
+    const WallClock::time_point start = WallClock::now();
+    std::int64_t ran = 0;
+    if (!runGuarded(state, work, ran)) return false;
+    const WallClock::duration elapsed = WallClock::now() - start;
+    if (!checkCompleted(state, what, asked, ran)) return false;
+    const double seconds = std::chrono::duration<double>(elapsed).count();
+    state.SetIterationTime(seconds);
+    seconds_ += seconds;
+    ops_ += ran;
+    return true;
+  }
+
+  /// The same check, off the clock: for a pass that only warms up.
+  template <class Work>
+  static bool warmUp(benchmark::State& state, const char* what, std::int64_t asked, Work&& work) {
+    std::int64_t ran = 0;
+    return runGuarded(state, work, ran) && checkCompleted(state, what, asked, ran);
+  }
+
+  void report(benchmark::State& state) const {
+    if (state.error_occurred() || ops_ == 0) return;
+    state.counters[kNsPerOpCounter] =
+        benchmark::Counter(seconds_ * 1e9 / static_cast<double>(ops_));
+    state.SetItemsProcessed(ops_);
+  }
+
+ private:
+  // A throw out of the library (say, a ring that cannot grow) fails the
+  // benchmark with its message rather than terminating the whole run.
+  template <class Work>
+  static bool runGuarded(benchmark::State& state, Work& work, std::int64_t& ran) {
+    try {
+      ran = work();
+      return true;
+    } catch (...) {
+      state.SkipWithError(("threw: " + describe(std::current_exception())).c_str());
+      return false;
+    }
+  }
+
+  double seconds_ = 0;
+  std::int64_t ops_ = 0;
+};
+
+// ---- floor/ring ------------------------------------------------------------------
+
+struct FloorEntry {
+  void (*fn)(void*);
+  void* arg;
+};
+static_assert(sizeof(FloorEntry) == 16, "the floor is measured on 16-byte entries");
+
+// A fixed ring of 64 entries. The chain holds one entry at a time, so it walks
+// 1 KiB over and over, as the isolate's microtask ring does under hop/microtask.
+class FloorRing {
+ public:
+  static constexpr std::size_t kCapacity = 64;
+
+  bool empty() const noexcept { return head_ == tail_; }
+  void push(FloorEntry entry) noexcept {
+    // A real ring checks for room; keep that branch in the floor.
+    if (tail_ - head_ == kCapacity) [[unlikely]] {
+      std::abort();
+    }
+    slots_[tail_++ & (kCapacity - 1)] = entry;
+  }
+  FloorEntry pop() noexcept { return slots_[head_++ & (kCapacity - 1)]; }
+
+ private:
+  FloorEntry slots_[kCapacity] = {};
+  std::size_t head_ = 0;
+  std::size_t tail_ = 0;
+};
+
+struct FloorChain {
+  FloorRing* ring;
+  std::int64_t ran;
+  std::int64_t target;
+};
+
+// noinline, and called through a pointer the optimiser may not see through
+// (DoNotOptimize below): the floor must pay for a real indirect call.
+[[gnu::noinline]] void floorStep(void* arg) {
+  FloorChain& chain = *static_cast<FloorChain*>(arg);
+  if (++chain.ran < chain.target) chain.ring->push(FloorEntry{&floorStep, &chain});
+}
+
+void floorRing(benchmark::State& state) {
+  FloorRing ring;
+  FloorChain chain{&ring, 0, kHops};
+  OpMeter meter;
+  for (auto _ : state) {
+    const bool ok = meter.measure(state, "ring calls", kHops, [&] {
+      chain.ran = 0;
+      ring.push(FloorEntry{&floorStep, &chain});
+      while (!ring.empty()) {
+        FloorEntry entry = ring.pop();
+        benchmark::DoNotOptimize(entry.fn);
+        entry.fn(entry.arg);
+      }
+      return chain.ran;
+    });
+    if (!ok) break;
+  }
+  meter.report(state);
+}
+
+// ---- floor/asio-post -------------------------------------------------------------
+
+struct AsioChain {
+  boost::asio::io_context* io;
+  std::int64_t ran;
+  std::int64_t target;
+};
+
+struct AsioHop {
+  AsioChain* chain;
+  void operator()() const {
+    if (++chain->ran < chain->target) boost::asio::post(*chain->io, AsioHop{chain});
+  }
+};
+
+void floorAsioPost(benchmark::State& state) {
+  // Concurrency hint 1, as the isolate's own io_context: one thread runs it.
+  boost::asio::io_context io(1);
+  AsioChain chain{&io, 0, kHops};
+  OpMeter meter;
+  for (auto _ : state) {
+    chain.ran = 0;
+    io.restart();  // run() returned last time because it ran out of work
+    const bool ok = meter.measure(state, "asio handlers", kHops, [&] {
+      boost::asio::post(io, AsioHop{&chain});
+      io.run();
+      return chain.ran;
+    });
+    if (!ok) break;
+  }
+  meter.report(state);
+}
+
+// ---- an isolate and one dispatcher -------------------------------------------------
+
+using DispatcherFactory = std::unique_ptr<Dispatcher> (*)();
+
+struct DispatcherKind {
+  const char* name;
+  DispatcherFactory make;
+};
+
+// The public factories, with the settings the targets are stated for.
+constexpr DispatcherKind kDispatchers[] = {
+    {"microtask", [] { return Dispatchers::Microtask(); }},
+    {"immediate", [] { return Dispatchers::Immediate(); }},
+    {"hybrid", [] { return Dispatchers::Hybrid(64); }},
+    {"throughput", [] { return Dispatchers::Throughput(16); }},
+};
+
+const DispatcherKind& kindNamed(std::string_view name) {
+  for (const DispatcherKind& kind : kDispatchers) {
+    if (name == kind.name) return kind;
+  }
+  std::abort();  // a typo in registerDispatchBenchmarks
+}
+
+/// A fresh isolate and a dispatcher bound to it. The dispatcher is declared
+/// second so that it goes first: it may hand leftovers back to its isolate.
+struct Loop {
+  explicit Loop(DispatcherFactory make, const char* name)
+      : isolate(optionsNamed(name)), dispatcher(make()) {
+    dispatcher->bind(isolate);
+  }
+  static IsolateOptions optionsNamed(const char* name) {
+    IsolateOptions options;
+    options.name = name;
+    return options;
+  }
+
+  Isolate isolate;
+  std::unique_ptr<Dispatcher> dispatcher;
+};
+
+// ---- hop/<dispatcher> --------------------------------------------------------------
+
+/// An actor cell's turn reduced to its scheduling: a Task that hands itself
+/// back to its dispatcher, through the virtual `Dispatcher&`, until it has
+/// run `target` times.
+struct HopTask final : Task {
+  HopTask(Dispatcher& dispatcher, std::int64_t target)
+      : Task(&step), dispatcher(&dispatcher), target(target) {}
+
+  static void step(Task& task) {
+    HopTask& self = static_cast<HopTask&>(task);
+    if (++self.ran < self.target) self.dispatcher->execute(static_cast<Task&>(self));
+  }
+
+  Dispatcher* dispatcher;
+  std::int64_t target;
+  std::int64_t ran = 0;
+};
+
+void hop(benchmark::State& state, DispatcherFactory make) {
+  Loop loop(make, "bench-hop");
+  HopTask task(*loop.dispatcher, kHops);
+  OpMeter meter;
+  for (auto _ : state) {
+    task.ran = 0;
+    // The first run is the post; the other kHops - 1 are dispatcher hops.
+    const bool ok = meter.measure(state, "task runs", kHops, [&] {
+      loop.isolate.post(task, loop.dispatcher.get());
+      loop.isolate.runUntilIdle();
+      return task.ran;
+    });
+    if (!ok) break;
+  }
+  meter.report(state);
+}
+
+// ---- volley/<dispatcher> -----------------------------------------------------------
+
+/// The seeds' request/response volley: the requester executes the responder,
+/// which counts the round trip and executes the requester again, until
+/// `target` round trips. Both sides go through the same dispatcher, as two
+/// actors of one system do.
+class Volley {
+ public:
+  Volley(Dispatcher& dispatcher, std::int64_t target)
+      : dispatcher_(&dispatcher),
+        target_(target),
+        requester_(&request, *this),
+        responder_(&respond, *this) {}
+  Volley(const Volley&) = delete;
+  Volley& operator=(const Volley&) = delete;
+
+  Task& start() {
+    requests_ = 0;
+    roundTrips_ = 0;
+    return requester_;
+  }
+  std::int64_t requests() const noexcept { return requests_; }
+  std::int64_t roundTrips() const noexcept { return roundTrips_; }
+
+ private:
+  struct Side final : Task {
+    Side(RunFn run, Volley& volley) : Task(run), volley(&volley) {}
+    Volley* volley;
+  };
+  static void request(Task& task) {
+    Volley& v = *static_cast<Side&>(task).volley;
+    ++v.requests_;
+    v.dispatcher_->execute(static_cast<Task&>(v.responder_));
+  }
+  static void respond(Task& task) {
+    Volley& v = *static_cast<Side&>(task).volley;
+    if (++v.roundTrips_ < v.target_) v.dispatcher_->execute(static_cast<Task&>(v.requester_));
+  }
+
+  Dispatcher* dispatcher_;
+  std::int64_t target_;
+  std::int64_t requests_ = 0;
+  std::int64_t roundTrips_ = 0;
+  Side requester_;
+  Side responder_;
+};
+
+void volley(benchmark::State& state, DispatcherFactory make) {
+  Loop loop(make, "bench-volley");
+  Volley volley(*loop.dispatcher, kVolleyRoundTrips);
+  OpMeter meter;
+  for (auto _ : state) {
+    const bool ok = meter.measure(state, "round trips", kVolleyRoundTrips, [&] {
+      loop.isolate.post(volley.start(), loop.dispatcher.get());
+      loop.isolate.runUntilIdle();
+      return volley.roundTrips();
+    });
+    // Every round trip needs its request to have run too.
+    if (!ok || !checkCompleted(state, "requests", kVolleyRoundTrips, volley.requests())) break;
+  }
+  meter.report(state);
+}
+
+// ---- <dispatcher>/backlog/<N> ------------------------------------------------------
+
+/// One unit of a backlog: a distinct task object that counts its run.
+struct CountedUnit final : Task {
+  CountedUnit() : Task(&step) {}
+  static void step(Task& task) { ++*static_cast<CountedUnit&>(task).ran; }
+  std::int64_t* ran = nullptr;
+};
+
+/// The macrotask that executes all N units at once, as a burst of spawns or
+/// a fan-out would: the hybrid spends its budget on the first 64 and must
+/// carry the rest across its yields.
+class Backlog final : public Task {
+ public:
+  Backlog(Dispatcher& dispatcher, std::int64_t units)
+      : Task(&handOver),
+        dispatcher_(&dispatcher),
+        size_(units),
+        units_(std::make_unique<CountedUnit[]>(static_cast<std::size_t>(units))) {
+    for (std::int64_t i = 0; i < size_; ++i) units_[static_cast<std::size_t>(i)].ran = &ran_;
+  }
+
+  std::int64_t ran() const noexcept { return ran_; }
+  void reset() noexcept { ran_ = 0; }
+
+ private:
+  static void handOver(Task& task) {
+    Backlog& self = static_cast<Backlog&>(task);
+    for (std::int64_t i = 0; i < self.size_; ++i) {
+      self.dispatcher_->execute(static_cast<Task&>(self.units_[static_cast<std::size_t>(i)]));
+    }
+  }
+
+  Dispatcher* dispatcher_;
+  std::int64_t size_;
+  std::int64_t ran_ = 0;
+  std::unique_ptr<CountedUnit[]> units_;
+};
+
+void backlog(benchmark::State& state, DispatcherFactory make, std::int64_t units) {
+  Loop loop(make, "bench-backlog");
+  Backlog backlog(*loop.dispatcher, units);
+  auto pass = [&] {
+    backlog.reset();
+    loop.isolate.post(backlog, loop.dispatcher.get());
+    loop.isolate.runUntilIdle();
+    return backlog.ran();
+  };
+  // One pass off the clock grows the isolate's and the dispatcher's rings to
+  // the backlog and faults the units in: the figure is the steady state of a
+  // long-lived isolate, not the first allocation of 16 MiB of ring.
+  if (!OpMeter::warmUp(state, "units", units, pass)) return;
+  OpMeter meter;
+  for (auto _ : state) {
+    if (!meter.measure(state, "units", units, pass)) break;
+  }
+  meter.report(state);
+}
+
+}  // namespace
+
+void registerDispatchBenchmarks() {
+  auto configure = [](benchmark::internal::Benchmark* b) {
+    b->UseManualTime()->Unit(benchmark::kMicrosecond);
+  };
+  configure(benchmark::RegisterBenchmark("floor/ring", &floorRing));
+  configure(benchmark::RegisterBenchmark("floor/asio-post", &floorAsioPost));
+  for (const DispatcherKind& kind : kDispatchers) {
+    configure(
+        benchmark::RegisterBenchmark(("hop/" + std::string(kind.name)).c_str(), &hop, kind.make));
+  }
+  for (const DispatcherKind& kind : kDispatchers) {
+    configure(benchmark::RegisterBenchmark(("volley/" + std::string(kind.name)).c_str(), &volley,
+                                           kind.make));
+  }
+  // The hybrid, whose claim this is, then immediate as the reference rows.
+  for (const std::string_view name : {"hybrid", "immediate"}) {
+    const DispatcherKind& kind = kindNamed(name);
+    for (const std::int64_t units :
+         {std::int64_t{1'000}, std::int64_t{100'000}, std::int64_t{1'000'000}}) {
+      configure(benchmark::RegisterBenchmark(
+          (std::string(name) + "/backlog/" + std::to_string(units)).c_str(), &backlog, kind.make,
+          units));
+    }
+  }
+}
+
+}  // namespace coreactor::bench

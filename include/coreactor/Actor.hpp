@@ -1,0 +1,210 @@
+// coreactor/Actor.hpp — what a user writes: an Actor, and the ReceiveContext
+// it works through.
+//
+//   struct Counter : coreactor::Actor {
+//     int count = 0;
+//     void receive(coreactor::ReceiveContext& ctx) override {
+//       if (ctx.is<Increment>()) ++count;
+//       else if (ctx.is<Get>()) ctx.reply(count);
+//     }
+//   };
+//   ActorRef counter = system->spawn<Counter>("counter");
+//
+// Every call here runs on the actor's own isolate, inside one of its turns or
+// hooks: an actor is never entered by two threads, and needs no lock.
+//
+// Lifecycle (SPEC A5): preStart before the first message; postStop after the
+// last, once its children have stopped. On a failure the parent's supervisor
+// strategy decides (SPEC A6): resume (keep state, skip the message), restart
+// (preRestart on the old instance, a new instance, postRestart; same
+// reference, same mailbox), stop, or escalate to the grandparent.
+// A throw from receive never reaches the dispatcher (SPEC D10).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "coreactor/ActorOptions.hpp"
+#include "coreactor/ActorRef.hpp"
+#include "coreactor/Message.hpp"
+
+namespace coreactor {
+
+class ActorSystem;
+class Isolate;
+class ReceiveContext;
+namespace detail {
+class ActorCell;
+}
+
+// ---- messages the runtime understands ----------------------------------------
+
+/// Stops the receiver once it reaches this message: what was queued before it
+/// is handled first (a graceful stop, processed in order).
+struct PoisonPill {};
+
+/// Sent to every watcher when a watched actor has fully stopped (SPEC A5).
+struct Terminated {
+  ActorRef actor;
+};
+
+// ---- supervision ---------------------------------------------------------------
+
+enum class Directive { Resume, Restart, Stop, Escalate };
+
+class SupervisorStrategy {
+ public:
+  using Decider = std::function<Directive(const std::exception_ptr& cause)>;
+  enum class Kind { OneForOne, AllForOne };
+
+  /// Applies the decision to the failed child only. A child restarted more
+  /// than `maxRestarts` times within `window` is stopped instead (a negative
+  /// maxRestarts means no limit).
+  static SupervisorStrategy oneForOne(Decider decider = restartAlways, int maxRestarts = -1,
+                                      std::chrono::milliseconds window = std::chrono::minutes(1));
+  /// Applies the decision to all children of the supervisor.
+  static SupervisorStrategy allForOne(Decider decider = restartAlways, int maxRestarts = -1,
+                                      std::chrono::milliseconds window = std::chrono::minutes(1));
+  /// The default: one-for-one, restart, no limit.
+  static SupervisorStrategy defaultStrategy() { return oneForOne(); }
+
+  static Directive restartAlways(const std::exception_ptr&) { return Directive::Restart; }
+
+  Kind kind() const noexcept { return kind_; }
+  Directive decide(const std::exception_ptr& cause) const {
+    return decider_ ? decider_(cause) : Directive::Restart;
+  }
+  int maxRestarts() const noexcept { return maxRestarts_; }
+  std::chrono::milliseconds window() const noexcept { return window_; }
+
+ private:
+  Kind kind_ = Kind::OneForOne;
+  Decider decider_;
+  int maxRestarts_ = -1;
+  std::chrono::milliseconds window_{60000};
+};
+
+// ---- the actor -----------------------------------------------------------------
+
+class Actor {
+ public:
+  virtual ~Actor() = default;
+
+  /// Handles the current message: ctx.message(), ctx.get<T>(), ctx.sender().
+  virtual void receive(ReceiveContext& ctx) = 0;
+
+  virtual void preStart(ReceiveContext& ctx) { static_cast<void>(ctx); }
+  virtual void postStop(ReceiveContext& ctx) { static_cast<void>(ctx); }
+  /// On the failed instance, before it is replaced. The default stops its children.
+  virtual void preRestart(ReceiveContext& ctx, const std::exception_ptr& cause);
+  /// On the new instance. The default calls preStart.
+  virtual void postRestart(ReceiveContext& ctx, const std::exception_ptr& cause);
+  /// How this actor supervises its children; asked on each child failure.
+  virtual SupervisorStrategy supervisorStrategy() { return SupervisorStrategy::defaultStrategy(); }
+};
+
+/// Makes a fresh instance: at spawn, and again at each restart.
+using ActorFactory = std::function<std::unique_ptr<Actor>()>;
+
+/// An actor whose receive is a function (handy in tests and small programs).
+class FunctionActor final : public Actor {
+ public:
+  using Receive = std::function<void(ReceiveContext&)>;
+  explicit FunctionActor(Receive receive) : receive_(std::move(receive)) {}
+  void receive(ReceiveContext& ctx) override { receive_(ctx); }
+
+ private:
+  Receive receive_;
+};
+
+// ---- the context ---------------------------------------------------------------
+
+class ReceiveContext {
+ public:
+  const ActorRef& self() const noexcept;
+  /// Who sent the current message (none for a message without a sender).
+  const ActorRef& sender() const noexcept { return sender_; }
+  const ActorRef& parent() const noexcept;
+  ActorSystem& system() const noexcept;
+  Isolate& isolate() const noexcept;
+  /// The actor's path, e.g. "/user/parent/child".
+  const std::string& path() const noexcept;
+
+  /// The current message (empty in lifecycle hooks).
+  Message& message() noexcept { return *message_; }
+  template <class T>
+  bool is() const noexcept {
+    return message_ != nullptr && message_->is<T>();
+  }
+  template <class T>
+  T* get() noexcept {
+    return message_ != nullptr ? message_->get<T>() : nullptr;
+  }
+
+  /// Sends to the current sender, with this actor as the sender.
+  template <class M>
+  void reply(M&& message) {
+    sender_.tell(std::forward<M>(message), self());
+  }
+  /// Sends with this actor as the sender.
+  template <class M>
+  void tell(const ActorRef& to, M&& message) {
+    to.tell(std::forward<M>(message), self());
+  }
+
+  /// Spawns a child. Throws ErrDuplicateName for a name a living child holds;
+  /// an empty name gets a generated one ("$1", "$2", ...).
+  template <class A, class... Args>
+  ActorRef spawn(std::string name, ActorOptions options, Args&&... args) {
+    return spawnChild(std::move(name), std::move(options), makeFactory<A>(args...));
+  }
+  template <class A>
+  ActorRef spawn(std::string name) {
+    return spawn<A>(std::move(name), ActorOptions::create());
+  }
+  ActorRef spawn(std::string name, FunctionActor::Receive receive,
+                 ActorOptions options = ActorOptions::create());
+  ActorRef spawnChild(std::string name, ActorOptions options, ActorFactory factory);
+
+  /// The living children, in spawn order.
+  std::vector<ActorRef> children() const;
+  /// The living child named `name`, or none.
+  ActorRef child(std::string_view name) const;
+
+  /// Stops this actor after the current message (its children first).
+  void stop();
+  /// Stops a child (or any actor: the stop goes to it as a system message).
+  void stop(const ActorRef& actor);
+  /// Sends this actor Terminated{actor} once `actor` has fully stopped (at
+  /// once if it already has). Watching twice is watching once.
+  void watch(const ActorRef& actor);
+  void unwatch(const ActorRef& actor);
+
+  template <class A, class... Args>
+  static ActorFactory makeFactory(Args&... args) {
+    if constexpr (sizeof...(Args) == 0) {
+      return [] { return std::unique_ptr<Actor>(std::make_unique<A>()); };
+    } else {
+      return [... captured = args] {
+        return std::unique_ptr<Actor>(std::make_unique<A>(captured...));
+      };
+    }
+  }
+
+ private:
+  friend class detail::ActorCell;
+  explicit ReceiveContext(detail::ActorCell& cell) noexcept : cell_(cell) {}
+
+  detail::ActorCell& cell_;
+  Message* message_ = nullptr;
+  ActorRef sender_;
+};
+
+}  // namespace coreactor

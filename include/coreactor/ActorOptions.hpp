@@ -1,0 +1,122 @@
+// coreactor/ActorOptions.hpp — how one actor runs (ActorOptions) and how a
+// whole system runs (ActorSystemOptions).
+//
+// Both are immutable values built fluently, as in the reference documents:
+//   ActorOptions::create().withThroughput(32).withMailbox(MailboxOptions::bounded(100))
+//   ActorSystemOptions::create().withDispatcher(Dispatchers::Hybrid(1000))
+// Each with...() validates its argument at once and throws a named error
+// (ErrInvalidThroughput, ErrInvalidCapacity, ...) rather than failing later.
+//
+// Thread-safety: values; build them anywhere.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "coreactor/Clock.hpp"
+#include "coreactor/Dispatcher.hpp"
+#include "coreactor/Message.hpp"
+
+namespace coreactor {
+
+/// What a bounded mailbox does with a message that does not fit.
+enum class OverflowPolicy {
+  DropNewest,  ///< refuse the new message: it becomes a dead letter
+  DropOldest,  ///< evict the oldest queued message (a dead letter) and queue the new one
+  Fail,        ///< refuse the new message: the sender's tell throws ErrMailboxFull
+               ///< (on the receiver's isolate; from elsewhere it is a dead letter)
+};
+
+class MailboxOptions {
+ public:
+  enum class Kind { Unbounded, Bounded, Priority };
+  /// Lower numbers first; equal priorities keep their arrival order (stable).
+  using PriorityOf = std::function<int(const Message&)>;
+
+  /// FIFO on a ring buffer that grows as needed (the default).
+  static MailboxOptions unbounded() { return MailboxOptions(); }
+  /// FIFO holding at most `capacity` messages. Throws ErrInvalidCapacity for 0.
+  static MailboxOptions bounded(std::size_t capacity,
+                                OverflowPolicy policy = OverflowPolicy::DropNewest);
+  /// Stable priority order: `priorityOf(message)`, lowest first.
+  static MailboxOptions priority(PriorityOf priorityOf);
+
+  Kind kind() const noexcept { return kind_; }
+  std::size_t capacity() const noexcept { return capacity_; }
+  OverflowPolicy overflow() const noexcept { return overflow_; }
+  const PriorityOf& priorityOf() const noexcept { return priorityOf_; }
+
+ private:
+  Kind kind_ = Kind::Unbounded;
+  std::size_t capacity_ = 0;
+  OverflowPolicy overflow_ = OverflowPolicy::DropNewest;
+  PriorityOf priorityOf_;
+};
+
+class ActorOptions {
+ public:
+  static ActorOptions create() { return ActorOptions(); }
+
+  /// A dispatcher of the actor's own, bound to the actor's isolate (one
+  /// instance serves one isolate: actors sharing it must live on the same one).
+  ActorOptions withDispatcher(std::shared_ptr<Dispatcher> dispatcher) const;
+  /// Messages handled per turn (SPEC D7). Throws ErrInvalidThroughput for 0.
+  ActorOptions withThroughput(std::size_t messagesPerTurn) const;
+  ActorOptions withMailbox(MailboxOptions mailbox) const;
+  /// Places the actor on isolate `index` (checked at spawn: ErrIsolateOutOfRange).
+  ActorOptions withIsolate(std::size_t index) const;
+
+  const std::shared_ptr<Dispatcher>& dispatcher() const noexcept { return dispatcher_; }
+  const std::optional<std::size_t>& throughput() const noexcept { return throughput_; }
+  const MailboxOptions& mailbox() const noexcept { return mailbox_; }
+  const std::optional<std::size_t>& isolate() const noexcept { return isolate_; }
+
+ private:
+  std::shared_ptr<Dispatcher> dispatcher_;
+  std::optional<std::size_t> throughput_;
+  MailboxOptions mailbox_;
+  std::optional<std::size_t> isolate_;
+};
+
+class ActorSystemOptions {
+ public:
+  using DispatcherFactory = std::function<std::unique_ptr<Dispatcher>()>;
+  static constexpr std::size_t kDefaultThroughput = 16;
+
+  static ActorSystemOptions create() { return ActorSystemOptions(); }
+
+  /// The system-wide default dispatcher. With N isolates the system uses one
+  /// instance per isolate (SPEC D8): this one on isolate 0 and clones of it
+  /// elsewhere (ErrDispatcherNotClonable at create() if it has no clone()).
+  ActorSystemOptions withDispatcher(std::shared_ptr<Dispatcher> prototype) const;
+  /// Or: a factory called once per isolate.
+  ActorSystemOptions withDispatcherFactory(DispatcherFactory factory) const;
+  /// Default messages per turn for every actor (SPEC D7). ErrInvalidThroughput for 0.
+  ActorSystemOptions withThroughput(std::size_t messagesPerTurn) const;
+  /// How many isolates (loops, threads) the system runs. ErrInvalidOption for 0.
+  ActorSystemOptions withIsolates(std::size_t count) const;
+  /// The caller drives the loops (ActorSystem::runUntilIdle) instead of
+  /// threads of their own: deterministic tests (TestKit).
+  ActorSystemOptions withManualRun(bool manual = true) const;
+  /// The clock of the isolates' timers (a ManualClock in tests).
+  ActorSystemOptions withClock(const Clock* clock) const;
+
+  const std::shared_ptr<Dispatcher>& dispatcher() const noexcept { return dispatcher_; }
+  const DispatcherFactory& dispatcherFactory() const noexcept { return factory_; }
+  std::size_t throughput() const noexcept { return throughput_; }
+  std::size_t isolates() const noexcept { return isolates_; }
+  bool manualRun() const noexcept { return manualRun_; }
+  const Clock* clock() const noexcept { return clock_; }
+
+ private:
+  std::shared_ptr<Dispatcher> dispatcher_;
+  DispatcherFactory factory_;
+  std::size_t throughput_ = kDefaultThroughput;
+  std::size_t isolates_ = 1;
+  bool manualRun_ = false;
+  const Clock* clock_ = nullptr;
+};
+
+}  // namespace coreactor

@@ -1,0 +1,87 @@
+// coreactor/ActorRef.hpp — the address of an actor (alias: PID).
+//
+// An ActorRef is 16 bytes, trivially copyable, and never owns anything: copy
+// it, store it, send it in messages, compare it, hash it. It names one
+// incarnation of one actor: the isolate it lives on, a slot in that isolate's
+// actor table, and the slot's generation. After the actor has stopped, the
+// reference stays valid to hold and to use; what is sent to it becomes a dead
+// letter (SPEC A7). A restart keeps the reference (SPEC A6).
+//
+// tell() works the same from the actor's own isolate, from another isolate and
+// from a thread that is no isolate (SPEC A2). Messages from one sender to one
+// receiver keep their order.
+//
+// Thread-safety: callable from any thread. A reference must not be used after
+// its ActorSystem is destroyed.
+// Cost of tell on the receiver's own isolate: no allocation for a message of
+// up to Message::kInlineSize bytes, no lock, no clock read (bench "tell").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+
+#include "coreactor/Message.hpp"
+
+namespace coreactor {
+
+class ActorSystem;
+namespace detail {
+class SystemCore;
+}
+
+class ActorRef {
+ public:
+  /// The empty reference: "no sender". Sending to it is a dead letter.
+  constexpr ActorRef() noexcept = default;
+
+  /// Sends `message` (any move-constructible value, or a Message).
+  template <class M>
+  void tell(M&& message, const ActorRef& sender = ActorRef()) const {
+    deliver(Message(std::forward<M>(message)), sender);
+  }
+  /// tell() for an already built Message.
+  void deliver(Message&& message, const ActorRef& sender) const;
+
+  bool isNone() const noexcept { return system_ == nullptr; }
+  explicit operator bool() const noexcept { return system_ != nullptr; }
+
+  /// The index of the isolate the actor lives on.
+  std::uint32_t isolateIndex() const noexcept { return static_cast<std::uint32_t>(id_ >> 52); }
+  /// Its slot in that isolate's actor table and the slot's generation.
+  std::uint32_t slot() const noexcept { return static_cast<std::uint32_t>((id_ >> 28) & 0xFFFFFF); }
+  std::uint32_t generation() const noexcept { return static_cast<std::uint32_t>(id_ & 0xFFFFFFF); }
+  std::uint64_t id() const noexcept { return id_; }
+
+  /// "/user/parent/child" while the actor lives; the bare id once it is gone.
+  /// Not cheap (a string, and a hop to the actor's isolate from elsewhere): for logs.
+  std::string path() const;
+
+  friend bool operator==(const ActorRef& a, const ActorRef& b) noexcept {
+    return a.system_ == b.system_ && a.id_ == b.id_;
+  }
+
+ private:
+  friend class detail::SystemCore;
+  ActorRef(detail::SystemCore* system, std::uint32_t isolate, std::uint32_t slot,
+           std::uint32_t generation) noexcept
+      : system_(system),
+        id_((std::uint64_t{isolate} << 52) | (std::uint64_t{slot & 0xFFFFFF} << 28) |
+            (generation & 0xFFFFFFF)) {}
+
+  detail::SystemCore* system_ = nullptr;
+  std::uint64_t id_ = 0;
+};
+
+using PID = ActorRef;
+
+}  // namespace coreactor
+
+template <>
+struct std::hash<coreactor::ActorRef> {
+  std::size_t operator()(const coreactor::ActorRef& ref) const noexcept {
+    return std::hash<std::uint64_t>()(ref.id()) ^ std::hash<const void*>()(nullptr);
+  }
+};

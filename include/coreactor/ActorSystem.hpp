@@ -1,0 +1,135 @@
+// coreactor/ActorSystem.hpp — the actor system: isolates, actors, the event
+// stream, ask (SPEC A1, A3).
+//
+//   auto system = ActorSystem::create("app");
+//   ActorRef counter = system->spawn<Counter>("counter");
+//   counter.tell(Increment{});
+//   int n = system->ask<int>(counter, Get{}, std::chrono::seconds(1)).get();
+//   system->shutdown();
+//
+// A system runs N isolates (ActorSystemOptions::withIsolates, default 1), each
+// on its own thread with its own instance of the default dispatcher. With
+// withManualRun() no thread is started: the caller drives every loop with
+// runUntilIdle(), which makes tests deterministic.
+//
+// Thread-safety: every call here is callable from any thread, except
+// runUntilIdle() (the thread that created the system, manual mode only).
+// Top-level actors are children of the user guardian ("/user"), whose
+// strategy restarts a failing child.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <future>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include "coreactor/Actor.hpp"
+#include "coreactor/ActorOptions.hpp"
+#include "coreactor/ActorRef.hpp"
+#include "coreactor/Error.hpp"
+#include "coreactor/EventStream.hpp"
+
+namespace coreactor {
+
+class Dispatcher;
+class Isolate;
+namespace detail {
+class SystemCore;
+}
+
+/// How an ask ends: the reply (error empty) or an error (ErrAskTimeout, ErrDead, ...).
+using AskCompletion = std::function<void(Message* reply, std::error_code error)>;
+
+class ActorSystem {
+ public:
+  /// Creates and starts a system. Throws a named error for bad options
+  /// (ErrDispatcherNotClonable, ...).
+  static std::unique_ptr<ActorSystem> create(
+      std::string name, ActorSystemOptions options = ActorSystemOptions::create());
+  /// Stops whatever still runs (as stop()) and joins the isolate threads.
+  ~ActorSystem();
+  ActorSystem(const ActorSystem&) = delete;
+  ActorSystem& operator=(const ActorSystem&) = delete;
+
+  const std::string& name() const noexcept;
+
+  /// Spawns a top-level actor. Throws ErrDuplicateName, ErrIsolateOutOfRange,
+  /// ErrActorSystemNotStarted (a stopped system). The actor starts
+  /// asynchronously: preStart runs on its isolate before its first message.
+  template <class A, class... Args>
+  ActorRef spawn(std::string name, ActorOptions options, Args&&... args) {
+    return spawnTopLevel(std::move(name), std::move(options),
+                         ReceiveContext::makeFactory<A>(args...));
+  }
+  template <class A>
+  ActorRef spawn(std::string name) {
+    return spawn<A>(std::move(name), ActorOptions::create());
+  }
+  ActorRef spawn(std::string name, FunctionActor::Receive receive,
+                 ActorOptions options = ActorOptions::create());
+  ActorRef spawnTopLevel(std::string name, ActorOptions options, ActorFactory factory);
+
+  /// Stops an actor and its subtree (asynchronously).
+  void stop(const ActorRef& actor);
+
+  /// Sends `message` to `target` and completes with its reply of type R.
+  /// Fails with ErrAskTimeout after `timeout`, ErrDead at once if the target
+  /// has stopped, ErrUnexpectedReply for a reply of another type. Throws
+  /// ErrInvalidTimeout for a timeout that is not positive.
+  template <class R, class M>
+  std::future<R> ask(const ActorRef& target, M&& message, std::chrono::nanoseconds timeout) {
+    auto promise = std::make_shared<std::promise<R>>();
+    std::future<R> future = promise->get_future();
+    askWith(target, Message(std::forward<M>(message)), timeout,
+            [promise](Message* reply, std::error_code error) {
+              if (error) {
+                promise->set_exception(std::make_exception_ptr(std::system_error(error)));
+              } else if (R* value = reply->get<R>()) {
+                promise->set_value(std::move(*value));
+              } else {
+                promise->set_exception(std::make_exception_ptr(
+                    std::system_error(make_error_code(Error::ErrUnexpectedReply),
+                                      "expected " + std::string(detail::typeNameOf<R>()) +
+                                          ", got " + std::string(reply->typeName()))));
+              }
+            });
+    return future;
+  }
+  /// ask() with a completion callback, run on the isolate of the target.
+  void askWith(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
+               AskCompletion completion);
+
+  EventStream& eventStream() noexcept;
+  /// Messages published as DeadLetter so far.
+  std::uint64_t deadLetterCount() const noexcept;
+
+  /// Graceful: stops every actor (children before parents, each postStop
+  /// run), then the isolates; returns when all is stopped. Idempotent.
+  void shutdown();
+  /// Immediate: the loops stop after their current step; queued messages
+  /// become dead letters. Returns when the isolates have stopped. Idempotent.
+  void stop();
+  bool running() const noexcept;
+
+  /// Manual mode: runs every isolate's loop on the calling thread until all
+  /// are idle. Throws ErrNotManual otherwise.
+  void runUntilIdle();
+
+  std::size_t isolateCount() const noexcept;
+  /// Throws ErrIsolateOutOfRange.
+  Isolate& isolate(std::size_t index);
+  /// The system default dispatcher instance of isolate `index`.
+  Dispatcher& dispatcher(std::size_t index);
+
+  detail::SystemCore& core() noexcept { return *core_; }
+
+ private:
+  explicit ActorSystem(std::unique_ptr<detail::SystemCore> core);
+  std::unique_ptr<detail::SystemCore> core_;
+};
+
+}  // namespace coreactor

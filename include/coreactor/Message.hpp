@@ -1,0 +1,157 @@
+// coreactor/Message.hpp — a message of any type, held without a heap
+// allocation when it is small.
+//
+// A Message owns one value of any move-constructible type. Values of up to
+// Message::kInlineSize bytes (pointer alignment at most) whose move constructor does
+// not throw are stored inline: building, moving and destroying one allocates
+// nothing. Larger values go to the heap, one allocation each. Move-only types
+// (std::unique_ptr, ...) are fine.
+//
+// Matching is by exact type: `get<T>()` is a pointer compare against T's
+// descriptor, no RTTI, no string compare.
+//
+// Thread-safety: a value type; one thread at a time.
+#pragma once
+
+#include <cstddef>
+#include <new>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace coreactor {
+namespace detail {
+
+/// The readable name of T, computed at compile time from the compiler's
+/// function signature ("coreactor::Ping", not a mangled name).
+template <class T>
+constexpr std::string_view typeNameOf() noexcept {
+  constexpr std::string_view signature = __PRETTY_FUNCTION__;
+  constexpr std::string_view marker = "T = ";
+  constexpr std::size_t start = signature.find(marker) + marker.size();
+  constexpr std::size_t end = signature.find_first_of(";]", start);
+  return signature.substr(start, end - start);
+}
+
+/// What Message needs to know about one type. One constant per type; its
+/// address is the type's identity.
+struct MessageType {
+  std::string_view name;
+  bool inlineStored;
+  void (*relocate)(void* from, void* to) noexcept;  // move-construct `to`, destroy `from`
+  void (*destroy)(void* at) noexcept;
+};
+
+template <class T, bool Inline>
+struct MessageTypeOf {
+  static void relocate(void* from, void* to) noexcept {
+    if constexpr (Inline) {
+      T* src = std::launder(static_cast<T*>(from));
+      ::new (to) T(std::move(*src));
+      src->~T();
+    } else {
+      *static_cast<T**>(to) = *static_cast<T**>(from);
+    }
+  }
+  static void destroy(void* at) noexcept {
+    if constexpr (Inline) {
+      std::launder(static_cast<T*>(at))->~T();
+    } else {
+      delete *static_cast<T**>(at);
+    }
+  }
+  static constexpr MessageType kType{typeNameOf<T>(), Inline, &relocate, &destroy};
+};
+
+}  // namespace detail
+
+class Message {
+ public:
+  static constexpr std::size_t kInlineSize = 40;
+  static constexpr std::size_t kInlineAlign = alignof(void*);
+
+  template <class T>
+  static constexpr bool storedInline =
+      sizeof(T) <= kInlineSize &&
+      alignof(T) <= kInlineAlign&& std::is_nothrow_move_constructible_v<T>;
+
+  Message() noexcept = default;
+
+  template <class T, class V = std::decay_t<T>>
+  requires(!std::is_same_v<V, Message>) explicit Message(T&& value)
+      : type_(&detail::MessageTypeOf<V, storedInline<V>>::kType) {
+    if constexpr (storedInline<V>) {
+      ::new (static_cast<void*>(storage_)) V(std::forward<T>(value));
+    } else {
+      *reinterpret_cast<V**>(storage_) = new V(std::forward<T>(value));
+    }
+  }
+
+  Message(Message&& other) noexcept : type_(other.type_) {
+    if (type_ != nullptr) {
+      type_->relocate(other.storage_, storage_);
+      other.type_ = nullptr;
+    }
+  }
+  Message& operator=(Message&& other) noexcept {
+    if (this != &other) {
+      reset();
+      if (other.type_ != nullptr) {
+        other.type_->relocate(other.storage_, storage_);
+        type_ = other.type_;
+        other.type_ = nullptr;
+      }
+    }
+    return *this;
+  }
+  Message(const Message&) = delete;
+  Message& operator=(const Message&) = delete;
+  ~Message() { reset(); }
+
+  bool empty() const noexcept { return type_ == nullptr; }
+
+  /// True if the message holds exactly a T.
+  template <class T>
+  bool is() const noexcept {
+    using V = std::remove_cvref_t<T>;
+    return type_ == &detail::MessageTypeOf<V, storedInline<V>>::kType;
+  }
+
+  /// The held T, or nullptr when the message holds another type.
+  template <class T>
+  T* get() noexcept {
+    if (!is<T>()) return nullptr;
+    return address<std::remove_cvref_t<T>>();
+  }
+  template <class T>
+  const T* get() const noexcept {
+    return const_cast<Message*>(this)->get<T>();
+  }
+
+  /// The held type's name, e.g. "Ping"; "(empty)" for an empty message.
+  std::string_view typeName() const noexcept {
+    return type_ != nullptr ? type_->name : std::string_view("(empty)");
+  }
+
+  void reset() noexcept {
+    if (type_ != nullptr) {
+      type_->destroy(storage_);
+      type_ = nullptr;
+    }
+  }
+
+ private:
+  template <class V>
+  V* address() noexcept {
+    if constexpr (storedInline<V>) {
+      return std::launder(reinterpret_cast<V*>(storage_));
+    } else {
+      return *reinterpret_cast<V**>(storage_);
+    }
+  }
+
+  const detail::MessageType* type_ = nullptr;
+  alignas(kInlineAlign) unsigned char storage_[kInlineSize];
+};
+
+}  // namespace coreactor

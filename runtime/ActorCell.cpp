@@ -1,0 +1,374 @@
+// One actor's cell: its mailbox, its turn, its lifecycle and its children.
+// Everything here runs on the actor's isolate.
+#include <algorithm>
+
+#include "SystemCore.hpp"
+
+namespace coreactor::detail {
+
+using SysKind = SystemMessage::Kind;
+
+ActorCell::ActorCell(SystemCore& core, IsolateRuntime& home, ActorRef self, ActorRef parent,
+                     std::string path, ActorOptions options, ActorFactory factory,
+                     Dispatcher& dispatcher, std::uint32_t throughput, bool guardian)
+    : Endpoint(Kind::Cell),
+      Task(&runTurn, &disposeTurn),
+      mailbox_(options.mailbox()),
+      dispatcher_(&dispatcher),
+      throughput_(throughput),
+      guardian_(guardian),
+      core_(core),
+      home_(home),
+      self_(self),
+      parent_(parent),
+      path_(std::move(path)),
+      factory_(std::move(factory)),
+      ownDispatcher_(options.dispatcher()) {}
+
+ActorCell::~ActorCell() = default;
+
+std::string_view ActorCell::name() const noexcept {
+  const std::string_view p = path_;
+  return p.substr(p.rfind('/') + 1);
+}
+
+// ---- the send side ----------------------------------------------------------------
+
+void ActorCell::enqueue(Envelope&& envelope) {
+  if (state_ >= State::Terminating) {
+    core_.deadLetter(self_, std::move(envelope), "the actor is stopping");
+    return;
+  }
+  Envelope displaced;
+  switch (mailbox_.push(std::move(envelope), &displaced)) {
+    case Mailbox::Push::Queued:
+      break;
+    case Mailbox::Push::Evicted:
+      core_.deadLetter(self_, std::move(displaced), "evicted from a full bounded mailbox");
+      break;
+    case Mailbox::Push::Refused:
+      if (mailbox_.overflow() == OverflowPolicy::Fail) {
+        core_.deadLetter(self_, std::move(displaced), "refused by a full bounded mailbox");
+        throwError(Error::ErrMailboxFull, "mailbox of " + path_ + " is full");
+      }
+      core_.deadLetter(self_, std::move(displaced), "refused by a full bounded mailbox");
+      return;
+  }
+  if (state_ == State::Running && !scheduled_) schedule();
+}
+
+void ActorCell::enqueueSystem(SystemMessage&& message) {
+  if (state_ == State::Dead) return;
+  system_.push(std::move(message));
+  if (!scheduled_) schedule();
+}
+
+void ActorCell::schedule() {
+  scheduled_ = true;
+  dispatcher_->execute(*this);
+}
+
+// ---- the turn ----------------------------------------------------------------------
+
+void ActorCell::runTurn(Task& task) {
+  static_cast<ActorCell&>(task).turn();
+}
+
+// The loop stopped with this turn queued. A cell that already finished is
+// freed here; a living one is torn down by the system's stop (abandon).
+void ActorCell::disposeTurn(Task& task) noexcept {
+  auto& cell = static_cast<ActorCell&>(task);
+  cell.scheduled_ = false;
+  if (cell.state_ == State::Dead) delete &cell;
+}
+
+void ActorCell::turn() {
+  scheduled_ = false;
+  // SPEC D11: whatever fails around the handler is caught here, at the cell,
+  // whichever dispatcher runs us.
+  try {
+    while (!system_.empty() && state_ != State::Dead) {
+      SystemMessage message = system_.pop();
+      handleSystem(message);
+    }
+    if (state_ == State::Running) {
+      for (std::uint32_t n = throughput_; n > 0 && !mailbox_.empty(); --n) {
+        Envelope envelope = mailbox_.pop();
+        invoke(envelope);
+        if (state_ != State::Running) break;
+      }
+      if (mailbox_.empty()) mailbox_.shrinkIfIdle();
+    }
+    if (state_ == State::Terminating && !hasChildren()) finishStop();
+  } catch (...) {
+    core_.reportDispatcherError(dispatcher_->id(), std::current_exception(), self_);
+  }
+  if (state_ == State::Dead) {
+    if (!scheduled_) delete this;
+    return;
+  }
+  if (!scheduled_ && (!system_.empty() || (state_ == State::Running && !mailbox_.empty()))) {
+    schedule();
+  }
+}
+
+void ActorCell::invoke(Envelope& envelope) {
+  if (envelope.message.is<PoisonPill>()) [[unlikely]] {
+    beginStop();
+    return;
+  }
+  ReceiveContext ctx(*this);
+  ctx.message_ = &envelope.message;
+  ctx.sender_ = envelope.sender;
+  try {
+    actor_->receive(ctx);
+  } catch (...) {
+    // SPEC D10: to the parent's supervision, never to the dispatcher.
+    fail(std::current_exception());
+  }
+}
+
+// ---- system messages ---------------------------------------------------------------
+
+void ActorCell::handleSystem(SystemMessage& message) {
+  switch (message.kind) {
+    case SysKind::Start:
+      if (state_ == State::Created) start();
+      break;
+    case SysKind::Stop:
+      beginStop();
+      break;
+    case SysKind::Watch:
+      if (std::find(watchers_.begin(), watchers_.end(), message.ref) == watchers_.end()) {
+        watchers_.push_back(message.ref);
+      }
+      break;
+    case SysKind::Unwatch:
+      watchers_.erase(std::remove(watchers_.begin(), watchers_.end(), message.ref),
+                      watchers_.end());
+      break;
+    case SysKind::Failed:
+      supervise(message.ref, message.cause);
+      break;
+    case SysKind::Resume:
+      if (state_ == State::Suspended) state_ = State::Running;
+      break;
+    case SysKind::Restart:
+      restart(message.cause);
+      break;
+    case SysKind::ChildTerminated:
+      forgetChild(message.ref);
+      if (guardian_) core_.topLevelTerminated(message.ref);
+      break;
+  }
+}
+
+void ActorCell::start() {
+  ReceiveContext ctx(*this);
+  try {
+    actor_ = factory_();
+    actor_->preStart(ctx);
+  } catch (...) {
+    // An actor that cannot start is stopped (restarting it would fail again).
+    reportHookError("construction or preStart", std::current_exception());
+    actor_.reset();
+    beginStop();
+    return;
+  }
+  state_ = State::Running;
+  if (core_.events().hasSubscribers<ActorStarted>()) {
+    core_.events().publish(ActorStarted{self_, path_});
+  }
+}
+
+void ActorCell::fail(std::exception_ptr cause) {
+  state_ = State::Suspended;
+  core_.log().error("[{}] failed: {}; its parent decides", path_, describe(cause));
+  core_.sendSystem(parent_, SystemMessage{SysKind::Failed, self_, std::move(cause)});
+}
+
+void ActorCell::supervise(const ActorRef& child, const std::exception_ptr& cause) {
+  Child* info = nullptr;
+  if (family_ != nullptr) {
+    auto it = family_->byId.find(child.id());
+    if (it != family_->byId.end()) info = &it->second;
+  }
+  if (info == nullptr && !(guardian_ && core_.isTopLevel(child))) return;  // stale
+
+  SupervisorStrategy strategy =
+      actor_ != nullptr ? actor_->supervisorStrategy() : SupervisorStrategy::defaultStrategy();
+  Directive directive;
+  try {
+    directive = strategy.decide(cause);
+  } catch (...) {
+    directive = Directive::Escalate;
+  }
+  if (directive == Directive::Restart && strategy.maxRestarts() >= 0 && info != nullptr) {
+    // The only clock read of supervision, on the failure path.
+    const auto now = std::chrono::steady_clock::time_point(core_.clock().now().time_since_epoch());
+    auto& times = info->restarts;
+    times.erase(std::remove_if(times.begin(), times.end(),
+                               [&](auto t) { return now - t > strategy.window(); }),
+                times.end());
+    if (static_cast<int>(times.size()) >= strategy.maxRestarts()) {
+      directive = Directive::Stop;
+    } else {
+      times.push_back(now);
+    }
+  }
+  if (directive == Directive::Escalate && guardian_) directive = Directive::Stop;
+
+  std::vector<ActorRef> targets;
+  if (strategy.kind() == SupervisorStrategy::Kind::AllForOne && directive != Directive::Resume &&
+      family_ != nullptr) {
+    for (const auto& [id, c] : family_->byId) targets.push_back(c.ref);
+  } else {
+    targets.push_back(child);
+  }
+  switch (directive) {
+    case Directive::Resume:
+      core_.sendSystem(child, SystemMessage{SysKind::Resume, {}, nullptr});
+      break;
+    case Directive::Restart:
+      for (const auto& t : targets) core_.sendSystem(t, SystemMessage{SysKind::Restart, {}, cause});
+      break;
+    case Directive::Stop:
+      for (const auto& t : targets) core_.sendSystem(t, SystemMessage{SysKind::Stop, {}, nullptr});
+      break;
+    case Directive::Escalate:
+      fail(cause);
+      break;
+  }
+}
+
+void ActorCell::restart(const std::exception_ptr& cause) {
+  if (state_ >= State::Terminating || state_ == State::Created) return;
+  ReceiveContext ctx(*this);
+  if (actor_ != nullptr) {
+    try {
+      actor_->preRestart(ctx, cause);
+    } catch (...) {
+      reportHookError("preRestart", std::current_exception());
+    }
+  }
+  actor_.reset();
+  try {
+    actor_ = factory_();
+    actor_->postRestart(ctx, cause);
+  } catch (...) {
+    reportHookError("construction or postRestart", std::current_exception());
+    actor_.reset();
+    beginStop();
+    return;
+  }
+  state_ = State::Running;
+  if (core_.events().hasSubscribers<ActorRestarted>()) {
+    core_.events().publish(ActorRestarted{self_, path_, cause});
+  }
+}
+
+// ---- stopping ----------------------------------------------------------------------
+
+void ActorCell::requestStop() noexcept {
+  beginStop();
+}
+
+void ActorCell::beginStop() {
+  if (state_ >= State::Terminating) return;
+  state_ = State::Terminating;
+  if (family_ != nullptr) {
+    for (const auto& [id, c] : family_->byId) {
+      core_.sendSystem(c.ref, SystemMessage{SysKind::Stop, {}, nullptr});
+    }
+    // Names are free again at once: a restarted parent may spawn them anew.
+    family_->byName.clear();
+  }
+}
+
+void ActorCell::finishStop() {
+  ReceiveContext ctx(*this);
+  if (actor_ != nullptr) {
+    try {
+      actor_->postStop(ctx);
+    } catch (...) {
+      reportHookError("postStop", std::current_exception());
+    }
+    actor_.reset();
+  }
+  state_ = State::Dead;
+  while (!mailbox_.empty()) core_.deadLetter(self_, mailbox_.pop(), "the actor stopped");
+  while (!system_.empty()) {
+    SystemMessage m = system_.pop();
+    if (m.kind == SysKind::Watch) m.ref.tell(Terminated{self_}, self_);
+  }
+  for (const auto& watcher : watchers_) watcher.tell(Terminated{self_}, self_);
+  watchers_.clear();
+  if (parent_) core_.sendSystem(parent_, SystemMessage{SysKind::ChildTerminated, self_, nullptr});
+  if (core_.events().hasSubscribers<ActorStopped>()) {
+    core_.events().publish(ActorStopped{self_, path_});
+  }
+  home_.table.release(self_.slot());
+}
+
+void ActorCell::abandon() noexcept {
+  state_ = State::Dead;
+  while (!mailbox_.empty()) core_.deadLetter(self_, mailbox_.pop(), "the system stopped");
+  actor_.reset();
+}
+
+void ActorCell::reportHookError(const char* hook, std::exception_ptr error) noexcept {
+  core_.log().error("[{}] {} threw: {}", path_, hook, describe(error));
+  core_.reportDispatcherError(dispatcher_->id(), std::move(error), self_);
+}
+
+// ---- children ----------------------------------------------------------------------
+
+ActorRef ActorCell::spawnChild(std::string name, ActorOptions options, ActorFactory factory) {
+  if (state_ >= State::Terminating) {
+    throwError(Error::ErrActorSystemNotStarted, path_ + " is stopping and spawns no children");
+  }
+  if (family_ == nullptr) family_ = std::make_unique<Family>();
+  if (name.empty()) {
+    do {
+      name = "$" + std::to_string(++family_->generatedNames);
+    } while (family_->byName.count(name) != 0);
+  } else if (name.find('/') != std::string::npos || name[0] == '$') {
+    throwError(Error::ErrInvalidOption, "actor name '" + name + "': no '/' and no leading '$'");
+  } else if (family_->byName.count(name) != 0) {
+    throwError(Error::ErrDuplicateName, path_ + " already has a child named '" + name + "'");
+  }
+  ActorRef ref = core_.spawn(this, path_ + "/" + name, std::move(options), std::move(factory));
+  const std::uint64_t seq = family_->nextSeq++;
+  family_->byName.emplace(name, ref.id());
+  family_->byId.emplace(ref.id(), Child{ref, std::move(name), seq, {}});
+  return ref;
+}
+
+void ActorCell::forgetChild(const ActorRef& child) {
+  if (family_ == nullptr) return;
+  auto it = family_->byId.find(child.id());
+  if (it == family_->byId.end()) return;
+  auto named = family_->byName.find(it->second.name);
+  if (named != family_->byName.end() && named->second == child.id()) family_->byName.erase(named);
+  family_->byId.erase(it);
+}
+
+std::vector<ActorRef> ActorCell::children() const {
+  std::vector<const Child*> living;
+  if (family_ != nullptr) {
+    for (const auto& [id, c] : family_->byId) living.push_back(&c);
+  }
+  std::sort(living.begin(), living.end(), [](auto* a, auto* b) { return a->seq < b->seq; });
+  std::vector<ActorRef> refs;
+  for (const Child* c : living) refs.push_back(c->ref);
+  return refs;
+}
+
+ActorRef ActorCell::child(std::string_view name) const {
+  if (family_ == nullptr) return {};
+  auto it = family_->byName.find(std::string(name));
+  if (it == family_->byName.end()) return {};
+  return family_->byId.at(it->second).ref;
+}
+
+}  // namespace coreactor::detail

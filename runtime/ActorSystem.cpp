@@ -1,0 +1,319 @@
+// The public faces of the runtime: ActorSystem, ActorRef, ReceiveContext,
+// the options and the event stream. Each forwards to SystemCore/ActorCell.
+#include "coreactor/ActorSystem.hpp"
+
+#include <algorithm>
+
+#include "SystemCore.hpp"
+
+namespace coreactor {
+
+using detail::ActorCell;
+using detail::Envelope;
+using detail::SystemCore;
+using detail::SystemMessage;
+
+// ---- options -------------------------------------------------------------------------
+
+MailboxOptions MailboxOptions::bounded(std::size_t capacity, OverflowPolicy policy) {
+  if (capacity == 0) throwError(Error::ErrInvalidCapacity, "MailboxOptions::bounded(0)");
+  MailboxOptions m;
+  m.kind_ = Kind::Bounded;
+  m.capacity_ = capacity;
+  m.overflow_ = policy;
+  return m;
+}
+
+MailboxOptions MailboxOptions::priority(PriorityOf priorityOf) {
+  if (!priorityOf)
+    throwError(Error::ErrInvalidOption, "MailboxOptions::priority without a function");
+  MailboxOptions m;
+  m.kind_ = Kind::Priority;
+  m.priorityOf_ = std::move(priorityOf);
+  return m;
+}
+
+ActorOptions ActorOptions::withDispatcher(std::shared_ptr<Dispatcher> dispatcher) const {
+  if (dispatcher == nullptr) throwError(Error::ErrInvalidOption, "withDispatcher(nullptr)");
+  ActorOptions o = *this;
+  o.dispatcher_ = std::move(dispatcher);
+  return o;
+}
+
+ActorOptions ActorOptions::withThroughput(std::size_t messagesPerTurn) const {
+  if (messagesPerTurn == 0) throwError(Error::ErrInvalidThroughput, "withThroughput(0)");
+  ActorOptions o = *this;
+  o.throughput_ = messagesPerTurn;
+  return o;
+}
+
+ActorOptions ActorOptions::withMailbox(MailboxOptions mailbox) const {
+  ActorOptions o = *this;
+  o.mailbox_ = std::move(mailbox);
+  return o;
+}
+
+ActorOptions ActorOptions::withIsolate(std::size_t index) const {
+  ActorOptions o = *this;
+  o.isolate_ = index;
+  return o;
+}
+
+ActorSystemOptions ActorSystemOptions::withDispatcher(std::shared_ptr<Dispatcher> prototype) const {
+  if (prototype == nullptr) throwError(Error::ErrInvalidOption, "withDispatcher(nullptr)");
+  ActorSystemOptions o = *this;
+  o.dispatcher_ = std::move(prototype);
+  return o;
+}
+
+ActorSystemOptions ActorSystemOptions::withDispatcherFactory(DispatcherFactory factory) const {
+  if (!factory) throwError(Error::ErrInvalidOption, "withDispatcherFactory(empty)");
+  ActorSystemOptions o = *this;
+  o.factory_ = std::move(factory);
+  return o;
+}
+
+ActorSystemOptions ActorSystemOptions::withThroughput(std::size_t messagesPerTurn) const {
+  if (messagesPerTurn == 0) throwError(Error::ErrInvalidThroughput, "withThroughput(0)");
+  ActorSystemOptions o = *this;
+  o.throughput_ = messagesPerTurn;
+  return o;
+}
+
+ActorSystemOptions ActorSystemOptions::withIsolates(std::size_t count) const {
+  if (count == 0 || count > 4096) {
+    throwError(Error::ErrInvalidOption, "withIsolates(" + std::to_string(count) + "): 1 to 4096");
+  }
+  ActorSystemOptions o = *this;
+  o.isolates_ = count;
+  return o;
+}
+
+ActorSystemOptions ActorSystemOptions::withManualRun(bool manual) const {
+  ActorSystemOptions o = *this;
+  o.manualRun_ = manual;
+  return o;
+}
+
+ActorSystemOptions ActorSystemOptions::withClock(const Clock* clock) const {
+  ActorSystemOptions o = *this;
+  o.clock_ = clock;
+  return o;
+}
+
+// ---- supervision ---------------------------------------------------------------------
+
+SupervisorStrategy SupervisorStrategy::oneForOne(Decider decider, int maxRestarts,
+                                                 std::chrono::milliseconds window) {
+  SupervisorStrategy s;
+  s.kind_ = Kind::OneForOne;
+  s.decider_ = std::move(decider);
+  s.maxRestarts_ = maxRestarts;
+  s.window_ = window;
+  return s;
+}
+
+SupervisorStrategy SupervisorStrategy::allForOne(Decider decider, int maxRestarts,
+                                                 std::chrono::milliseconds window) {
+  SupervisorStrategy s = oneForOne(std::move(decider), maxRestarts, window);
+  s.kind_ = Kind::AllForOne;
+  return s;
+}
+
+void Actor::preRestart(ReceiveContext& ctx, const std::exception_ptr&) {
+  for (const ActorRef& child : ctx.children()) ctx.stop(child);
+}
+
+void Actor::postRestart(ReceiveContext& ctx, const std::exception_ptr&) {
+  preStart(ctx);
+}
+
+// ---- references ----------------------------------------------------------------------
+
+void ActorRef::deliver(Message&& message, const ActorRef& sender) const {
+  SystemCore* core = system_ != nullptr ? system_ : sender.system_;
+  if (core == nullptr) {
+    throwError(Error::ErrDead, "tell of " + std::string(message.typeName()) +
+                                   " to an empty ActorRef with no sender: no system to report to");
+  }
+  core->send(*this, Envelope{std::move(message), sender});
+}
+
+std::string ActorRef::path() const {
+  return system_ != nullptr ? system_->pathOf(*this) : std::string("(none)");
+}
+
+// ---- the receive context -------------------------------------------------------------
+
+const ActorRef& ReceiveContext::self() const noexcept {
+  return cell_.self();
+}
+const ActorRef& ReceiveContext::parent() const noexcept {
+  return cell_.parent();
+}
+const std::string& ReceiveContext::path() const noexcept {
+  return cell_.path();
+}
+Isolate& ReceiveContext::isolate() const noexcept {
+  return *cell_.home().isolate;
+}
+ActorSystem& ReceiveContext::system() const noexcept {
+  return *cell_.core().owner();
+}
+
+ActorRef ReceiveContext::spawn(std::string name, FunctionActor::Receive receive,
+                               ActorOptions options) {
+  return spawnChild(std::move(name), std::move(options), [receive = std::move(receive)] {
+    return std::unique_ptr<Actor>(std::make_unique<FunctionActor>(receive));
+  });
+}
+
+ActorRef ReceiveContext::spawnChild(std::string name, ActorOptions options, ActorFactory factory) {
+  return cell_.spawnChild(std::move(name), std::move(options), std::move(factory));
+}
+
+std::vector<ActorRef> ReceiveContext::children() const {
+  return cell_.children();
+}
+ActorRef ReceiveContext::child(std::string_view name) const {
+  return cell_.child(name);
+}
+void ReceiveContext::stop() {
+  cell_.requestStop();
+}
+
+void ReceiveContext::stop(const ActorRef& actor) {
+  if (actor == self()) {
+    stop();
+    return;
+  }
+  cell_.core().sendSystem(actor, SystemMessage{SystemMessage::Kind::Stop, {}, nullptr});
+}
+
+void ReceiveContext::watch(const ActorRef& actor) {
+  cell_.core().sendSystem(actor, SystemMessage{SystemMessage::Kind::Watch, self(), nullptr});
+}
+
+void ReceiveContext::unwatch(const ActorRef& actor) {
+  cell_.core().sendSystem(actor, SystemMessage{SystemMessage::Kind::Unwatch, self(), nullptr});
+}
+
+// ---- the system ------------------------------------------------------------------------
+
+std::unique_ptr<ActorSystem> ActorSystem::create(std::string name, ActorSystemOptions options) {
+  auto core = std::make_unique<SystemCore>(std::move(name), std::move(options));
+  std::unique_ptr<ActorSystem> system(new ActorSystem(std::move(core)));
+  system->core_->setOwner(system.get());
+  system->core_->start();
+  return system;
+}
+
+ActorSystem::ActorSystem(std::unique_ptr<SystemCore> core) : core_(std::move(core)) {}
+ActorSystem::~ActorSystem() {
+  core_->stop();
+}
+
+const std::string& ActorSystem::name() const noexcept {
+  return core_->name();
+}
+
+ActorRef ActorSystem::spawn(std::string name, FunctionActor::Receive receive,
+                            ActorOptions options) {
+  return spawnTopLevel(std::move(name), std::move(options), [receive = std::move(receive)] {
+    return std::unique_ptr<Actor>(std::make_unique<FunctionActor>(receive));
+  });
+}
+
+ActorRef ActorSystem::spawnTopLevel(std::string name, ActorOptions options, ActorFactory factory) {
+  return core_->spawnTopLevel(std::move(name), std::move(options), std::move(factory));
+}
+
+void ActorSystem::stop(const ActorRef& actor) {
+  core_->sendSystem(actor, SystemMessage{SystemMessage::Kind::Stop, {}, nullptr});
+}
+
+void ActorSystem::askWith(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
+                          AskCompletion completion) {
+  core_->ask(target, std::move(message), timeout, std::move(completion));
+}
+
+EventStream& ActorSystem::eventStream() noexcept {
+  return core_->events();
+}
+std::uint64_t ActorSystem::deadLetterCount() const noexcept {
+  return core_->deadLetterCount();
+}
+void ActorSystem::shutdown() {
+  core_->shutdown();
+}
+void ActorSystem::stop() {
+  core_->stop();
+}
+bool ActorSystem::running() const noexcept {
+  return core_->running();
+}
+void ActorSystem::runUntilIdle() {
+  core_->runUntilIdle();
+}
+std::size_t ActorSystem::isolateCount() const noexcept {
+  return core_->isolateCount();
+}
+Isolate& ActorSystem::isolate(std::size_t index) {
+  return *core_->runtime(index).isolate;
+}
+Dispatcher& ActorSystem::dispatcher(std::size_t index) {
+  return *core_->runtime(index).dispatcher;
+}
+
+// ---- the event stream ------------------------------------------------------------------
+
+EventStream::SubscriptionId EventStream::add(const void* type, Subscriber subscriber) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  subscriber.id = nextId_++;
+  byType_[type].push_back(std::move(subscriber));
+  subscribed_.fetch_add(1, std::memory_order_release);
+  return nextId_ - 1;
+}
+
+void EventStream::unsubscribe(SubscriptionId id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& [type, subs] : byType_) {
+    const auto before = subs.size();
+    std::erase_if(subs, [&](const Subscriber& s) { return s.id == id; });
+    subscribed_.fetch_sub(before - subs.size(), std::memory_order_release);
+  }
+}
+
+void EventStream::unsubscribe(const ActorRef& subscriber) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& [type, subs] : byType_) {
+    const auto before = subs.size();
+    std::erase_if(subs, [&](const Subscriber& s) { return s.actor == subscriber; });
+    subscribed_.fetch_sub(before - subs.size(), std::memory_order_release);
+  }
+}
+
+void EventStream::deliver(const void* type, const void* event) {
+  std::vector<Subscriber> targets;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = byType_.find(type);
+    if (it == byType_.end()) return;
+    targets = it->second;
+  }
+  for (const Subscriber& s : targets) {
+    if (s.callback) {
+      s.callback(event);
+    } else {
+      s.toActor(s.actor, event);
+    }
+  }
+}
+
+std::size_t EventStream::count(const void* type) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = byType_.find(type);
+  return it == byType_.end() ? 0 : it->second.size();
+}
+
+}  // namespace coreactor

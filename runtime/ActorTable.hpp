@@ -1,0 +1,127 @@
+// The actor table of one isolate: slot -> endpoint (an actor cell or an ask's
+// reply slot). An ActorRef names a slot and its generation; a stopped
+// actor's slot gets a new generation, so old references find nothing and
+// their messages become dead letters.
+//
+// Threads. Lookups (find) are isolate-local and lock-free: two atomic loads.
+// reserve() may be called from any thread (a spawn from outside, an ask from
+// outside); it and release() share a mutex, off the message path.
+// Entries live in fixed chunks that never move, so a lookup never races a
+// growth. Freed slots are reused first-in first-out, and only once 1024 are
+// free, so a stale reference meets a reused slot rarely, and then with
+// another generation (28 bits).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+
+#include "coreactor/Error.hpp"
+
+namespace coreactor::detail {
+
+struct Endpoint {
+  enum class Kind : std::uint8_t { Cell, Ask };
+  explicit Endpoint(Kind k) noexcept : kind(k) {}
+  Kind kind;
+};
+
+class ActorTable {
+ public:
+  static constexpr std::uint32_t kChunkBits = 12;
+  static constexpr std::uint32_t kChunkSize = 1u << kChunkBits;
+  static constexpr std::uint32_t kMaxChunks = 1u << (24 - kChunkBits);
+  static constexpr std::uint32_t kGenerationMask = 0xFFFFFFF;
+  static constexpr std::size_t kReuseAfter = 1024;
+
+  struct Reservation {
+    std::uint32_t slot;
+    std::uint32_t generation;
+  };
+
+  ActorTable() = default;
+  ~ActorTable() {
+    for (auto& c : chunks_) delete[] c.load(std::memory_order_relaxed);
+  }
+  ActorTable(const ActorTable&) = delete;
+  ActorTable& operator=(const ActorTable&) = delete;
+
+  /// Any thread. Throws ErrInvalidOption when the isolate holds 16M actors.
+  Reservation reserve() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::uint32_t slot;
+    if (free_.size() > kReuseAfter || (next_ == kMaxChunks * kChunkSize && !free_.empty())) {
+      slot = free_.front();
+      free_.pop_front();
+    } else if (next_ < kMaxChunks * kChunkSize) {
+      slot = next_++;
+      auto& chunk = chunks_[slot >> kChunkBits];
+      if (chunk.load(std::memory_order_relaxed) == nullptr) {
+        chunk.store(new Entry[kChunkSize], std::memory_order_release);
+      }
+    } else {
+      throwError(Error::ErrInvalidOption, "an isolate holds at most 16M live actors");
+    }
+    ++live_;
+    return Reservation{slot, entry(slot).generation.load(std::memory_order_relaxed)};
+  }
+
+  /// Makes a reserved slot resolve to `endpoint`. Any thread (release store).
+  void publish(std::uint32_t slot, Endpoint* endpoint) noexcept {
+    entry(slot).endpoint.store(endpoint, std::memory_order_release);
+  }
+
+  /// Isolate-local. The endpoint in `slot` if its generation matches.
+  Endpoint* find(std::uint32_t slot, std::uint32_t generation) const noexcept {
+    const Entry* chunk = chunks_[slot >> kChunkBits].load(std::memory_order_acquire);
+    if (chunk == nullptr) return nullptr;
+    const Entry& e = chunk[slot & (kChunkSize - 1)];
+    if (e.generation.load(std::memory_order_relaxed) != generation) return nullptr;
+    return e.endpoint.load(std::memory_order_acquire);
+  }
+
+  /// Isolate-local. Empties the slot and gives it a new generation.
+  void release(std::uint32_t slot) {
+    Entry& e = entry(slot);
+    e.endpoint.store(nullptr, std::memory_order_relaxed);
+    e.generation.store((e.generation.load(std::memory_order_relaxed) + 1) & kGenerationMask,
+                       std::memory_order_relaxed);
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_.push_back(slot);
+    --live_;
+  }
+
+  /// Slots in use (reserved or published). Any thread.
+  std::size_t live() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return live_;
+  }
+
+  /// Calls f(slot, endpoint) for every published endpoint. Only when no loop runs.
+  template <class F>
+  void forEach(F&& f) {
+    for (std::uint32_t slot = 0; slot < next_; ++slot) {
+      if (Endpoint* e = entry(slot).endpoint.load(std::memory_order_acquire)) f(slot, e);
+    }
+  }
+
+ private:
+  struct Entry {
+    std::atomic<Endpoint*> endpoint{nullptr};
+    std::atomic<std::uint32_t> generation{0};
+  };
+  Entry& entry(std::uint32_t slot) const noexcept {
+    return chunks_[slot >> kChunkBits].load(std::memory_order_acquire)[slot & (kChunkSize - 1)];
+  }
+
+  std::array<std::atomic<Entry*>, kMaxChunks> chunks_{};
+  mutable std::mutex mutex_;
+  std::deque<std::uint32_t> free_;
+  std::uint32_t next_ = 0;
+  std::size_t live_ = 0;
+};
+
+}  // namespace coreactor::detail

@@ -1,0 +1,79 @@
+// An actor's mailbox (SPEC A4): unbounded FIFO on a ring, bounded FIFO with
+// an overflow policy, or a stable priority queue. Isolate-local: only the
+// actor's isolate touches it. What a bounded mailbox refuses or evicts is
+// handed back to the caller, who dead-letters it: nothing disappears here.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "ObjectRing.hpp"
+#include "coreactor/ActorOptions.hpp"
+#include "coreactor/ActorRef.hpp"
+#include "coreactor/Message.hpp"
+
+namespace coreactor::detail {
+
+struct Envelope {
+  Message message;
+  ActorRef sender;
+};
+
+class Mailbox {
+ public:
+  enum class Push {
+    Queued,   ///< accepted
+    Refused,  ///< not accepted; the envelope is in *displaced
+    Evicted,  ///< accepted; the oldest message was pushed out into *displaced
+  };
+
+  /// An unbounded mailbox costs one ring header and no allocation until its
+  /// first message; bounded and priority ones keep their settings aside.
+  explicit Mailbox(const MailboxOptions& options);
+
+  bool empty() const noexcept { return isPriority() ? special_->heap.empty() : fifo_.empty(); }
+  std::size_t size() const noexcept { return isPriority() ? special_->heap.size() : fifo_.size(); }
+
+  Push push(Envelope&& envelope, Envelope* displaced) {
+    if (special_ == nullptr) [[likely]] {
+      fifo_.push(std::move(envelope));
+      return Push::Queued;
+    }
+    return pushSlow(std::move(envelope), displaced);
+  }
+  /// Precondition: !empty().
+  Envelope pop() {
+    if (!isPriority()) [[likely]] {
+      return fifo_.pop();
+    }
+    return popPriority();
+  }
+  /// Gives the ring's memory back once empty (an idle actor keeps none).
+  void shrinkIfIdle() noexcept { fifo_.shrink(64); }
+  OverflowPolicy overflow() const noexcept {
+    return special_ != nullptr ? special_->options.overflow() : OverflowPolicy::DropNewest;
+  }
+
+ private:
+  struct Ranked {
+    int priority;
+    std::uint64_t seq;
+    Envelope envelope;
+  };
+  struct Special {
+    MailboxOptions options;
+    std::vector<Ranked> heap;
+    std::uint64_t nextSeq = 0;
+  };
+  bool isPriority() const noexcept {
+    return special_ != nullptr && special_->options.kind() == MailboxOptions::Kind::Priority;
+  }
+  Push pushSlow(Envelope&& envelope, Envelope* displaced);
+  Envelope popPriority();
+
+  ObjectRing<Envelope> fifo_;
+  std::unique_ptr<Special> special_;
+};
+
+}  // namespace coreactor::detail

@@ -1,0 +1,470 @@
+// The system: isolates, the send paths, spawning, ask, shutdown.
+#include "SystemCore.hpp"
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+
+#include "coreactor/Dispatchers.hpp"
+
+namespace coreactor::detail {
+
+using SysKind = SystemMessage::Kind;
+
+// ---- tasks carrying work to another isolate ---------------------------------------
+
+// A message crossing to the target's isolate. If that isolate stops first,
+// the message becomes a dead letter (dispose): it is never lost silently.
+class RemoteDelivery final : public Task {
+ public:
+  RemoteDelivery(SystemCore& core, const ActorRef& target, Envelope&& envelope)
+      : Task(&run, &dispose), core_(core), target_(target), envelope_(std::move(envelope)) {}
+
+ private:
+  static void run(Task& t) {
+    std::unique_ptr<RemoteDelivery> self(static_cast<RemoteDelivery*>(&t));
+    self->core_.deliverLocal(self->core_.runtime(self->target_.isolateIndex()), self->target_,
+                             std::move(self->envelope_));
+  }
+  static void dispose(Task& t) noexcept {
+    std::unique_ptr<RemoteDelivery> self(static_cast<RemoteDelivery*>(&t));
+    self->core_.deadLetter(self->target_, std::move(self->envelope_), "its isolate stopped");
+  }
+  SystemCore& core_;
+  ActorRef target_;
+  Envelope envelope_;
+};
+
+class RemoteSystemDelivery final : public Task {
+ public:
+  RemoteSystemDelivery(SystemCore& core, const ActorRef& target, SystemMessage&& message)
+      : Task(&run, &dispose), core_(core), target_(target), message_(std::move(message)) {}
+
+ private:
+  static void run(Task& t) {
+    std::unique_ptr<RemoteSystemDelivery> self(static_cast<RemoteSystemDelivery*>(&t));
+    self->core_.deliverSystemLocal(self->core_.runtime(self->target_.isolateIndex()), self->target_,
+                                   std::move(self->message_));
+  }
+  static void dispose(Task& t) noexcept { delete static_cast<RemoteSystemDelivery*>(&t); }
+  SystemCore& core_;
+  ActorRef target_;
+  SystemMessage message_;
+};
+
+// The user guardian: parent of every top-level actor. It receives nothing
+// itself; its cell supervises (restart by default) and counts the living.
+class Guardian final : public Actor {
+ public:
+  void receive(ReceiveContext&) override {}
+};
+
+// ---- construction ------------------------------------------------------------------
+
+SystemCore::SystemCore(std::string name, ActorSystemOptions options)
+    : name_(std::move(name)),
+      options_(std::move(options)),
+      clock_(options_.clock() != nullptr ? options_.clock() : &SteadyClock::instance()) {
+  logger_ = std::make_shared<spdlog::logger>(
+      "coreactor:" + name_, std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+  const std::size_t count = options_.isolates();
+  for (std::size_t i = 0; i < count; ++i) {
+    auto rt = std::make_unique<IsolateRuntime>();
+    rt->index = static_cast<std::uint32_t>(i);
+    rt->isolate = std::make_unique<Isolate>(IsolateOptions{.name = name_ + "/" + std::to_string(i),
+                                                           .clock = options_.clock(),
+                                                           .ioHandlersPerTurn = 64});
+    // SPEC D8: one instance of the default dispatcher per isolate.
+    if (options_.dispatcherFactory()) {
+      rt->dispatcher = options_.dispatcherFactory()();
+    } else if (options_.dispatcher() != nullptr) {
+      rt->dispatcher = i == 0 ? options_.dispatcher() : instanceFor(*options_.dispatcher());
+    } else {
+      rt->dispatcher = std::make_shared<HybridDispatcher>();
+    }
+    rt->dispatcher->bind(*rt->isolate);
+    rt->dispatcher->adoptErrorSink(dispatcherSink());  // SPEC D12: only where unset
+    isolates_.push_back(std::move(rt));
+  }
+  // The guardian lives on isolate 0.
+  IsolateRuntime& home = *isolates_[0];
+  const auto reservation = home.table.reserve();
+  guardian_ = makeRef(0, reservation.slot, reservation.generation);
+  auto* cell = new ActorCell(
+      *this, home, guardian_, ActorRef(), "/user", ActorOptions::create(),
+      [] { return std::unique_ptr<Actor>(std::make_unique<Guardian>()); }, *home.dispatcher, 1,
+      /*guardian=*/true);
+  home.table.publish(reservation.slot, cell);
+  sendSystem(guardian_, SystemMessage{SysKind::Start, {}, nullptr});
+}
+
+SystemCore::~SystemCore() {
+  stop();
+}
+
+void SystemCore::start() {
+  if (options_.manualRun()) return;
+  for (auto& rt : isolates_) rt->isolate->start();
+}
+
+IsolateRuntime& SystemCore::runtime(std::size_t index) {
+  if (index >= isolates_.size()) {
+    throwError(
+        Error::ErrIsolateOutOfRange,
+        "isolate " + std::to_string(index) + " of a system of " + std::to_string(isolates_.size()));
+  }
+  return *isolates_[index];
+}
+
+ErrorSink SystemCore::dispatcherSink() {
+  return [this](std::exception_ptr error, std::string_view dispatcherId) {
+    reportDispatcherError(dispatcherId, std::move(error), ActorRef());
+  };
+}
+
+void SystemCore::reportDispatcherError(std::string_view dispatcherId, std::exception_ptr cause,
+                                       const ActorRef& actor) noexcept {
+  try {
+    logger_->error("dispatcher '{}' lost a unit of work{}: {}", dispatcherId,
+                   actor ? " of " + pathOf(actor) : std::string(), describe(cause));
+    events_.publish(DispatcherError{std::string(dispatcherId), cause, actor});
+  } catch (...) {
+    std::fprintf(stderr, "[coreactor] dispatcher '%.*s': %s (and reporting it failed)\n",
+                 static_cast<int>(dispatcherId.size()), dispatcherId.data(),
+                 describe(cause).c_str());
+  }
+}
+
+// ---- the send paths ------------------------------------------------------------------
+
+bool SystemCore::isLocal(IsolateRuntime& rt) const noexcept {
+  Isolate* here = Isolate::current();
+  return here == rt.isolate.get() || (here == nullptr && rt.isolate->isLoopThread()) ||
+         (options_.manualRun() && rt.isolate->isLoopThread());
+}
+
+void SystemCore::send(const ActorRef& target, Envelope&& envelope) {
+  if (target.isNone() || target.isolateIndex() >= isolates_.size()) {
+    deadLetter(target, std::move(envelope), "no such actor");
+    return;
+  }
+  IsolateRuntime& rt = *isolates_[target.isolateIndex()];
+  if (isLocal(rt)) [[likely]] {
+    deliverLocal(rt, target, std::move(envelope));
+    return;
+  }
+  auto* task = new RemoteDelivery(*this, target, std::move(envelope));
+  try {
+    rt.isolate->post(*task);
+  } catch (const std::system_error&) {
+    task->discard();  // dead-letters the message
+  }
+}
+
+void SystemCore::deliverLocal(IsolateRuntime& rt, const ActorRef& target, Envelope&& envelope) {
+  Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
+  if (endpoint == nullptr) [[unlikely]] {
+    failAskOf(envelope.sender, make_error_code(Error::ErrDead));
+    deadLetter(target, std::move(envelope), "the actor has stopped");
+    return;
+  }
+  if (endpoint->kind == Endpoint::Kind::Cell) [[likely]] {
+    static_cast<ActorCell*>(endpoint)->enqueue(std::move(envelope));
+    return;
+  }
+  static_cast<AskEndpoint*>(endpoint)->complete(&envelope.message, {});
+}
+
+void SystemCore::sendSystem(const ActorRef& target, SystemMessage&& message) {
+  if (target.isNone() || target.isolateIndex() >= isolates_.size()) return;
+  IsolateRuntime& rt = *isolates_[target.isolateIndex()];
+  if (isLocal(rt)) {
+    deliverSystemLocal(rt, target, std::move(message));
+    return;
+  }
+  auto* task = new RemoteSystemDelivery(*this, target, std::move(message));
+  try {
+    rt.isolate->post(*task);
+  } catch (const std::system_error&) {
+    task->discard();  // the system is stopping: lifecycle signals end with it
+  }
+}
+
+void SystemCore::deliverSystemLocal(IsolateRuntime& rt, const ActorRef& target,
+                                    SystemMessage&& message) {
+  Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
+  if (endpoint == nullptr || endpoint->kind != Endpoint::Kind::Cell) {
+    // The target is gone. Watching it means hearing at once that it is.
+    if (message.kind == SysKind::Watch) message.ref.tell(Terminated{target}, target);
+    return;
+  }
+  static_cast<ActorCell*>(endpoint)->enqueueSystem(std::move(message));
+}
+
+void SystemCore::failAskOf(const ActorRef& sender, std::error_code error) {
+  // An ask's reply slot lives on the target's isolate: an ask to a dead actor
+  // fails at once instead of waiting for its timeout.
+  if (sender.isNone() || sender.system_ != this || sender.isolateIndex() >= isolates_.size())
+    return;
+  IsolateRuntime& rt = *isolates_[sender.isolateIndex()];
+  if (!isLocal(rt)) return;
+  Endpoint* endpoint = rt.table.find(sender.slot(), sender.generation());
+  if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Ask) {
+    static_cast<AskEndpoint*>(endpoint)->complete(nullptr, error);
+  }
+}
+
+void SystemCore::deadLetter(const ActorRef& recipient, Envelope&& envelope, const char* reason) {
+  deadLetters_.fetch_add(1, std::memory_order_relaxed);
+  if (!events_.hasSubscribers<DeadLetter>()) return;
+  DeadLetter letter{recipient, envelope.sender, std::string(envelope.message.typeName()), reason,
+                    std::make_shared<const Message>(std::move(envelope.message))};
+  events_.publish(letter);
+}
+
+// ---- spawning ----------------------------------------------------------------------
+
+ActorRef SystemCore::spawn(ActorCell* parent, const std::string& path, ActorOptions options,
+                           ActorFactory factory) {
+  if (!running() && parent == nullptr) {
+    throwError(Error::ErrActorSystemNotStarted, "spawn of " + path + " on a stopped system");
+  }
+  const std::size_t index = options.isolate().has_value() ? *options.isolate()
+                            : parent != nullptr           ? parent->home().index
+                                                          : placeTopLevel(options);
+  IsolateRuntime& home = runtime(index);  // ErrIsolateOutOfRange
+  Dispatcher* dispatcher = home.dispatcher.get();
+  if (options.dispatcher() != nullptr) {
+    options.dispatcher()->bind(*home.isolate);  // ErrDispatcherBoundElsewhere
+    options.dispatcher()->adoptErrorSink(dispatcherSink());
+    dispatcher = options.dispatcher().get();
+  }
+  const auto throughput =
+      static_cast<std::uint32_t>(options.throughput().value_or(options_.throughput()));
+  const auto reservation = home.table.reserve();
+  const ActorRef self = makeRef(home.index, reservation.slot, reservation.generation);
+  auto* cell =
+      new ActorCell(*this, home, self, parent != nullptr ? parent->self() : guardian_, path,
+                    std::move(options), std::move(factory), *dispatcher, throughput, false);
+  home.table.publish(reservation.slot, cell);
+  sendSystem(self, SystemMessage{SysKind::Start, {}, nullptr});
+  return self;
+}
+
+std::size_t SystemCore::placeTopLevel(const ActorOptions&) {
+  // Top-level actors without a placement go round the isolates.
+  return roundRobin_.fetch_add(1, std::memory_order_relaxed) % isolates_.size();
+}
+
+ActorRef SystemCore::spawnTopLevel(std::string name, ActorOptions options, ActorFactory factory) {
+  if (!running()) {
+    throwError(Error::ErrActorSystemNotStarted, "spawn on system '" + name_ + "', which stopped");
+  }
+  if (name.find('/') != std::string::npos || (!name.empty() && name[0] == '$')) {
+    throwError(Error::ErrInvalidOption, "actor name '" + name + "': no '/' and no leading '$'");
+  }
+  std::unique_lock<std::mutex> lock(topMutex_);
+  if (name.empty()) {
+    do {
+      name = "$" + std::to_string(++topGenerated_);
+    } while (topByName_.count(name) != 0);
+  } else if (topByName_.count(name) != 0) {
+    throwError(Error::ErrDuplicateName, "a top-level actor named '" + name + "' exists");
+  }
+  // Hold the name while spawning, so two threads cannot both take it.
+  topByName_.emplace(name, ActorRef());
+  lock.unlock();
+  ActorRef ref;
+  try {
+    ref = spawn(nullptr, "/user/" + name, std::move(options), std::move(factory));
+  } catch (...) {
+    lock.lock();
+    topByName_.erase(name);
+    throw;
+  }
+  lock.lock();
+  topByName_[name] = ref;
+  topById_.emplace(ref.id(), std::move(name));
+  return ref;
+}
+
+void SystemCore::topLevelTerminated(const ActorRef& child) {
+  std::lock_guard<std::mutex> lock(topMutex_);
+  auto it = topById_.find(child.id());
+  if (it == topById_.end()) return;
+  topByName_.erase(it->second);
+  topById_.erase(it);
+  topChanged_.notify_all();
+}
+
+bool SystemCore::isTopLevel(const ActorRef& child) {
+  std::lock_guard<std::mutex> lock(topMutex_);
+  return topById_.count(child.id()) != 0;
+}
+
+std::vector<ActorRef> SystemCore::topLevel() {
+  std::lock_guard<std::mutex> lock(topMutex_);
+  std::vector<ActorRef> refs;
+  for (const auto& [id, name] : topById_) refs.push_back(topByName_.at(name));
+  return refs;
+}
+
+std::string SystemCore::pathOf(const ActorRef& ref) {
+  if (ref.isNone()) return "(none)";
+  if (ref.isolateIndex() < isolates_.size()) {
+    IsolateRuntime& rt = *isolates_[ref.isolateIndex()];
+    if (isLocal(rt)) {
+      Endpoint* e = rt.table.find(ref.slot(), ref.generation());
+      if (e != nullptr && e->kind == Endpoint::Kind::Cell)
+        return static_cast<ActorCell*>(e)->path();
+    }
+  }
+  return "#" + std::to_string(ref.isolateIndex()) + ":" + std::to_string(ref.slot()) + "." +
+         std::to_string(ref.generation());
+}
+
+// ---- ask ---------------------------------------------------------------------------
+
+AskEndpoint::AskEndpoint(SystemCore& core, IsolateRuntime& home, std::uint32_t slot,
+                         AskCompletion completion)
+    : Endpoint(Kind::Ask),
+      Task(&onTimeout, &onDiscard),
+      core_(core),
+      home_(home),
+      slot_(slot),
+      completion_(std::move(completion)) {}
+
+void AskEndpoint::arm(std::chrono::nanoseconds timeout) {
+  timer_ = home_.isolate->setTimeout(timeout, static_cast<Task&>(*this));
+}
+
+void AskEndpoint::complete(Message* reply, std::error_code error) noexcept {
+  home_.isolate->clearTimeout(timer_);
+  home_.table.release(slot_);
+  try {
+    completion_(reply, error);
+  } catch (...) {
+    core_.log().error("an ask's completion threw: {}", describe(std::current_exception()));
+  }
+  delete this;
+}
+
+void AskEndpoint::onTimeout(Task& task) {
+  auto& self = static_cast<AskEndpoint&>(task);
+  self.timer_ = TimerId{};
+  self.complete(nullptr, make_error_code(Error::ErrAskTimeout));
+}
+
+// The isolate stopped with the timeout still armed.
+void AskEndpoint::onDiscard(Task& task) noexcept {
+  auto& self = static_cast<AskEndpoint&>(task);
+  self.timer_ = TimerId{};
+  self.complete(nullptr, make_error_code(Error::ErrActorSystemNotStarted));
+}
+
+void SystemCore::ask(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
+                     AskCompletion completion) {
+  if (timeout <= std::chrono::nanoseconds::zero()) {
+    throwError(Error::ErrInvalidTimeout,
+               "ask with a timeout of " + std::to_string(timeout.count()) + " ns");
+  }
+  if (!running()) {
+    completion(nullptr, make_error_code(Error::ErrActorSystemNotStarted));
+    return;
+  }
+  if (target.isNone() || target.isolateIndex() >= isolates_.size()) {
+    completion(nullptr, make_error_code(Error::ErrDead));
+    return;
+  }
+  IsolateRuntime& rt = *isolates_[target.isolateIndex()];
+  const auto reservation = rt.table.reserve();
+  auto* endpoint = new AskEndpoint(*this, rt, reservation.slot, std::move(completion));
+  rt.table.publish(reservation.slot, endpoint);
+  const ActorRef replyTo = makeRef(rt.index, reservation.slot, reservation.generation);
+  auto begin = [this, endpoint, timeout, target, replyTo](Message&& m) {
+    endpoint->arm(timeout);
+    send(target, Envelope{std::move(m), replyTo});
+  };
+  if (isLocal(rt)) {
+    begin(std::move(message));
+    return;
+  }
+  try {
+    rt.isolate->post([begin, m = std::make_shared<Message>(std::move(message))]() mutable {
+      begin(std::move(*m));
+    });
+  } catch (const std::system_error&) {
+    endpoint->complete(nullptr, make_error_code(Error::ErrActorSystemNotStarted));
+  }
+}
+
+// ---- running and stopping ------------------------------------------------------------
+
+void SystemCore::runUntilIdle() {
+  if (!options_.manualRun()) {
+    throwError(Error::ErrNotManual, "runUntilIdle on system '" + name_ + "'");
+  }
+  // Isolates can feed each other: go round until a whole pass ran nothing.
+  for (;;) {
+    std::uint64_t before = 0;
+    std::uint64_t after = 0;
+    for (auto& rt : isolates_) {
+      const auto& s = rt->isolate->stats();
+      before += s.macrotasks + s.microtasks + s.timersFired + s.ioHandlers;
+      if (!rt->isolate->stopped()) rt->isolate->runUntilIdle();
+      after += s.macrotasks + s.microtasks + s.timersFired + s.ioHandlers;
+    }
+    if (after == before) return;
+  }
+}
+
+void SystemCore::shutdown() {
+  State expected = State::Running;
+  if (!state_.compare_exchange_strong(expected, State::ShuttingDown)) {
+    if (expected == State::ShuttingDown) return;  // another thread is shutting down
+    return;
+  }
+  for (const ActorRef& ref : topLevel()) sendSystem(ref, SystemMessage{SysKind::Stop, {}, nullptr});
+  if (options_.manualRun()) {
+    runUntilIdle();
+  } else {
+    // Wait for the top-level actors to report their subtrees stopped. The
+    // bound only guards against a hook that never returns.
+    std::unique_lock<std::mutex> lock(topMutex_);
+    if (!topChanged_.wait_for(lock, std::chrono::seconds(60), [&] { return topById_.empty(); })) {
+      logger_->error("shutdown: {} top-level actors did not stop within 60 s; stopping anyway",
+                     topById_.size());
+    }
+  }
+  stop();
+}
+
+void SystemCore::stop() {
+  std::lock_guard<std::mutex> guard(stopMutex_);
+  state_.store(State::Stopped, std::memory_order_release);
+  if (tornDown_) return;
+  tornDown_ = true;
+  for (auto& rt : isolates_) rt->isolate->stop();
+  for (auto& rt : isolates_) rt->isolate->join();
+  teardown();
+}
+
+// After every loop has stopped: what is left is freed, and what it held
+// becomes dead letters or failed asks.
+void SystemCore::teardown() noexcept {
+  for (auto& rt : isolates_) {
+    std::vector<Endpoint*> endpoints;
+    rt->table.forEach([&](std::uint32_t, Endpoint* e) { endpoints.push_back(e); });
+    for (Endpoint* e : endpoints) {
+      if (e->kind == Endpoint::Kind::Cell) {
+        auto* cell = static_cast<ActorCell*>(e);
+        rt->table.release(cell->self().slot());
+        cell->abandon();
+        delete cell;
+      } else {
+        static_cast<AskEndpoint*>(e)->complete(nullptr,
+                                               make_error_code(Error::ErrActorSystemNotStarted));
+      }
+    }
+  }
+}
+
+}  // namespace coreactor::detail

@@ -1,0 +1,251 @@
+// The inside of an ActorSystem: its isolates, their actor tables, the send
+// paths, actor cells and ask slots. Nothing here is installed; users see
+// include/coreactor/ActorSystem.hpp.
+//
+// Following one tell: ActorRef::deliver -> SystemCore::send -> (the target's
+// isolate is this thread's) deliverLocal -> ActorTable::find -> ActorCell::enqueue
+// -> Dispatcher::execute(cell) ... -> ActorCell::turn -> Actor::receive.
+// From another thread, send() wraps the envelope in a RemoteDelivery task and
+// posts it to the target's isolate, which then takes the local path.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <spdlog/logger.h>
+
+#include "ActorTable.hpp"
+#include "Mailbox.hpp"
+#include "ObjectRing.hpp"
+#include "coreactor/ActorSystem.hpp"
+#include "coreactor/Dispatcher.hpp"
+#include "coreactor/Isolate.hpp"
+
+namespace coreactor::detail {
+
+class SystemCore;
+
+struct SystemMessage {
+  enum class Kind : std::uint8_t {
+    Start,            // first turn: make the actor, preStart
+    Stop,             // stop the actor and its subtree
+    Watch,            // ref = the watcher
+    Unwatch,          // ref = the watcher
+    Failed,           // to a parent: ref = the failed child, cause
+    Resume,           // to a failed child
+    Restart,          // to a child: cause
+    ChildTerminated,  // to a parent: ref = the child
+  };
+  Kind kind;
+  ActorRef ref;
+  std::exception_ptr cause;
+};
+
+struct IsolateRuntime {
+  std::uint32_t index = 0;
+  std::unique_ptr<Isolate> isolate;
+  std::shared_ptr<Dispatcher> dispatcher;  // the system default, one per isolate
+  ActorTable table;
+};
+
+// ---- the actor cell --------------------------------------------------------------
+
+class ActorCell final : public Endpoint, public Task {
+ public:
+  enum class State : std::uint8_t { Created, Running, Suspended, Terminating, Dead };
+
+  ActorCell(SystemCore& core, IsolateRuntime& home, ActorRef self, ActorRef parent,
+            std::string path, ActorOptions options, ActorFactory factory, Dispatcher& dispatcher,
+            std::uint32_t throughput, bool guardian);
+  ~ActorCell();
+
+  /// A user message from the send path. Isolate-local.
+  void enqueue(Envelope&& envelope);
+  /// A system message from the send path. Isolate-local.
+  void enqueueSystem(SystemMessage&& message);
+
+  const ActorRef& self() const noexcept { return self_; }
+  const ActorRef& parent() const noexcept { return parent_; }
+  const std::string& path() const noexcept { return path_; }
+  std::string_view name() const noexcept;
+  SystemCore& core() const noexcept { return core_; }
+  IsolateRuntime& home() const noexcept { return home_; }
+  State state() const noexcept { return state_; }
+
+  // Used by ReceiveContext.
+  ActorRef spawnChild(std::string name, ActorOptions options, ActorFactory factory);
+  std::vector<ActorRef> children() const;
+  ActorRef child(std::string_view name) const;
+  void requestStop() noexcept;
+
+  /// Tears the cell down without running any hook (system stop): its
+  /// mailbox becomes dead letters. Only when no loop runs.
+  void abandon() noexcept;
+
+ private:
+  struct Child {
+    ActorRef ref;
+    std::string name;
+    std::uint64_t seq;
+    std::vector<std::chrono::steady_clock::time_point> restarts;
+  };
+  struct Family {
+    std::unordered_map<std::uint64_t, Child> byId;
+    std::unordered_map<std::string, std::uint64_t> byName;
+    std::uint64_t nextSeq = 0;
+    std::uint64_t generatedNames = 0;
+  };
+
+  static void runTurn(Task& task);
+  static void disposeTurn(Task& task) noexcept;
+  void turn();
+  void schedule();
+  void invoke(Envelope& envelope);
+  void handleSystem(SystemMessage& message);
+  void start();
+  void fail(std::exception_ptr cause);
+  void supervise(const ActorRef& child, const std::exception_ptr& cause);
+  void restart(const std::exception_ptr& cause);
+  void beginStop();
+  void finishStop();
+  bool hasChildren() const noexcept { return family_ != nullptr && !family_->byId.empty(); }
+  void forgetChild(const ActorRef& child);
+  void reportHookError(const char* hook, std::exception_ptr error) noexcept;
+
+  // Hot: touched on every message.
+  Mailbox mailbox_;
+  Dispatcher* dispatcher_;
+  std::unique_ptr<Actor> actor_;
+  std::uint32_t throughput_;
+  State state_ = State::Created;
+  bool scheduled_ = false;
+  bool guardian_ = false;
+  SystemCore& core_;
+  IsolateRuntime& home_;
+  ActorRef self_;
+  ActorRef parent_;
+  ObjectRing<SystemMessage> system_;
+  // Cold.
+  std::string path_;
+  ActorFactory factory_;
+  std::shared_ptr<Dispatcher> ownDispatcher_;  // keeps a per-actor dispatcher alive
+  std::unique_ptr<Family> family_;
+  std::vector<ActorRef> watchers_;
+};
+
+// ---- the reply slot of an ask ----------------------------------------------------
+
+class AskEndpoint final : public Endpoint, public Task {
+ public:
+  AskEndpoint(SystemCore& core, IsolateRuntime& home, std::uint32_t slot, AskCompletion completion);
+  /// Isolate-local: arms the timeout.
+  void arm(std::chrono::nanoseconds timeout);
+  /// Completes once: cancels the timer, frees the slot, runs the completion, deletes itself.
+  void complete(Message* reply, std::error_code error) noexcept;
+
+ private:
+  static void onTimeout(Task& task);
+  static void onDiscard(Task& task) noexcept;
+  SystemCore& core_;
+  IsolateRuntime& home_;
+  std::uint32_t slot_;
+  AskCompletion completion_;
+  TimerId timer_;
+};
+
+// ---- the system ------------------------------------------------------------------
+
+class SystemCore {
+ public:
+  SystemCore(std::string name, ActorSystemOptions options);
+  ~SystemCore();
+
+  const std::string& name() const noexcept { return name_; }
+  ActorSystem* owner() const noexcept { return owner_; }
+  void setOwner(ActorSystem* owner) noexcept { owner_ = owner; }
+  const ActorSystemOptions& options() const noexcept { return options_; }
+  EventStream& events() noexcept { return events_; }
+  spdlog::logger& log() noexcept { return *logger_; }
+  const Clock& clock() const noexcept { return *clock_; }
+  std::size_t isolateCount() const noexcept { return isolates_.size(); }
+  IsolateRuntime& runtime(std::size_t index);
+  bool running() const noexcept { return state_.load(std::memory_order_acquire) == State::Running; }
+  std::uint64_t deadLetterCount() const noexcept {
+    return deadLetters_.load(std::memory_order_relaxed);
+  }
+
+  /// Starts the isolate threads (not in manual mode).
+  void start();
+
+  // The send paths: any thread.
+  void send(const ActorRef& target, Envelope&& envelope);
+  void sendSystem(const ActorRef& target, SystemMessage&& message);
+  void deadLetter(const ActorRef& recipient, Envelope&& envelope, const char* reason);
+
+  /// Spawns an actor under `parent` (nullptr: the user guardian). The name is
+  /// already checked and registered by the caller.
+  ActorRef spawn(ActorCell* parent, const std::string& path, ActorOptions options,
+                 ActorFactory factory);
+  ActorRef spawnTopLevel(std::string name, ActorOptions options, ActorFactory factory);
+  void topLevelTerminated(const ActorRef& child);
+  bool isTopLevel(const ActorRef& child);
+  std::vector<ActorRef> topLevel();
+
+  void ask(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
+           AskCompletion completion);
+  ActorRef makeRef(std::uint32_t isolate, std::uint32_t slot, std::uint32_t generation) noexcept {
+    return ActorRef(this, isolate, slot, generation);
+  }
+  std::string pathOf(const ActorRef& ref);
+
+  void shutdown();
+  void stop();
+  void runUntilIdle();
+
+  /// The error sink the system gives dispatchers with none: a log record and
+  /// a DispatcherError event (actor: none).
+  ErrorSink dispatcherSink();
+  void reportDispatcherError(std::string_view dispatcherId, std::exception_ptr cause,
+                             const ActorRef& actor) noexcept;
+
+ private:
+  enum class State { Running, ShuttingDown, Stopped };
+  bool isLocal(IsolateRuntime& rt) const noexcept;
+  void deliverLocal(IsolateRuntime& rt, const ActorRef& target, Envelope&& envelope);
+  void deliverSystemLocal(IsolateRuntime& rt, const ActorRef& target, SystemMessage&& message);
+  void failAskOf(const ActorRef& sender, std::error_code error);
+  std::size_t placeTopLevel(const ActorOptions& options);
+  void teardown() noexcept;
+  friend class RemoteDelivery;
+  friend class RemoteSystemDelivery;
+  friend class ActorCell;
+
+  std::string name_;
+  ActorSystem* owner_ = nullptr;
+  ActorSystemOptions options_;
+  const Clock* clock_;
+  std::shared_ptr<spdlog::logger> logger_;
+  EventStream events_;
+  std::vector<std::unique_ptr<IsolateRuntime>> isolates_;
+  std::atomic<State> state_{State::Running};
+  std::atomic<std::uint64_t> deadLetters_{0};
+  ActorRef guardian_;
+
+  std::mutex topMutex_;
+  std::condition_variable topChanged_;
+  std::unordered_map<std::string, ActorRef> topByName_;
+  std::unordered_map<std::uint64_t, std::string> topById_;
+  std::uint64_t topGenerated_ = 0;
+  std::atomic<std::uint64_t> roundRobin_{0};
+  std::mutex stopMutex_;
+  bool tornDown_ = false;  // guarded by stopMutex_
+};
+
+}  // namespace coreactor::detail

@@ -176,7 +176,7 @@ void ActorCell::start() {
     return;
   }
   state_ = State::Running;
-  if (core_.events().hasSubscribers<ActorStarted>()) {
+  if (!guardian_ && core_.events().hasSubscribers<ActorStarted>()) {
     core_.events().publish(ActorStarted{self_, path_});
   }
 }
@@ -233,7 +233,7 @@ void ActorCell::supervise(const ActorRef& child, const std::exception_ptr& cause
       for (const auto& t : targets) core_.sendSystem(t, SystemMessage{SysKind::Restart, {}, cause});
       break;
     case Directive::Stop:
-      for (const auto& t : targets) core_.sendSystem(t, SystemMessage{SysKind::Stop, {}, nullptr});
+      for (const auto& t : targets) stopChild(t);
       break;
     case Directive::Escalate:
       fail(cause);
@@ -342,6 +342,21 @@ ActorRef ActorCell::spawnChild(std::string name, ActorOptions options, ActorFact
   family_->byName.emplace(name, ref.id());
   family_->byId.emplace(ref.id(), Child{ref, std::move(name), seq, {}});
   return ref;
+}
+
+void ActorCell::stopChild(const ActorRef& child) {
+  // The name is free again at once: a restarting parent spawns its children
+  // anew in postRestart while the old ones are still stopping.
+  if (family_ != nullptr) {
+    auto it = family_->byId.find(child.id());
+    if (it != family_->byId.end()) {
+      auto named = family_->byName.find(it->second.name);
+      if (named != family_->byName.end() && named->second == child.id()) {
+        family_->byName.erase(named);
+      }
+    }
+  }
+  core_.sendSystem(child, SystemMessage{SysKind::Stop, {}, nullptr});
 }
 
 void ActorCell::forgetChild(const ActorRef& child) {

@@ -187,7 +187,7 @@ void ReceiveContext::stop(const ActorRef& actor) {
     stop();
     return;
   }
-  cell_.core().sendSystem(actor, SystemMessage{SystemMessage::Kind::Stop, {}, nullptr});
+  cell_.stopChild(actor);
 }
 
 void ReceiveContext::watch(const ActorRef& actor) {

@@ -337,6 +337,7 @@ void AskEndpoint::arm(std::chrono::nanoseconds timeout) {
 }
 
 void AskEndpoint::complete(Message* reply, std::error_code error) noexcept {
+  completing_ = true;  // clearTimeout disposes of our timer task: onDiscard must not re-enter
   home_.isolate->clearTimeout(timer_);
   home_.table.release(slot_);
   try {
@@ -356,6 +357,7 @@ void AskEndpoint::onTimeout(Task& task) {
 // The isolate stopped with the timeout still armed.
 void AskEndpoint::onDiscard(Task& task) noexcept {
   auto& self = static_cast<AskEndpoint&>(task);
+  if (self.completing_) return;
   self.timer_ = TimerId{};
   self.complete(nullptr, make_error_code(Error::ErrActorSystemNotStarted));
 }

@@ -84,6 +84,8 @@ class ActorCell final : public Endpoint, public Task {
   std::vector<ActorRef> children() const;
   ActorRef child(std::string_view name) const;
   void requestStop() noexcept;
+  /// Stops any actor; a child of ours gives its name back at once.
+  void stopChild(const ActorRef& child);
 
   /// Tears the cell down without running any hook (system stop): its
   /// mailbox becomes dead letters. Only when no loop runs.
@@ -158,6 +160,7 @@ class AskEndpoint final : public Endpoint, public Task {
   std::uint32_t slot_;
   AskCompletion completion_;
   TimerId timer_;
+  bool completing_ = false;
 };
 
 // ---- the system ------------------------------------------------------------------

@@ -1,0 +1,186 @@
+// Lifecycle hooks, children, stopping a subtree, death watch. SPEC A5.
+#include <gtest/gtest.h>
+
+#include "TestSupport.hpp"
+#include "coreactor/ActorSystem.hpp"
+
+namespace coreactor {
+namespace {
+
+using test::errorOf;
+using Entries = std::vector<std::string>;
+
+std::unique_ptr<ActorSystem> manualSystem() {
+  return ActorSystem::create("lifecycle", ActorSystemOptions::create().withManualRun());
+}
+
+struct Recorder : Actor {
+  explicit Recorder(std::vector<std::string>* log, std::string name, int children = 0)
+      : log_(log), name_(std::move(name)), children_(children) {}
+  void preStart(ReceiveContext& ctx) override {
+    log_->push_back(name_ + ".preStart");
+    for (int i = 0; i < children_; ++i) {
+      ctx.spawn<Recorder>(name_ + std::to_string(i), ActorOptions::create(), log_,
+                          name_ + std::to_string(i));
+    }
+  }
+  void postStop(ReceiveContext&) override { log_->push_back(name_ + ".postStop"); }
+  void receive(ReceiveContext& ctx) override {
+    if (auto* s = ctx.get<std::string>()) log_->push_back(name_ + ".got " + *s);
+  }
+  std::vector<std::string>* log_;
+  std::string name_;
+  int children_;
+};
+
+TEST(Lifecycle, RunsPreStartBeforeTheFirstMessageAndPostStopAfterTheLast) {
+  // SPEC A5
+  auto system = manualSystem();
+  Entries log;
+  ActorRef a = system->spawn<Recorder>("a", ActorOptions::create(), &log, std::string("a"));
+  a.tell(std::string("one"));
+  a.tell(PoisonPill{});
+  a.tell(std::string("after the pill"));
+  system->runUntilIdle();
+  EXPECT_EQ(log, (Entries{"a.preStart", "a.got one", "a.postStop"}));
+  EXPECT_EQ(system->deadLetterCount(), 1u) << "what follows the pill is a dead letter";
+}
+
+TEST(Lifecycle, StopsChildrenBeforeTheirParent) {
+  // SPEC A5: stopping a subtree, deepest first.
+  auto system = manualSystem();
+  Entries log;
+  ActorRef root = system->spawn<Recorder>("p", ActorOptions::create(), &log, std::string("p"), 2);
+  system->runUntilIdle();
+  ASSERT_EQ(log.size(), 3u);
+  log.clear();
+  system->stop(root);
+  system->runUntilIdle();
+  ASSERT_EQ(log.size(), 3u);
+  EXPECT_EQ(log.back(), "p.postStop");
+}
+
+TEST(Lifecycle, TellsWatchersWhenAnActorHasStopped) {
+  // SPEC A5: death watch.
+  auto system = manualSystem();
+  ActorRef target = system->spawn("target", [](ReceiveContext&) {});
+  std::vector<ActorRef> terminated;
+  ActorRef watcher = system->spawn("watcher", [&](ReceiveContext& ctx) {
+    if (ctx.is<std::string>()) ctx.watch(target);
+    if (auto* t = ctx.get<Terminated>()) terminated.push_back(t->actor);
+  });
+  watcher.tell(std::string("watch"));
+  system->runUntilIdle();
+  EXPECT_TRUE(terminated.empty());
+  target.tell(PoisonPill{});
+  system->runUntilIdle();
+  ASSERT_EQ(terminated.size(), 1u);
+  EXPECT_EQ(terminated[0], target);
+}
+
+TEST(Lifecycle, WatchingAnActorThatAlreadyStoppedTellsAtOnce) {
+  // SPEC A5
+  auto system = manualSystem();
+  ActorRef target = system->spawn("target", [](ReceiveContext&) {});
+  system->stop(target);
+  system->runUntilIdle();
+  int terminated = 0;
+  ActorRef watcher = system->spawn("watcher", [&](ReceiveContext& ctx) {
+    if (ctx.is<std::string>()) ctx.watch(target);
+    if (ctx.is<Terminated>()) ++terminated;
+  });
+  watcher.tell(std::string("watch"));
+  system->runUntilIdle();
+  EXPECT_EQ(terminated, 1);
+}
+
+TEST(Lifecycle, UnwatchedActorsSendNoTerminated) {
+  auto system = manualSystem();
+  ActorRef target = system->spawn("target", [](ReceiveContext&) {});
+  int terminated = 0;
+  ActorRef watcher = system->spawn("watcher", [&](ReceiveContext& ctx) {
+    if (auto* s = ctx.get<std::string>()) {
+      if (*s == "watch") ctx.watch(target);
+      if (*s == "unwatch") ctx.unwatch(target);
+    }
+    if (ctx.is<Terminated>()) ++terminated;
+  });
+  watcher.tell(std::string("watch"));
+  watcher.tell(std::string("unwatch"));
+  system->runUntilIdle();
+  system->stop(target);
+  system->runUntilIdle();
+  EXPECT_EQ(terminated, 0);
+}
+
+TEST(Lifecycle, KnowsItsChildrenByNameAndRefusesDuplicates) {
+  // SPEC A5, bad input: duplicate child names.
+  auto system = manualSystem();
+  std::error_code duplicate;
+  std::vector<ActorRef> kids;
+  ActorRef found;
+  ActorRef parent = system->spawn("parent", [&](ReceiveContext& ctx) {
+    ctx.spawn("kid", [](ReceiveContext&) {});
+    duplicate = errorOf([&] { ctx.spawn("kid", [](ReceiveContext&) {}); });
+    ctx.spawn("", [](ReceiveContext&) {});
+    kids = ctx.children();
+    found = ctx.child("kid");
+  });
+  parent.tell(1);
+  system->runUntilIdle();
+  EXPECT_EQ(duplicate, Error::ErrDuplicateName);
+  ASSERT_EQ(kids.size(), 2u);
+  EXPECT_EQ(found, kids[0]);
+  EXPECT_EQ(kids[0].path(), "/user/parent/kid");
+  EXPECT_EQ(kids[1].path(), "/user/parent/$1");
+}
+
+TEST(Lifecycle, ANameIsFreeAgainOnceItsActorStops) {
+  auto system = manualSystem();
+  ActorRef first = system->spawn("same", [](ReceiveContext&) {});
+  system->stop(first);
+  system->runUntilIdle();
+  ActorRef second = system->spawn("same", [](ReceiveContext&) {});
+  EXPECT_NE(first, second);
+  second.tell(1);
+  first.tell(1);
+  system->runUntilIdle();
+  EXPECT_EQ(system->deadLetterCount(), 1u) << "the old reference stays dead";
+}
+
+TEST(Lifecycle, ShutdownStopsEveryActorAndRunsEveryPostStop) {
+  // SPEC A1: graceful shutdown.
+  auto system = manualSystem();
+  Entries log;
+  system->spawn<Recorder>("a", ActorOptions::create(), &log, std::string("a"), 3);
+  system->spawn<Recorder>("b", ActorOptions::create(), &log, std::string("b"), 1);
+  system->runUntilIdle();
+  system->shutdown();
+  int postStops = 0;
+  for (auto& e : log) postStops += e.ends_with(".postStop") ? 1 : 0;
+  EXPECT_EQ(postStops, 6);
+  EXPECT_FALSE(system->running());
+  EXPECT_EQ(errorOf([&] { system->spawn("late", [](ReceiveContext&) {}); }),
+            Error::ErrActorSystemNotStarted);
+}
+
+TEST(Lifecycle, PublishesLifecycleEvents) {
+  // SPEC A8
+  auto system = manualSystem();
+  int started = 0;
+  int stopped = 0;
+  system->eventStream().subscribe<ActorStarted>([&](const ActorStarted&) { ++started; });
+  system->eventStream().subscribe<ActorStopped>([&](const ActorStopped& e) {
+    ++stopped;
+    EXPECT_EQ(e.path, "/user/x");
+  });
+  ActorRef x = system->spawn("x", [](ReceiveContext&) {});
+  system->runUntilIdle();
+  system->stop(x);
+  system->runUntilIdle();
+  EXPECT_EQ(started, 1);
+  EXPECT_EQ(stopped, 1);
+}
+
+}  // namespace
+}  // namespace coreactor

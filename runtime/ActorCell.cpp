@@ -3,10 +3,26 @@
 #include <algorithm>
 
 #include "SystemCore.hpp"
+#include "coreactor/Async.hpp"
 
 namespace coreactor::detail {
 
 using SysKind = SystemMessage::Kind;
+
+// What an actor with coroutine handlers keeps beside its cell: the context
+// its coroutines hold, the message a suspended (non-reentrant) handler works
+// on, and the suspended frames with their tokens (a token tells a resumption
+// meant for a frame that a stop or a restart has since destroyed).
+struct ActorCell::AsyncState {
+  explicit AsyncState(ReceiveContext&& c) : ctx(std::move(c)) {}
+  ReceiveContext ctx;
+  Envelope current;
+  std::coroutine_handle<> awaiting;  // non-reentrant: the one suspended handler
+  std::uint64_t awaitingToken = 0;
+  std::vector<std::pair<std::coroutine_handle<>, std::uint64_t>> inflight;  // reentrant
+  std::uint64_t running = 0;  // token of the coroutine being started or resumed
+  std::uint64_t nextToken = 1;
+};
 
 ActorCell::ActorCell(SystemCore& core, IsolateRuntime& home, ActorRef self, ActorRef parent,
                      std::string path, ActorOptions options, ActorFactory factory,
@@ -91,11 +107,11 @@ void ActorCell::turn() {
       SystemMessage message = system_.pop();
       handleSystem(message);
     }
-    if (state_ == State::Running) {
+    if (state_ == State::Running && !blocked()) {
       for (std::uint32_t n = throughput_; n > 0 && !mailbox_.empty(); --n) {
         Envelope envelope = mailbox_.pop();
         invoke(envelope);
-        if (state_ != State::Running) break;
+        if (state_ != State::Running || blocked()) break;
       }
       if (mailbox_.empty()) mailbox_.shrinkIfIdle();
     }
@@ -107,7 +123,8 @@ void ActorCell::turn() {
     if (!scheduled_) delete this;
     return;
   }
-  if (!scheduled_ && (!system_.empty() || (state_ == State::Running && !mailbox_.empty()))) {
+  if (!scheduled_ &&
+      (!system_.empty() || (state_ == State::Running && !blocked() && !mailbox_.empty()))) {
     schedule();
   }
 }
@@ -151,7 +168,25 @@ void ActorCell::handleSystem(SystemMessage& message) {
       supervise(message.ref, message.cause);
       break;
     case SysKind::Resume:
-      if (state_ == State::Suspended) state_ = State::Running;
+      if (state_ == State::Suspended) {
+        state_ = State::Running;
+        while (!held_.empty()) system_.push(held_.pop());
+      }
+      break;
+    case SysKind::Continue:
+      if (state_ == State::Suspended) {
+        held_.push(std::move(message));  // runs if the parent resumes us
+      } else if (state_ == State::Running) {
+        ReceiveContext ctx(*this);
+        try {
+          message.run(ctx);
+        } catch (...) {
+          fail(std::current_exception());
+        }
+      } else {
+        core_.deadLetter(self_, Envelope{Message(std::string("reply to an ask")), ActorRef()},
+                         "the asking actor is stopping");
+      }
       break;
     case SysKind::Restart:
       restart(message.cause);
@@ -243,6 +278,7 @@ void ActorCell::supervise(const ActorRef& child, const std::exception_ptr& cause
 
 void ActorCell::restart(const std::exception_ptr& cause) {
   if (state_ >= State::Terminating || state_ == State::Created) return;
+  destroyCoroutines();
   ReceiveContext ctx(*this);
   if (actor_ != nullptr) {
     try {
@@ -276,6 +312,7 @@ void ActorCell::requestStop() noexcept {
 void ActorCell::beginStop() {
   if (state_ >= State::Terminating) return;
   state_ = State::Terminating;
+  destroyCoroutines();
   if (family_ != nullptr) {
     for (const auto& [id, c] : family_->byId) {
       core_.sendSystem(c.ref, SystemMessage{SysKind::Stop, {}, nullptr});
@@ -312,6 +349,7 @@ void ActorCell::finishStop() {
 
 void ActorCell::abandon() noexcept {
   state_ = State::Dead;
+  destroyCoroutines();
   while (!mailbox_.empty()) core_.deadLetter(self_, mailbox_.pop(), "the system stopped");
   actor_.reset();
 }
@@ -319,6 +357,86 @@ void ActorCell::abandon() noexcept {
 void ActorCell::reportHookError(const char* hook, std::exception_ptr error) noexcept {
   core_.log().error("[{}] {} threw: {}", path_, hook, describe(error));
   core_.reportDispatcherError(dispatcher_->id(), std::move(error), self_);
+}
+
+// ---- coroutine handlers ------------------------------------------------------------
+
+bool ActorCell::blocked() const noexcept {
+  return async_ != nullptr && async_->awaiting;
+}
+
+void ActorCell::runAsync(AsyncActor& actor, ReceiveContext& ctx) {
+  if (async_ == nullptr) async_ = std::make_unique<AsyncState>(ReceiveContext(*this));
+  AsyncState& st = *async_;
+  const bool reentrant = actor.reentrant();
+  if (!reentrant) {
+    // The handler may suspend: keep its message where the coroutine can reach it.
+    st.current = Envelope{std::move(*ctx.message_), ctx.sender_};
+    st.ctx.message_ = &st.current.message;
+    st.ctx.sender_ = st.current.sender;
+  } else {
+    st.ctx.message_ = ctx.message_;
+    st.ctx.sender_ = ctx.sender_;
+  }
+  const std::uint64_t token = st.nextToken++;
+  st.running = token;
+  Async::Handle h = actor.receiveAsync(st.ctx).release();
+  if (h.done()) {
+    std::exception_ptr error = h.promise().error;
+    h.destroy();
+    if (error) std::rethrow_exception(error);  // to supervision, via invoke
+    return;
+  }
+  if (!reentrant) {
+    st.awaiting = h;
+    st.awaitingToken = token;
+  } else {
+    st.inflight.emplace_back(h, token);
+    st.ctx.message_ = nullptr;  // the message was the turn's: gone when it ends
+    st.ctx.sender_ = ActorRef();
+  }
+}
+
+std::uint64_t ActorCell::runningCoroutine() const noexcept {
+  return async_ != nullptr ? async_->running : 0;
+}
+
+bool ActorCell::coroutineLive(std::coroutine_handle<> h, std::uint64_t token) const noexcept {
+  if (async_ == nullptr || state_ >= State::Terminating) return false;
+  if (async_->awaiting == h && async_->awaitingToken == token) return true;
+  return std::find(async_->inflight.begin(), async_->inflight.end(), std::make_pair(h, token)) !=
+         async_->inflight.end();
+}
+
+void ActorCell::resumeCoroutine(std::coroutine_handle<> h, std::uint64_t token) {
+  if (!coroutineLive(h, token)) return;
+  AsyncState& st = *async_;
+  st.running = token;
+  h.resume();
+  if (!h.done()) return;
+  std::exception_ptr error = Async::Handle::from_address(h.address()).promise().error;
+  if (st.awaiting == h) {
+    st.awaiting = {};
+    st.current = Envelope{};
+  } else {
+    std::erase(st.inflight, std::make_pair(h, token));
+  }
+  h.destroy();
+  if (error) fail(error);  // SPEC A11: a throw after an await reaches supervision
+}
+
+void ActorCell::destroyCoroutines() noexcept {
+  while (!held_.empty()) {
+    held_.pop();
+    core_.deadLetter(self_, Envelope{Message(std::string("reply to an ask")), ActorRef()},
+                     "the asking actor stopped or restarted");
+  }
+  if (async_ == nullptr) return;
+  if (async_->awaiting) async_->awaiting.destroy();
+  async_->awaiting = {};
+  for (auto& [h, token] : async_->inflight) h.destroy();
+  async_->inflight.clear();
+  async_->current = Envelope{};
 }
 
 // ---- children ----------------------------------------------------------------------

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "SystemCore.hpp"
+#include "coreactor/Async.hpp"
 
 namespace coreactor {
 
@@ -170,6 +171,62 @@ ActorRef ReceiveContext::spawn(std::string name, FunctionActor::Receive receive,
 
 ActorRef ReceiveContext::spawnChild(std::string name, ActorOptions options, ActorFactory factory) {
   return cell_.spawnChild(std::move(name), std::move(options), std::move(factory));
+}
+
+void ReceiveContext::askFrom(const ActorRef& target, Message message,
+                             std::chrono::nanoseconds timeout, AskContinuation continuation) {
+  SystemCore& core = cell_.core();
+  const ActorRef me = self();
+  // The reply slot lives on our isolate; the reply comes back to us as a
+  // continuation that runs inside one of our turns.
+  core.ask(
+      target, std::move(message), timeout,
+      [&core, me, continuation = std::move(continuation)](Message* reply,
+                                                          std::error_code error) mutable {
+        auto boxed = std::make_shared<Message>(reply != nullptr ? std::move(*reply) : Message());
+        core.sendSystem(me, SystemMessage{SystemMessage::Kind::Continue,
+                                          {},
+                                          nullptr,
+                                          [boxed, error, continuation](ReceiveContext& ctx) {
+                                            continuation(ctx, error ? nullptr : boxed.get(), error);
+                                          }});
+      },
+      me.isolateIndex());
+}
+
+detail::DelayAwaiter ReceiveContext::delay(std::chrono::nanoseconds d) {
+  return detail::DelayAwaiter(*this, d);
+}
+
+void ReceiveContext::awaitAsk(const ActorRef& target, Message message,
+                              std::chrono::nanoseconds timeout, std::coroutine_handle<> h,
+                              std::function<void(Message*, std::error_code)> fill) {
+  const std::uint64_t token = cell_.runningCoroutine();
+  askFrom(target, std::move(message), timeout,
+          [h, token, fill = std::move(fill)](ReceiveContext& ctx, Message* reply,
+                                             std::error_code error) {
+            // The frame (and the awaiter in it) may be gone: a stop or a restart.
+            if (!ctx.cell_.coroutineLive(h, token)) return;
+            fill(reply, error);
+            ctx.cell_.resumeCoroutine(h, token);
+          });
+}
+
+void ReceiveContext::awaitDelay(std::chrono::nanoseconds d, std::coroutine_handle<> h) {
+  const std::uint64_t token = cell_.runningCoroutine();
+  SystemCore& core = cell_.core();
+  const ActorRef me = self();
+  isolate().setTimeout(d, [&core, me, h, token] {
+    core.sendSystem(
+        me,
+        SystemMessage{SystemMessage::Kind::Continue, {}, nullptr, [h, token](ReceiveContext& ctx) {
+                        ctx.cell_.resumeCoroutine(h, token);
+                      }});
+  });
+}
+
+void AsyncActor::receive(ReceiveContext& ctx) {
+  ctx.cell_.runAsync(*this, ctx);
 }
 
 std::vector<ActorRef> ReceiveContext::children() const {

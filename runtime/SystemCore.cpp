@@ -192,8 +192,13 @@ void SystemCore::deliverSystemLocal(IsolateRuntime& rt, const ActorRef& target,
                                     SystemMessage&& message) {
   Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
   if (endpoint == nullptr || endpoint->kind != Endpoint::Kind::Cell) {
-    // The target is gone. Watching it means hearing at once that it is.
+    // The target is gone. Watching it means hearing at once that it is; a
+    // reply it was waiting for is undeliverable.
     if (message.kind == SysKind::Watch) message.ref.tell(Terminated{target}, target);
+    if (message.kind == SysKind::Continue) {
+      deadLetter(target, Envelope{Message(std::string("reply to an ask")), ActorRef()},
+                 "the asking actor has stopped");
+    }
     return;
   }
   static_cast<ActorCell*>(endpoint)->enqueueSystem(std::move(message));
@@ -205,7 +210,15 @@ void SystemCore::failAskOf(const ActorRef& sender, std::error_code error) {
   if (sender.isNone() || sender.system_ != this || sender.isolateIndex() >= isolates_.size())
     return;
   IsolateRuntime& rt = *isolates_[sender.isolateIndex()];
-  if (!isLocal(rt)) return;
+  if (!isLocal(rt)) {
+    // The asker's reply slot lives elsewhere: look there.
+    try {
+      rt.isolate->post([this, sender, error] { failAskOf(sender, error); });
+    } catch (const std::system_error&) {
+      // That isolate stopped: its reply slots were failed with it.
+    }
+    return;
+  }
   Endpoint* endpoint = rt.table.find(sender.slot(), sender.generation());
   if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Ask) {
     static_cast<AskEndpoint*>(endpoint)->complete(nullptr, error);
@@ -363,7 +376,7 @@ void AskEndpoint::onDiscard(Task& task) noexcept {
 }
 
 void SystemCore::ask(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
-                     AskCompletion completion) {
+                     AskCompletion completion, std::optional<std::size_t> host) {
   if (timeout <= std::chrono::nanoseconds::zero()) {
     throwError(Error::ErrInvalidTimeout,
                "ask with a timeout of " + std::to_string(timeout.count()) + " ns");
@@ -376,7 +389,7 @@ void SystemCore::ask(const ActorRef& target, Message message, std::chrono::nanos
     completion(nullptr, make_error_code(Error::ErrDead));
     return;
   }
-  IsolateRuntime& rt = *isolates_[target.isolateIndex()];
+  IsolateRuntime& rt = runtime(host.value_or(target.isolateIndex()));
   const auto reservation = rt.table.reserve();
   auto* endpoint = new AskEndpoint(*this, rt, reservation.slot, std::move(completion));
   rt.table.publish(reservation.slot, endpoint);

@@ -12,9 +12,11 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <coroutine>
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -42,10 +44,12 @@ struct SystemMessage {
     Resume,           // to a failed child
     Restart,          // to a child: cause
     ChildTerminated,  // to a parent: ref = the child
+    Continue,         // run `run` in a turn: an ask's reply, a coroutine's resumption
   };
   Kind kind;
   ActorRef ref;
   std::exception_ptr cause;
+  std::function<void(ReceiveContext&)> run = {};
 };
 
 struct IsolateRuntime {
@@ -87,6 +91,12 @@ class ActorCell final : public Endpoint, public Task {
   /// Stops any actor; a child of ours gives its name back at once.
   void stopChild(const ActorRef& child);
 
+  // Coroutine handlers (coreactor/Async.hpp).
+  void runAsync(AsyncActor& actor, ReceiveContext& ctx);
+  std::uint64_t runningCoroutine() const noexcept;
+  bool coroutineLive(std::coroutine_handle<> h, std::uint64_t token) const noexcept;
+  void resumeCoroutine(std::coroutine_handle<> h, std::uint64_t token);
+
   /// Tears the cell down without running any hook (system stop): its
   /// mailbox becomes dead letters. Only when no loop runs.
   void abandon() noexcept;
@@ -105,6 +115,9 @@ class ActorCell final : public Endpoint, public Task {
     std::uint64_t generatedNames = 0;
   };
 
+  struct AsyncState;
+  bool blocked() const noexcept;
+  void destroyCoroutines() noexcept;
   static void runTurn(Task& task);
   static void disposeTurn(Task& task) noexcept;
   void turn();
@@ -140,6 +153,8 @@ class ActorCell final : public Endpoint, public Task {
   std::shared_ptr<Dispatcher> ownDispatcher_;  // keeps a per-actor dispatcher alive
   std::unique_ptr<Family> family_;
   std::vector<ActorRef> watchers_;
+  std::unique_ptr<AsyncState> async_;  // only actors with coroutine handlers
+  ObjectRing<SystemMessage> held_;     // continuations held while suspended
 };
 
 // ---- the reply slot of an ask ----------------------------------------------------
@@ -201,8 +216,10 @@ class SystemCore {
   bool isTopLevel(const ActorRef& child);
   std::vector<ActorRef> topLevel();
 
+  /// The reply slot lives on isolate `host` (the asker's; for asks from
+  /// outside, the target's) and `completion` runs there.
   void ask(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
-           AskCompletion completion);
+           AskCompletion completion, std::optional<std::size_t> host = std::nullopt);
   ActorRef makeRef(std::uint32_t isolate, std::uint32_t slot, std::uint32_t generation) noexcept {
     return ActorRef(this, isolate, slot, generation);
   }

@@ -22,27 +22,34 @@
 #pragma once
 
 #include <chrono>
+#include <coroutine>
 #include <cstddef>
 #include <exception>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
 #include <vector>
 
 #include "coreactor/ActorOptions.hpp"
 #include "coreactor/ActorRef.hpp"
+#include "coreactor/Error.hpp"
 #include "coreactor/Message.hpp"
 
 namespace coreactor {
 
 class ActorSystem;
+class AsyncActor;
 class Isolate;
 class ReceiveContext;
 namespace detail {
 class ActorCell;
-}
+template <class R>
+class AskAwaiter;
+class DelayAwaiter;
+}  // namespace detail
 
 // ---- messages the runtime understands ----------------------------------------
 
@@ -124,6 +131,43 @@ class FunctionActor final : public Actor {
   Receive receive_;
 };
 
+// ---- ask results -----------------------------------------------------------------
+
+/// How an ask from an actor ended: the reply, or a named error
+/// (ErrAskTimeout, ErrDead, ErrUnexpectedReply, ErrActorSystemNotStarted).
+template <class R>
+class AskResult {
+ public:
+  AskResult() = default;
+  AskResult(Message* reply, std::error_code error) {
+    if (error) {
+      error_ = error;
+    } else if (reply != nullptr && reply->is<R>()) {
+      reply_ = std::move(*reply);
+    } else {
+      error_ = make_error_code(Error::ErrUnexpectedReply);
+      unexpected_ = reply != nullptr ? reply->typeName() : std::string_view("(nothing)");
+    }
+  }
+  bool ok() const noexcept { return !error_; }
+  explicit operator bool() const noexcept { return ok(); }
+  std::error_code error() const noexcept { return error_; }
+  /// The reply. Throws std::system_error carrying error() when there is none.
+  R& value() {
+    if (error_) {
+      throw std::system_error(error_, unexpected_.empty()
+                                          ? std::string("ask failed")
+                                          : "ask answered with " + std::string(unexpected_));
+    }
+    return *reply_.get<R>();
+  }
+
+ private:
+  Message reply_;
+  std::error_code error_;
+  std::string_view unexpected_;
+};
+
 // ---- the context ---------------------------------------------------------------
 
 class ReceiveContext {
@@ -158,6 +202,37 @@ class ReceiveContext {
   void tell(const ActorRef& to, M&& message) {
     to.tell(std::forward<M>(message), self());
   }
+
+  /// Asks `target` and calls `onReply(ctx, AskResult<R>&)` on this actor's
+  /// isolate, inside a turn of this actor, once the reply (or an error: a
+  /// timeout, a dead target) is there. The actor goes on handling its
+  /// messages meanwhile; a throw from onReply goes to supervision. Throws
+  /// ErrInvalidTimeout for a timeout that is not positive.
+  template <class R, class M, class F>
+  void ask(const ActorRef& target, M&& message, std::chrono::nanoseconds timeout, F&& onReply) {
+    askFrom(target, Message(std::forward<M>(message)), timeout,
+            [f = std::forward<F>(onReply)](ReceiveContext& ctx, Message* reply,
+                                           std::error_code error) mutable {
+              AskResult<R> result(reply, error);
+              f(ctx, result);
+            });
+  }
+  using AskContinuation = std::function<void(ReceiveContext&, Message*, std::error_code)>;
+  void askFrom(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
+               AskContinuation continuation);
+
+  /// In a coroutine handler (coreactor/Async.hpp): `co_await ctx.askAsync<R>(...)`
+  /// gives an AskResult<R>; `co_await ctx.delay(d)` resumes after `d`.
+  template <class R, class M>
+  detail::AskAwaiter<R> askAsync(const ActorRef& target, M&& message,
+                                 std::chrono::nanoseconds timeout) {
+    return detail::AskAwaiter<R>(*this, target, Message(std::forward<M>(message)), timeout);
+  }
+  detail::DelayAwaiter delay(std::chrono::nanoseconds d);
+  // The awaiters' hooks: resume `h` inside a turn of this actor.
+  void awaitAsk(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
+                std::coroutine_handle<> h, std::function<void(Message*, std::error_code)> fill);
+  void awaitDelay(std::chrono::nanoseconds delay, std::coroutine_handle<> h);
 
   /// Spawns a child. Throws ErrDuplicateName for a name a living child holds;
   /// an empty name gets a generated one ("$1", "$2", ...).
@@ -200,6 +275,7 @@ class ReceiveContext {
 
  private:
   friend class detail::ActorCell;
+  friend class AsyncActor;
   explicit ReceiveContext(detail::ActorCell& cell) noexcept : cell_(cell) {}
 
   detail::ActorCell& cell_;

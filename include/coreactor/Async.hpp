@@ -1,0 +1,122 @@
+// coreactor/Async.hpp — handlers that are C++20 coroutines (SPEC A11).
+//
+//   struct Fetcher : coreactor::AsyncActor {
+//     coreactor::Async receiveAsync(coreactor::ReceiveContext& ctx) override {
+//       auto price = co_await ctx.askAsync<int>(pricer, Quote{}, 1s);  // an AskResult<int>
+//       if (!price) co_return;                // ErrAskTimeout, ErrDead, ...
+//       co_await ctx.delay(10ms);
+//       ctx.reply(price.value() * 2);
+//     }
+//   };
+//
+// Non-reentrant by default: while a handler is suspended in a co_await, the
+// actor takes no other message; the next one is handled once the coroutine
+// has finished, so its state changes exactly as with a plain handler. System
+// work (stop, supervision) is not held up: a stop or a restart destroys the
+// suspended coroutine. A throw after an await goes to supervision like any
+// throw from a handler. The context and the current message stay valid
+// across awaits.
+//
+// Re-entrant (override reentrant() to return true): the actor keeps taking
+// messages while coroutines are suspended, and several may be in flight. Then
+// ctx.message() and ctx.sender() belong to whichever message is current:
+// copy what you need before the first co_await.
+//
+// Resumption always happens on the actor's isolate, inside one of its turns.
+// Cost: one coroutine frame (a heap allocation) per message handled.
+#pragma once
+
+#include <chrono>
+#include <coroutine>
+#include <exception>
+#include <utility>
+
+#include "coreactor/Actor.hpp"
+
+namespace coreactor {
+
+class Async {
+ public:
+  struct promise_type {
+    std::exception_ptr error;
+    Async get_return_object() noexcept {
+      return Async(std::coroutine_handle<promise_type>::from_promise(*this));
+    }
+    std::suspend_never initial_suspend() noexcept { return {}; }
+    std::suspend_always final_suspend() noexcept { return {}; }
+    void return_void() noexcept {}
+    void unhandled_exception() noexcept { error = std::current_exception(); }
+  };
+  using Handle = std::coroutine_handle<promise_type>;
+
+  Async(Async&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
+  Async& operator=(Async&& other) noexcept {
+    if (this != &other) {
+      if (handle_) handle_.destroy();
+      handle_ = std::exchange(other.handle_, {});
+    }
+    return *this;
+  }
+  Async(const Async&) = delete;
+  Async& operator=(const Async&) = delete;
+  ~Async() {
+    if (handle_) handle_.destroy();
+  }
+
+  /// Gives up ownership of the frame.
+  Handle release() noexcept { return std::exchange(handle_, {}); }
+
+ private:
+  explicit Async(Handle h) noexcept : handle_(h) {}
+  Handle handle_;
+};
+
+/// An actor whose handler is a coroutine.
+class AsyncActor : public Actor {
+ public:
+  virtual Async receiveAsync(ReceiveContext& ctx) = 0;
+  /// Opt in to taking messages while a handler is suspended.
+  virtual bool reentrant() const { return false; }
+  void receive(ReceiveContext& ctx) final;
+};
+
+namespace detail {
+
+// The awaiter of ctx.askAsync<R>().
+template <class R>
+class AskAwaiter {
+ public:
+  AskAwaiter(ReceiveContext& ctx, const ActorRef& target, Message message,
+             std::chrono::nanoseconds timeout)
+      : ctx_(ctx), target_(target), message_(std::move(message)), timeout_(timeout) {}
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> h) {
+    ctx_.awaitAsk(
+        target_, std::move(message_), timeout_, h,
+        [this](Message* reply, std::error_code error) { result_ = AskResult<R>(reply, error); });
+  }
+  AskResult<R> await_resume() { return std::move(result_); }
+
+ private:
+  ReceiveContext& ctx_;
+  ActorRef target_;
+  Message message_;
+  std::chrono::nanoseconds timeout_;
+  AskResult<R> result_;
+};
+
+class DelayAwaiter {
+ public:
+  DelayAwaiter(ReceiveContext& ctx, std::chrono::nanoseconds delay) : ctx_(ctx), delay_(delay) {}
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> h) { ctx_.awaitDelay(delay_, h); }
+  void await_resume() const noexcept {}
+
+ private:
+  ReceiveContext& ctx_;
+  std::chrono::nanoseconds delay_;
+};
+
+}  // namespace detail
+
+}  // namespace coreactor

@@ -1,0 +1,143 @@
+// Request/response: from outside (a future) and from an actor (a callback in
+// a turn). SPEC A3.
+#include <gtest/gtest.h>
+
+#include "TestSupport.hpp"
+#include "coreactor/ActorSystem.hpp"
+
+namespace coreactor {
+namespace {
+
+using namespace std::chrono_literals;
+using test::errorOf;
+
+struct Echo {
+  int n;
+};
+
+std::error_code futureError(std::future<int>& f) {
+  try {
+    f.get();
+  } catch (const std::system_error& e) {
+    return e.code();
+  }
+  return {};
+}
+
+struct Manual {
+  ManualClock clock;
+  std::unique_ptr<ActorSystem> system =
+      ActorSystem::create("ask", ActorSystemOptions::create().withManualRun().withClock(&clock));
+  ActorRef echo = system->spawn("echo", [](ReceiveContext& ctx) {
+    if (auto* e = ctx.get<Echo>()) ctx.reply(e->n * 2);
+    if (ctx.is<std::string>()) ctx.reply(std::string("wrong type"));
+    // anything else: no reply at all
+  });
+};
+
+TEST(Ask, FromOutsideCompletesAFutureWithTheReply) {
+  // SPEC A3
+  Manual m;
+  auto f = m.system->ask<int>(m.echo, Echo{21}, 1s);
+  m.system->runUntilIdle();
+  ASSERT_EQ(f.wait_for(0s), std::future_status::ready);
+  EXPECT_EQ(f.get(), 42);
+}
+
+TEST(Ask, FailsWithErrAskTimeoutWhenNoReplyComes) {
+  // SPEC A3: the timeout is a named error (the manual clock makes it exact).
+  Manual m;
+  auto f = m.system->ask<int>(m.echo, 3.5, 100ms);
+  m.system->runUntilIdle();
+  EXPECT_EQ(f.wait_for(0s), std::future_status::timeout) << "not before its time";
+  m.clock.advance(100ms);
+  m.system->runUntilIdle();
+  ASSERT_EQ(f.wait_for(0s), std::future_status::ready);
+  EXPECT_EQ(futureError(f), Error::ErrAskTimeout);
+}
+
+TEST(Ask, ToAStoppedActorFailsFastWithErrDead) {
+  // SPEC A3
+  Manual m;
+  m.system->stop(m.echo);
+  m.system->runUntilIdle();
+  auto f = m.system->ask<int>(m.echo, Echo{1}, 1h);
+  m.system->runUntilIdle();
+  ASSERT_EQ(f.wait_for(0s), std::future_status::ready) << "no waiting for the hour";
+  EXPECT_EQ(futureError(f), Error::ErrDead);
+}
+
+TEST(Ask, AReplyOfAnotherTypeIsErrUnexpectedReply) {
+  Manual m;
+  auto f = m.system->ask<int>(m.echo, std::string("?"), 1s);
+  m.system->runUntilIdle();
+  EXPECT_EQ(futureError(f), Error::ErrUnexpectedReply);
+}
+
+TEST(Ask, RefusesANonPositiveTimeoutWithErrInvalidTimeout) {
+  // Bad input: asking with a zero timeout.
+  Manual m;
+  EXPECT_EQ(errorOf([&] { m.system->ask<int>(m.echo, Echo{1}, 0s); }), Error::ErrInvalidTimeout);
+  EXPECT_EQ(errorOf([&] { m.system->ask<int>(m.echo, Echo{1}, -1s); }), Error::ErrInvalidTimeout);
+}
+
+TEST(Ask, AfterStopFailsWithErrActorSystemNotStarted) {
+  // Bad input: asks after stop.
+  Manual m;
+  m.system->stop();
+  auto f = m.system->ask<int>(m.echo, Echo{1}, 1s);
+  EXPECT_EQ(futureError(f), Error::ErrActorSystemNotStarted);
+}
+
+TEST(Ask, FromAnActorRunsTheCallbackInsideItsTurn) {
+  // SPEC A3: from an actor, without blocking: the reply arrives in a turn of
+  // the asker, which meanwhile went on with its other messages.
+  Manual m;
+  std::vector<std::string> log;
+  ActorRef asker = m.system->spawn("asker", [&, echo = m.echo](ReceiveContext& ctx) {
+    if (ctx.is<std::string>()) {
+      log.push_back("ask");
+      ctx.ask<int>(echo, Echo{5}, 1s, [&](ReceiveContext& c, AskResult<int>& r) {
+        EXPECT_EQ(c.path(), "/user/asker");
+        log.push_back(r.ok() ? "reply " + std::to_string(r.value()) : "error");
+      });
+    }
+    if (auto* n = ctx.get<int>()) log.push_back("other " + std::to_string(*n));
+  });
+  asker.tell(std::string("go"));
+  asker.tell(7);
+  m.system->runUntilIdle();
+  ASSERT_EQ(log.size(), 3u);
+  EXPECT_EQ(log[0], "ask");
+  EXPECT_EQ(log[2], "reply 10");
+}
+
+TEST(Ask, FromAnActorReportsATimeoutToTheCallback) {
+  Manual m;
+  std::error_code seen;
+  ActorRef asker = m.system->spawn("asker", [&, echo = m.echo](ReceiveContext& ctx) {
+    ctx.ask<int>(echo, 1.5, 50ms, [&](ReceiveContext&, AskResult<int>& r) { seen = r.error(); });
+  });
+  asker.tell(1);
+  m.system->runUntilIdle();
+  m.clock.advance(50ms);
+  m.system->runUntilIdle();
+  EXPECT_EQ(seen, Error::ErrAskTimeout);
+}
+
+TEST(Ask, FromAnotherThreadWhileTheSystemRunsOnItsOwnThread) {
+  // SPEC A3: the future path across threads.
+  auto system = ActorSystem::create("threads");
+  ActorRef echo = system->spawn("echo", [](ReceiveContext& ctx) {
+    if (auto* e = ctx.get<Echo>()) ctx.reply(e->n + 1);
+  });
+  for (int i = 0; i < 200; ++i) {
+    auto f = system->ask<int>(echo, Echo{i}, 30s);
+    ASSERT_EQ(f.wait_for(30s), std::future_status::ready);
+    EXPECT_EQ(f.get(), i + 1);
+  }
+  system->shutdown();
+}
+
+}  // namespace
+}  // namespace coreactor

@@ -2,6 +2,7 @@
 // Everything here runs on the actor's isolate.
 #include <algorithm>
 
+#include "Logging.hpp"
 #include "SystemCore.hpp"
 #include "coreactor/Async.hpp"
 
@@ -119,6 +120,7 @@ void ActorCell::turn() {
   } catch (...) {
     core_.reportDispatcherError(dispatcher_->id(), std::current_exception(), self_);
   }
+  if (LogContext& c = logContext(); c.path != nullptr) c = LogContext{};
   if (state_ == State::Dead) {
     if (!scheduled_) delete this;
     return;
@@ -218,6 +220,7 @@ void ActorCell::start() {
 
 void ActorCell::fail(std::exception_ptr cause) {
   state_ = State::Suspended;
+  logContext() = LogContext{&path_, &home_.isolate->name(), std::string_view("(failure)")};
   core_.log().error("[{}] failed: {}; its parent decides", path_, describe(cause));
   core_.sendSystem(parent_, SystemMessage{SysKind::Failed, self_, std::move(cause)});
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "Logging.hpp"
 #include "SystemCore.hpp"
 #include "coreactor/Async.hpp"
 
@@ -96,6 +97,20 @@ ActorSystemOptions ActorSystemOptions::withManualRun(bool manual) const {
   return o;
 }
 
+ActorSystemOptions ActorSystemOptions::withLogSink(
+    std::shared_ptr<spdlog::sinks::sink> sink) const {
+  if (sink == nullptr) throwError(Error::ErrInvalidOption, "withLogSink(nullptr)");
+  ActorSystemOptions o = *this;
+  o.logSinks_.push_back(std::move(sink));
+  return o;
+}
+
+ActorSystemOptions ActorSystemOptions::withLogLevel(LogLevel level) const {
+  ActorSystemOptions o = *this;
+  o.logLevel_ = level;
+  return o;
+}
+
 ActorSystemOptions ActorSystemOptions::withClock(const Clock* clock) const {
   ActorSystemOptions o = *this;
   o.clock_ = clock;
@@ -160,6 +175,14 @@ Isolate& ReceiveContext::isolate() const noexcept {
 }
 ActorSystem& ReceiveContext::system() const noexcept {
   return *cell_.core().owner();
+}
+
+spdlog::logger& ReceiveContext::log() {
+  detail::LogContext& c = detail::logContext();
+  c.path = &cell_.path();
+  c.isolate = &cell_.home().isolate->name();
+  c.messageType = message_ != nullptr ? message_->typeName() : std::string_view("(none)");
+  return cell_.core().log();
 }
 
 ActorRef ReceiveContext::spawn(std::string name, FunctionActor::Receive receive,

@@ -1,7 +1,7 @@
 // The system: isolates, the send paths, spawning, ask, shutdown.
 #include "SystemCore.hpp"
 
-#include <spdlog/sinks/stdout_color_sinks.h>
+#include "Logging.hpp"
 
 #include "coreactor/Dispatchers.hpp"
 
@@ -63,8 +63,8 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
     : name_(std::move(name)),
       options_(std::move(options)),
       clock_(options_.clock() != nullptr ? options_.clock() : &SteadyClock::instance()) {
-  logger_ = std::make_shared<spdlog::logger>(
-      "coreactor:" + name_, std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+  logger_ = makeSystemLogger(name_, options_.logSinks(),
+                             static_cast<spdlog::level::level_enum>(options_.logLevel()));
   const std::size_t count = options_.isolates();
   for (std::size_t i = 0; i < count; ++i) {
     auto rt = std::make_unique<IsolateRuntime>();

@@ -38,6 +38,10 @@
 #include "coreactor/Error.hpp"
 #include "coreactor/Message.hpp"
 
+namespace spdlog {
+class logger;
+}
+
 namespace coreactor {
 
 class ActorSystem;
@@ -180,6 +184,11 @@ class ReceiveContext {
   Isolate& isolate() const noexcept;
   /// The actor's path, e.g. "/user/parent/child".
   const std::string& path() const noexcept;
+
+  /// The system logger (spdlog; include <spdlog/spdlog.h> to use it), with
+  /// this turn's log context set: its records carry this actor's path, its
+  /// isolate and the current message's type (SPEC A9).
+  spdlog::logger& log();
 
   /// The current message (empty in lifecycle hooks).
   Message& message() noexcept { return *message_; }

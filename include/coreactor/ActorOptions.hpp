@@ -14,12 +14,20 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "coreactor/Clock.hpp"
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/Message.hpp"
 
+namespace spdlog::sinks {
+class sink;
+}
+
 namespace coreactor {
+
+/// How much the system logs (spdlog's levels).
+enum class LogLevel { Trace, Debug, Info, Warn, Error, Critical, Off };
 
 /// What a bounded mailbox does with a message that does not fit.
 enum class OverflowPolicy {
@@ -102,6 +110,11 @@ class ActorSystemOptions {
   ActorSystemOptions withManualRun(bool manual = true) const;
   /// The clock of the isolates' timers (a ManualClock in tests).
   ActorSystemOptions withClock(const Clock* clock) const;
+  /// Where the system logger writes (spdlog sinks; stderr by default). Each
+  /// record made through ReceiveContext::log() carries the actor's path, its
+  /// isolate and the message type (SPEC A9).
+  ActorSystemOptions withLogSink(std::shared_ptr<spdlog::sinks::sink> sink) const;
+  ActorSystemOptions withLogLevel(LogLevel level) const;
 
   const std::shared_ptr<Dispatcher>& dispatcher() const noexcept { return dispatcher_; }
   const DispatcherFactory& dispatcherFactory() const noexcept { return factory_; }
@@ -109,6 +122,10 @@ class ActorSystemOptions {
   std::size_t isolates() const noexcept { return isolates_; }
   bool manualRun() const noexcept { return manualRun_; }
   const Clock* clock() const noexcept { return clock_; }
+  const std::vector<std::shared_ptr<spdlog::sinks::sink>>& logSinks() const noexcept {
+    return logSinks_;
+  }
+  LogLevel logLevel() const noexcept { return logLevel_; }
 
  private:
   std::shared_ptr<Dispatcher> dispatcher_;
@@ -117,6 +134,8 @@ class ActorSystemOptions {
   std::size_t isolates_ = 1;
   bool manualRun_ = false;
   const Clock* clock_ = nullptr;
+  std::vector<std::shared_ptr<spdlog::sinks::sink>> logSinks_;
+  LogLevel logLevel_ = LogLevel::Info;
 };
 
 }  // namespace coreactor

@@ -1,0 +1,30 @@
+// The log context (MDC) of the actor whose turn is running: its path, its
+// isolate and the type of the message it handles. ReceiveContext::log() sets
+// it (only actors that log pay), the cell clears it at the end of the turn,
+// and the `%*` flag of the system logger's pattern prints it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <spdlog/logger.h>
+
+namespace coreactor::detail {
+
+struct LogContext {
+  const std::string* path = nullptr;
+  const std::string* isolate = nullptr;
+  std::string_view messageType;
+};
+
+/// The calling thread's current context (path == nullptr: none).
+LogContext& logContext() noexcept;
+
+/// The system logger: `sinks` (stderr when empty) with the pattern
+/// "[time] [system] [level] [path isolate=... msg=...] text".
+std::shared_ptr<spdlog::logger> makeSystemLogger(const std::string& systemName,
+                                                 std::vector<spdlog::sink_ptr> sinks,
+                                                 spdlog::level::level_enum level);
+
+}  // namespace coreactor::detail

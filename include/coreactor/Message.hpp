@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <new>
 #include <string_view>
 #include <type_traits>
@@ -38,6 +39,8 @@ constexpr std::string_view typeNameOf() noexcept {
 struct MessageType {
   std::string_view name;
   bool inlineStored;
+  /// Inline and trivially copyable: moved by copying the bytes, no call.
+  bool trivial;
   void (*relocate)(void* from, void* to) noexcept;  // move-construct `to`, destroy `from`
   void (*destroy)(void* at) noexcept;
 };
@@ -60,7 +63,10 @@ struct MessageTypeOf {
       delete *static_cast<T**>(at);
     }
   }
-  static constexpr MessageType kType{typeNameOf<T>(), Inline, &relocate, &destroy};
+  static constexpr MessageType kType{
+      typeNameOf<T>(), Inline,
+      Inline && std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
+      &relocate, &destroy};
 };
 
 }  // namespace detail
@@ -87,20 +93,12 @@ class Message {
     }
   }
 
-  Message(Message&& other) noexcept : type_(other.type_) {
-    if (type_ != nullptr) {
-      type_->relocate(other.storage_, storage_);
-      other.type_ = nullptr;
-    }
-  }
+  Message(Message&& other) noexcept : type_(other.type_) { take(other); }
   Message& operator=(Message&& other) noexcept {
     if (this != &other) {
       reset();
-      if (other.type_ != nullptr) {
-        other.type_->relocate(other.storage_, storage_);
-        type_ = other.type_;
-        other.type_ = nullptr;
-      }
+      type_ = other.type_;
+      take(other);
     }
     return *this;
   }
@@ -135,12 +133,24 @@ class Message {
 
   void reset() noexcept {
     if (type_ != nullptr) {
-      type_->destroy(storage_);
+      if (!type_->trivial) type_->destroy(storage_);
       type_ = nullptr;
     }
   }
 
  private:
+  // Moves other's value into this (type_ already copied). The common small,
+  // trivially copyable message moves as plain bytes (bench "actor/tell").
+  void take(Message& other) noexcept {
+    if (type_ == nullptr) return;
+    if (type_->trivial) {
+      std::memcpy(storage_, other.storage_, kInlineSize);
+    } else {
+      type_->relocate(other.storage_, storage_);
+    }
+    other.type_ = nullptr;
+  }
+
   template <class V>
   V* address() noexcept {
     if constexpr (storedInline<V>) {

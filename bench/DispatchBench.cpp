@@ -18,13 +18,14 @@
 //                        (HybridDispatcher.hpp); immediate is the reference row.
 //
 // How to read the figures: each benchmark reports the counter `ns_per_op`, the
-// measured time divided by the ops that *actually ran*. The tasks count their
-// own runs and the count is checked against what was asked after every
-// iteration; a mismatch (or a throw) fails the benchmark with SkipWithError
-// instead of producing a figure. Time is taken by hand around the work only
-// (UseManualTime): building the isolate, the dispatcher and the tasks is never
-// in a figure. Google Benchmark's own "Time" column is per iteration (a whole
-// chain), not per op. bench/main.cpp turns the medians into the target ratios.
+// measured time divided by the ops that *actually ran* (bench/BenchSupport.hpp).
+// The tasks count their own runs and the count is checked against what was
+// asked after every iteration; a mismatch (or a throw) fails the benchmark with
+// SkipWithError instead of producing a figure. Time is taken by hand around the
+// work only (UseManualTime): building the isolate, the dispatcher and the tasks
+// is never in a figure. Google Benchmark's own "Time" column is per iteration
+// (a whole chain), not per op. bench/main.cpp turns the medians into the target
+// ratios.
 //
 // Each benchmark function builds a fresh Isolate and dispatcher (bound to that
 // isolate), so no run inherits another's queues or counters.
@@ -32,25 +33,21 @@
 
 #include <benchmark/benchmark.h>
 
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <exception>
 #include <memory>
 #include <string>
 #include <string_view>
 
+#include "BenchSupport.hpp"
 #include "coreactor/Asio.hpp"
 #include "coreactor/Dispatchers.hpp"
-#include "coreactor/Error.hpp"
 #include "coreactor/Isolate.hpp"
 #include "coreactor/Task.hpp"
 
 namespace coreactor::bench {
 namespace {
-
-using WallClock = std::chrono::steady_clock;
 
 // Hops per iteration of floor/* and hop/*: enough that entering and leaving
 // the loop (post + runUntilIdle of one no-op task: ~0.1 µs here) is lost in
@@ -59,73 +56,6 @@ using WallClock = std::chrono::steady_clock;
 constexpr std::int64_t kHops = 100'000;
 // The seeds' volley: "Measured on a 10 000-exchange request/response volley".
 constexpr std::int64_t kVolleyRoundTrips = 10'000;
-
-// ---- timing and completion checks ----------------------------------------------
-
-/// Fails the benchmark unless `ran == asked`. Figures count what ran, never
-/// what was asked, so a dispatcher that loses work cannot look fast.
-bool checkCompleted(benchmark::State& state, const char* what, std::int64_t asked,
-                    std::int64_t ran) {
-  if (ran == asked) return true;
-  const std::string message = std::string("completion mismatch: asked for ") +
-                              std::to_string(asked) + " " + what + ", " + std::to_string(ran) +
-                              " ran";
-  state.SkipWithError(message.c_str());
-  return false;
-}
-
-/// Accumulates the hand-measured time and the completed ops of one benchmark
-/// run, and reports them as ns per op.
-class OpMeter {
- public:
-  /// Runs `work` (which returns how many ops actually ran) on the clock, checks
-  /// the count against `asked`, and on success records the time as this
-  /// iteration's. Returns false, with the benchmark failed, otherwise.
-  template <class Work>
-  bool measure(benchmark::State& state, const char* what, std::int64_t asked, Work&& work) {
-    const WallClock::time_point start = WallClock::now();
-    std::int64_t ran = 0;
-    if (!runGuarded(state, work, ran)) return false;
-    const WallClock::duration elapsed = WallClock::now() - start;
-    if (!checkCompleted(state, what, asked, ran)) return false;
-    const double seconds = std::chrono::duration<double>(elapsed).count();
-    state.SetIterationTime(seconds);
-    seconds_ += seconds;
-    ops_ += ran;
-    return true;
-  }
-
-  /// The same check, off the clock: for a pass that only warms up.
-  template <class Work>
-  static bool warmUp(benchmark::State& state, const char* what, std::int64_t asked, Work&& work) {
-    std::int64_t ran = 0;
-    return runGuarded(state, work, ran) && checkCompleted(state, what, asked, ran);
-  }
-
-  void report(benchmark::State& state) const {
-    if (state.error_occurred() || ops_ == 0) return;
-    state.counters[kNsPerOpCounter] =
-        benchmark::Counter(seconds_ * 1e9 / static_cast<double>(ops_));
-    state.SetItemsProcessed(ops_);
-  }
-
- private:
-  // A throw out of the library (say, a ring that cannot grow) fails the
-  // benchmark with its message rather than terminating the whole run.
-  template <class Work>
-  static bool runGuarded(benchmark::State& state, Work& work, std::int64_t& ran) {
-    try {
-      ran = work();
-      return true;
-    } catch (...) {
-      state.SkipWithError(("threw: " + describe(std::current_exception())).c_str());
-      return false;
-    }
-  }
-
-  double seconds_ = 0;
-  std::int64_t ops_ = 0;
-};
 
 // ---- floor/ring ------------------------------------------------------------------
 
@@ -414,7 +344,7 @@ void backlog(benchmark::State& state, DispatcherFactory make, std::int64_t units
   // One pass off the clock grows the isolate's and the dispatcher's rings to
   // the backlog and faults the units in: the figure is the steady state of a
   // long-lived isolate, not the first allocation of 16 MiB of ring.
-  if (!OpMeter::warmUp(state, "units", units, pass)) return;
+  if (!OpMeter::unmeasured(state, "units", units, pass)) return;
   OpMeter meter;
   for (auto _ : state) {
     if (!meter.measure(state, "units", units, pass)) break;

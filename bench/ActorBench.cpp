@@ -1,0 +1,535 @@
+// bench/ActorBench.cpp — what the actor runtime costs on top of the loop: a
+// tell, a ping-pong exchange, an ask, a spawn, and an idle actor's memory.
+//
+// The families, and what one "op" is in each:
+//   actor/tell/<N>         one message of a batch of N tells of a small struct,
+//                          from the driving thread into one actor, handled.
+//   actor/pingpong/10000   one round trip (ping -> pong) between two actors, of
+//                          10,000 started by a single tell: two tells, two turns.
+//   actor/ask/from-actor   one ask from an actor to another on its isolate
+//                          (ReceiveContext::ask): reply slot, timer, tell,
+//                          reply, and the continuation run in a turn of the
+//                          asker. One message makes the asker issue 10,000
+//                          (so 10,000 timers are armed at once), then the loop
+//                          runs.
+//   actor/ask/from-driver  the same 10,000 asks through ActorSystem::askWith
+//                          from the driving thread (the loop thread, in manual
+//                          mode): the stand-in measured before
+//                          ReceiveContext::ask existed, kept to show what the
+//                          hop back into the asking actor adds.
+//   actor/spawn/100        one actor's whole life: spawned, started (preStart),
+//                          stopped (system->stop, postStop); 100 per iteration.
+//   actor/spawn/<N>        one actor spawned and started, N at once (N = 10k,
+//                          100k: their ratio is the O(1)-per-spawn claim);
+//                          stopping them is off the clock, but checked.
+//   actor/memory           resident bytes (RSS) per idle actor: 100,000 actors,
+//                          each started and given one message. Measured in a
+//                          child process, a fresh heap each time (see
+//                          measureMemory below).
+//
+// Every system runs in manual mode (ActorSystemOptions::withManualRun): the
+// benchmark's thread is the loop thread, tells from it take the local path, and
+// runUntilIdle() runs the loop there, so no cross-thread wake-up is in any
+// figure. The default dispatcher (HybridDispatcher(64)) and the default
+// throughput (16 messages per turn) are used throughout.
+//
+// Completion: the actors count what they actually handled (started, received,
+// stopped) in a Tally the benchmark owns; after every iteration the counts are
+// checked against what was asked (bench/BenchSupport.hpp), and a mismatch fails
+// the benchmark instead of producing a figure. The system and the long-lived
+// actors are built outside the timed region; where spawning is the point, the
+// spawns are timed and the clean-up is not.
+#include "ActorBench.hpp"
+
+#include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "BenchSupport.hpp"
+#include "coreactor/ActorSystem.hpp"
+
+namespace coreactor::bench {
+namespace {
+
+// Tells per iteration of actor/tell: a burst that fits the caches, and one ten
+// times larger whose mailbox grows to 16k slots.
+constexpr std::int64_t kTellBatches[] = {1'000, 10'000};
+// The seeds' volley size, as volley/* in DispatchBench.cpp.
+constexpr std::int64_t kRoundTrips = 10'000;
+constexpr std::int64_t kAsks = 10'000;
+// Long enough never to fire on a loaded machine; a timeout would show up as a
+// failed ask (and the run would wait for it), never as a fast one.
+constexpr std::chrono::seconds kAskTimeout{10};
+constexpr std::int64_t kLifecycleActors = 100;
+constexpr std::int64_t kPopulations[] = {10'000, 100'000};
+constexpr std::int64_t kIdleActors = 100'000;
+
+std::unique_ptr<ActorSystem> manualSystem() {
+  return ActorSystem::create("bench", ActorSystemOptions::create().withManualRun());
+}
+
+// ---- the actors ---------------------------------------------------------------------
+
+/// What the actors of one benchmark report back: counts of what they handled.
+struct Tally {
+  std::int64_t started = 0;
+  std::int64_t received = 0;
+  std::int64_t stopped = 0;
+};
+
+/// The small message of actor/tell and actor/memory: one int, stored inline.
+struct Count {
+  int value;
+};
+
+/// Counts its starts, its Count messages and its stops.
+class CountingActor final : public Actor {
+ public:
+  explicit CountingActor(Tally* tally) : tally_(tally) {}
+  void preStart(ReceiveContext&) override { ++tally_->started; }
+  void postStop(ReceiveContext&) override { ++tally_->stopped; }
+  void receive(ReceiveContext& ctx) override {
+    if (ctx.is<Count>()) ++tally_->received;
+  }
+
+ private:
+  Tally* tally_;
+};
+
+struct Ping {
+  int n;
+};
+struct Pong {
+  int n;
+};
+
+struct Rally {
+  std::int64_t target = 0;
+  std::int64_t pings = 0;  // received by the responder
+  std::int64_t pongs = 0;  // received by the requester: completed round trips
+};
+
+/// Both sides of the ping-pong: answers a Ping with a Pong, and a Pong with
+/// the next Ping until `target` round trips are done. Always ctx.reply: the
+/// sender is the other side.
+class Player final : public Actor {
+ public:
+  explicit Player(Rally* rally) : rally_(rally) {}
+  void receive(ReceiveContext& ctx) override {
+    if (const Ping* ping = ctx.get<Ping>()) {
+      ++rally_->pings;
+      ctx.reply(Pong{ping->n});
+    } else if (const Pong* pong = ctx.get<Pong>()) {
+      if (++rally_->pongs < rally_->target) ctx.reply(Ping{pong->n + 1});
+    }
+  }
+
+ private:
+  Rally* rally_;
+};
+
+struct Request {
+  int n;
+};
+struct Response {
+  int n;
+};
+
+/// The target of actor/ask/*: replies to each Request.
+class Responder final : public Actor {
+ public:
+  void receive(ReceiveContext& ctx) override {
+    if (const Request* request = ctx.get<Request>()) ctx.reply(Response{request->n});
+  }
+};
+
+// ---- actor/tell/<N> -------------------------------------------------------------------
+
+void tellBatch(benchmark::State& state, std::int64_t batch) {
+  auto system = manualSystem();
+  Tally tally;
+  const ActorRef sink = system->spawn<CountingActor>("sink", ActorOptions::create(), &tally);
+  system->runUntilIdle();
+  if (!checkCompleted(state, "actor started", 1, tally.started)) return;
+  OpMeter meter;
+  for (auto _ : state) {
+    const bool ok = meter.measure(state, "messages", batch, [&] {
+      tally.received = 0;
+      for (std::int64_t i = 0; i < batch; ++i) sink.tell(Count{static_cast<int>(i)});
+      system->runUntilIdle();
+      return tally.received;
+    });
+    if (!ok) break;
+  }
+  meter.report(state);
+}
+
+// ---- actor/pingpong/<N> ---------------------------------------------------------------
+
+void pingPong(benchmark::State& state, std::int64_t roundTrips) {
+  auto system = manualSystem();
+  Rally rally;
+  rally.target = roundTrips;
+  const ActorRef requester = system->spawn<Player>("requester", ActorOptions::create(), &rally);
+  const ActorRef responder = system->spawn<Player>("responder", ActorOptions::create(), &rally);
+  system->runUntilIdle();
+  OpMeter meter;
+  for (auto _ : state) {
+    const bool ok = meter.measure(state, "round trips", roundTrips, [&] {
+      rally.pings = 0;
+      rally.pongs = 0;
+      // The one tell that starts the rally, as if the requester had sent it.
+      responder.tell(Ping{0}, requester);
+      system->runUntilIdle();
+      return rally.pongs;
+    });
+    // Every round trip needs its ping to have been handled too.
+    if (!ok || !checkCompleted(state, "pings", roundTrips, rally.pings)) break;
+  }
+  meter.report(state);
+}
+
+// ---- actor/ask/* ------------------------------------------------------------------------
+
+struct AskTally {
+  std::int64_t answered = 0;  // completed with a Response
+  std::int64_t failed = 0;    // completed with an error or another reply
+};
+
+/// Tells the asker to issue `count` asks at once.
+struct AskMany {
+  std::int64_t count;
+};
+
+/// Asks `responder` as many times as it is told to, and counts the outcomes
+/// in the continuations (which run in its own turns).
+class Asker final : public Actor {
+ public:
+  Asker(ActorRef responder, AskTally* tally) : responder_(responder), tally_(tally) {}
+  void receive(ReceiveContext& ctx) override {
+    const AskMany* go = ctx.get<AskMany>();
+    if (go == nullptr) return;
+    for (std::int64_t i = 0; i < go->count; ++i) {
+      ctx.ask<Response>(responder_, Request{static_cast<int>(i)}, kAskTimeout,
+                        [t = tally_](ReceiveContext&, AskResult<Response>& result) {
+                          if (result.ok()) {
+                            ++t->answered;
+                          } else {
+                            ++t->failed;
+                          }
+                        });
+    }
+  }
+
+ private:
+  ActorRef responder_;
+  AskTally* tally_;
+};
+
+void askFromActor(benchmark::State& state) {
+  auto system = manualSystem();
+  AskTally tally;
+  const ActorRef responder = system->spawn<Responder>("responder");
+  const ActorRef asker = system->spawn<Asker>("asker", ActorOptions::create(), responder, &tally);
+  system->runUntilIdle();
+  OpMeter meter;
+  for (auto _ : state) {
+    const bool ok = meter.measure(state, "asks answered", kAsks, [&] {
+      tally = AskTally{};
+      asker.tell(AskMany{kAsks});
+      system->runUntilIdle();
+      return tally.answered;
+    });
+    if (!ok) break;
+  }
+  meter.report(state);
+}
+
+void askFromDriver(benchmark::State& state) {
+  auto system = manualSystem();
+  const ActorRef responder = system->spawn<Responder>("responder");
+  system->runUntilIdle();
+  AskTally tally;
+  OpMeter meter;
+  for (auto _ : state) {
+    const bool ok = meter.measure(state, "asks answered", kAsks, [&] {
+      tally = AskTally{};
+      for (std::int64_t i = 0; i < kAsks; ++i) {
+        system->askWith(responder, Message(Request{static_cast<int>(i)}), kAskTimeout,
+                        [t = &tally](Message* reply, std::error_code error) {
+                          if (!error && reply != nullptr && reply->is<Response>()) {
+                            ++t->answered;
+                          } else {
+                            ++t->failed;
+                          }
+                        });
+      }
+      system->runUntilIdle();
+      return tally.answered;
+    });
+    if (!ok) break;
+  }
+  meter.report(state);
+}
+
+// ---- actor/spawn/<N> --------------------------------------------------------------------
+
+/// Stops every actor of `refs` and runs the loop until they have all stopped.
+/// Returns how many postStop hooks ran.
+std::int64_t stopAll(ActorSystem& system, const std::vector<ActorRef>& refs, Tally& tally) {
+  tally.stopped = 0;
+  for (const ActorRef& ref : refs) system.stop(ref);
+  system.runUntilIdle();
+  return tally.stopped;
+}
+
+/// actor/spawn/100: spawn, start and stop, all on the clock.
+void spawnLifecycle(benchmark::State& state, std::int64_t actors) {
+  auto system = manualSystem();
+  system->runUntilIdle();
+  Tally tally;
+  std::vector<ActorRef> refs;
+  refs.reserve(static_cast<std::size_t>(actors));
+  OpMeter meter;
+  for (auto _ : state) {
+    const bool ok = meter.measure(state, "actors through start and stop", actors, [&] {
+      refs.clear();
+      tally = Tally{};
+      for (std::int64_t i = 0; i < actors; ++i) {
+        refs.push_back(system->spawn<CountingActor>("", ActorOptions::create(), &tally));
+      }
+      system->runUntilIdle();
+      // Not all started: report that count, and the check fails on it.
+      if (tally.started != actors) return tally.started;
+      return stopAll(*system, refs, tally);
+    });
+    if (!ok) break;
+  }
+  meter.report(state);
+}
+
+/// actor/spawn/<N>: spawn and start on the clock; the stop is checked off it.
+void spawnPopulation(benchmark::State& state, std::int64_t actors) {
+  auto system = manualSystem();
+  system->runUntilIdle();
+  Tally tally;
+  std::vector<ActorRef> refs;
+  refs.reserve(static_cast<std::size_t>(actors));
+  OpMeter meter;
+  for (auto _ : state) {
+    refs.clear();
+    tally = Tally{};
+    const bool ok = meter.measure(state, "actors started", actors, [&] {
+      for (std::int64_t i = 0; i < actors; ++i) {
+        refs.push_back(system->spawn<CountingActor>("", ActorOptions::create(), &tally));
+      }
+      system->runUntilIdle();
+      return tally.started;
+    });
+    if (!ok || !OpMeter::unmeasured(state, "actors stopped", actors,
+                                    [&] { return stopAll(*system, refs, tally); })) {
+      break;
+    }
+  }
+  meter.report(state);
+}
+
+// ---- actor/memory -----------------------------------------------------------------------
+//
+// Resident memory is a process-wide figure, and a heap that earlier benchmarks
+// grew and freed would serve the actors from pages already counted, making
+// them look free. So each measurement runs in a fresh child process (this
+// program again, with kMemoryProbeFlag), which reports three points:
+//   bare    before the system exists,
+//   system  after ActorSystem::create and a first runUntilIdle (the guardian),
+//   idle    after 100,000 actors were spawned, started and each given one
+//           message, all of it handled.
+// bytes per idle actor = (idle - system) / 100,000, RSS from /proc/self/statm;
+// the system's fixed cost (system - bare) is reported apart. malloc's own count
+// of bytes in use (mallinfo2) is reported beside it as a cross-check: RSS
+// counts whole pages, malloc counts what it handed out.
+
+struct MemoryPoint {
+  long long rss = 0;   // resident bytes
+  long long heap = 0;  // bytes malloc has handed out (arenas + mmapped chunks)
+};
+
+MemoryPoint memoryNow() {
+  MemoryPoint point;
+  if (std::FILE* statm = std::fopen("/proc/self/statm", "r")) {
+    long long size = 0;
+    long long resident = 0;
+    if (std::fscanf(statm, "%lld %lld", &size, &resident) == 2) {
+      point.rss = resident * static_cast<long long>(sysconf(_SC_PAGESIZE));
+    }
+    std::fclose(statm);
+  }
+  const struct mallinfo2 info = mallinfo2();
+  point.heap = static_cast<long long>(info.uordblks + info.hblkhd);
+  return point;
+}
+
+struct MemoryReading {
+  MemoryPoint bare;
+  MemoryPoint system;
+  MemoryPoint idle;
+  long long actors = 0;
+};
+
+/// Runs the child, waits for it and parses its line. False, with `error` set,
+/// if it could not run or failed its own completion checks.
+bool probeMemory(MemoryReading& reading, std::string& error) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    error = std::string("pipe2: ") + std::strerror(errno);
+    return false;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);  // clears O_CLOEXEC
+  char program[] = "/proc/self/exe";  // resolved in the child before its exec: this program
+  std::string flag = kMemoryProbeFlag;
+  char* argv[] = {program, flag.data(), nullptr};
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, program, &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (spawned != 0) {
+    close(fds[0]);
+    error = std::string("posix_spawn of the memory probe: ") + std::strerror(spawned);
+    return false;
+  }
+  std::string out;
+  char buffer[256];
+  for (;;) {
+    const ssize_t n = read(fds[0], buffer, sizeof buffer);
+    if (n > 0) {
+      out.append(buffer, static_cast<std::size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    error = "the memory probe (" + std::string(kMemoryProbeFlag) +
+            ") failed; its stderr above says why";
+    return false;
+  }
+  if (std::sscanf(out.c_str(), "memory-probe %lld %lld %lld %lld %lld %lld %lld", &reading.actors,
+                  &reading.bare.rss, &reading.bare.heap, &reading.system.rss, &reading.system.heap,
+                  &reading.idle.rss, &reading.idle.heap) != 7) {
+    error = "the memory probe printed no reading: '" + out + "'";
+    return false;
+  }
+  return true;
+}
+
+void measureMemory(benchmark::State& state) {
+  MemoryReading reading;
+  for (auto _ : state) {
+    std::string error;
+    if (!probeMemory(reading, error)) {
+      state.SkipWithError(error.c_str());
+      return;
+    }
+    if (!checkCompleted(state, "idle actors", kIdleActors, reading.actors)) return;
+  }
+  const auto perActor = [&](long long MemoryPoint::*field) {
+    return static_cast<double>(reading.idle.*field - reading.system.*field) /
+           static_cast<double>(reading.actors);
+  };
+  state.counters[kBytesPerOpCounter] = perActor(&MemoryPoint::rss);
+  state.counters[kHeapBytesPerOpCounter] = perActor(&MemoryPoint::heap);
+  state.counters[kSystemBytesCounter] = static_cast<double>(reading.system.rss - reading.bare.rss);
+  state.counters[kSystemHeapBytesCounter] =
+      static_cast<double>(reading.system.heap - reading.bare.heap);
+}
+
+// ---- registration -------------------------------------------------------------------------
+
+void registerTimed(benchmark::internal::Benchmark* b) {
+  b->UseManualTime()->Unit(benchmark::kMicrosecond);
+}
+
+}  // namespace
+
+int runActorMemoryProbe() {
+  try {
+    // Made before the first point, and written to, so that its pages are in
+    // the baseline rather than in the actors' figure.
+    std::vector<ActorRef> refs(static_cast<std::size_t>(kIdleActors));
+    Tally tally;
+    const MemoryPoint bare = memoryNow();
+    auto system = manualSystem();
+    system->runUntilIdle();
+    const MemoryPoint empty = memoryNow();
+    for (ActorRef& ref : refs) {
+      ref = system->spawn<CountingActor>("", ActorOptions::create(), &tally);
+    }
+    system->runUntilIdle();
+    for (const ActorRef& ref : refs) ref.tell(Count{1});
+    system->runUntilIdle();
+    const MemoryPoint idle = memoryNow();
+    if (tally.started != kIdleActors || tally.received != kIdleActors) {
+      std::fprintf(stderr, "%s: %lld of %lld actors started, %lld messages of %lld handled\n",
+                   kMemoryProbeFlag, static_cast<long long>(tally.started),
+                   static_cast<long long>(kIdleActors), static_cast<long long>(tally.received),
+                   static_cast<long long>(kIdleActors));
+      return 1;
+    }
+    // The actors that count must also be whole: all of them stop cleanly.
+    system->shutdown();
+    if (tally.stopped != kIdleActors) {
+      std::fprintf(stderr, "%s: %lld of %lld actors stopped at shutdown\n", kMemoryProbeFlag,
+                   static_cast<long long>(tally.stopped), static_cast<long long>(kIdleActors));
+      return 1;
+    }
+    std::printf("memory-probe %lld %lld %lld %lld %lld %lld %lld\n",
+                static_cast<long long>(tally.received), bare.rss, bare.heap, empty.rss, empty.heap,
+                idle.rss, idle.heap);
+    return 0;
+  } catch (...) {
+    std::fprintf(stderr, "%s: threw: %s\n", kMemoryProbeFlag,
+                 describe(std::current_exception()).c_str());
+    return 1;
+  }
+}
+
+void registerActorBenchmarks() {
+  for (const std::int64_t batch : kTellBatches) {
+    registerTimed(benchmark::RegisterBenchmark(("actor/tell/" + std::to_string(batch)).c_str(),
+                                               &tellBatch, batch));
+  }
+  registerTimed(benchmark::RegisterBenchmark(
+      ("actor/pingpong/" + std::to_string(kRoundTrips)).c_str(), &pingPong, kRoundTrips));
+  registerTimed(benchmark::RegisterBenchmark("actor/ask/from-actor", &askFromActor));
+  registerTimed(benchmark::RegisterBenchmark("actor/ask/from-driver", &askFromDriver));
+  registerTimed(
+      benchmark::RegisterBenchmark(("actor/spawn/" + std::to_string(kLifecycleActors)).c_str(),
+                                   &spawnLifecycle, kLifecycleActors));
+  for (const std::int64_t actors : kPopulations) {
+    registerTimed(benchmark::RegisterBenchmark(("actor/spawn/" + std::to_string(actors)).c_str(),
+                                               &spawnPopulation, actors));
+  }
+  // One child process per repetition; a single iteration each.
+  benchmark::RegisterBenchmark("actor/memory", &measureMemory)->Iterations(1);
+}
+
+}  // namespace coreactor::bench

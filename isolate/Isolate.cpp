@@ -16,7 +16,6 @@
 namespace coreactor {
 namespace {
 
-thread_local Isolate* tCurrent = nullptr;
 
 // See Isolate::runIo.
 constexpr std::uint32_t kIoCheckEvery = 64;
@@ -139,12 +138,7 @@ Isolate::~Isolate() {
   finalize();
 }
 
-Isolate* Isolate::current() noexcept {
-  return tCurrent;
-}
-
-bool Isolate::isLoopThread() const noexcept {
-  if (tCurrent == this) return true;
+bool Isolate::isOwnerWhileIdle() const noexcept {
   return !running_.load(std::memory_order_acquire) &&
          owner_.load(std::memory_order_relaxed) == std::this_thread::get_id();
 }
@@ -334,9 +328,9 @@ void Isolate::runMacrotasks() {
 
 void Isolate::claimLoop() {
   if (stopped_.load(std::memory_order_acquire)) throwStopped("run");
-  if (tCurrent != nullptr) {
+  if (detail::tCurrentIsolate != nullptr) {
     throwError(Error::ErrIsolateRunning, "a loop already runs on this thread (isolate '" +
-                                             tCurrent->name() + "'); isolates do not nest");
+                                             detail::tCurrentIsolate->name() + "'); isolates do not nest");
   }
   if (running_.exchange(true, std::memory_order_acq_rel)) {
     throwError(Error::ErrIsolateRunning, "isolate '" + name() + "' is already running");
@@ -380,7 +374,7 @@ void Isolate::stop() noexcept {
 void Isolate::runClaimed(Mode mode) {
   {
     owner_.store(std::this_thread::get_id(), std::memory_order_relaxed);
-    tCurrent = this;
+    detail::tCurrentIsolate = this;
     Cold& cold = *cold_;
     cold.io.restart();
     cold.work.emplace(cold.io.get_executor());
@@ -389,7 +383,7 @@ void Isolate::runClaimed(Mode mode) {
       Isolate& self;
       ~Leave() {
         self.cold_->work.reset();
-        tCurrent = nullptr;
+        detail::tCurrentIsolate = nullptr;
         self.running_.store(false, std::memory_order_release);
       }
     } leave{*this};

@@ -51,7 +51,7 @@ std::string_view ActorCell::name() const noexcept {
 
 // ---- the send side ----------------------------------------------------------------
 
-void ActorCell::enqueue(Envelope&& envelope) {
+void ActorCell::enqueueSlow(Envelope&& envelope) {
   if (state_ >= State::Terminating) {
     core_.deadLetter(self_, std::move(envelope), "the actor is stopping");
     return;
@@ -64,11 +64,10 @@ void ActorCell::enqueue(Envelope&& envelope) {
       core_.deadLetter(self_, std::move(displaced), "evicted from a full bounded mailbox");
       break;
     case Mailbox::Push::Refused:
+      core_.deadLetter(self_, std::move(displaced), "refused by a full bounded mailbox");
       if (mailbox_.overflow() == OverflowPolicy::Fail) {
-        core_.deadLetter(self_, std::move(displaced), "refused by a full bounded mailbox");
         throwError(Error::ErrMailboxFull, "mailbox of " + path_ + " is full");
       }
-      core_.deadLetter(self_, std::move(displaced), "refused by a full bounded mailbox");
       return;
   }
   if (state_ == State::Running && !scheduled_) schedule();
@@ -80,10 +79,6 @@ void ActorCell::enqueueSystem(SystemMessage&& message) {
   if (!scheduled_) schedule();
 }
 
-void ActorCell::schedule() {
-  scheduled_ = true;
-  dispatcher_->execute(*this);
-}
 
 // ---- the turn ----------------------------------------------------------------------
 
@@ -117,6 +112,7 @@ void ActorCell::turn() {
       if (mailbox_.empty()) mailbox_.shrinkIfIdle();
     }
     if (state_ == State::Terminating && !hasChildren()) finishStop();
+    system_.shrinkIdle();
   } catch (...) {
     core_.reportDispatcherError(dispatcher_->id(), std::current_exception(), self_);
   }

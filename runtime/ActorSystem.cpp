@@ -146,15 +146,6 @@ void Actor::postRestart(ReceiveContext& ctx, const std::exception_ptr&) {
 
 // ---- references ----------------------------------------------------------------------
 
-void ActorRef::deliver(Message&& message, const ActorRef& sender) const {
-  SystemCore* core = system_ != nullptr ? system_ : sender.system_;
-  if (core == nullptr) {
-    throwError(Error::ErrDead, "tell of " + std::string(message.typeName()) +
-                                   " to an empty ActorRef with no sender: no system to report to");
-  }
-  core->send(*this, Envelope{std::move(message), sender});
-}
-
 std::string ActorRef::path() const {
   return system_ != nullptr ? system_->pathOf(*this) : std::string("(none)");
 }

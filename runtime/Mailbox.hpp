@@ -35,6 +35,13 @@ class Mailbox {
   bool empty() const noexcept { return isPriority() ? special_->heap.empty() : fifo_.empty(); }
   std::size_t size() const noexcept { return isPriority() ? special_->heap.size() : fifo_.size(); }
 
+  /// The unbounded mailbox's push; false (and nothing moved) for the others.
+  bool tryPushUnbounded(Envelope&& envelope) {
+    if (special_ != nullptr) return false;
+    fifo_.push(std::move(envelope));
+    return true;
+  }
+
   Push push(Envelope&& envelope, Envelope* displaced) {
     if (special_ == nullptr) [[likely]] {
       fifo_.push(std::move(envelope));
@@ -50,7 +57,7 @@ class Mailbox {
     return popPriority();
   }
   /// Gives the ring's memory back once empty (an idle actor keeps none).
-  void shrinkIfIdle() noexcept { fifo_.shrink(64); }
+  void shrinkIfIdle() noexcept { fifo_.shrinkIdle(); }
   OverflowPolicy overflow() const noexcept {
     return special_ != nullptr ? special_->options.overflow() : OverflowPolicy::DropNewest;
   }

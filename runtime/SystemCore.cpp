@@ -135,11 +135,25 @@ void SystemCore::reportDispatcherError(std::string_view dispatcherId, std::excep
 
 // ---- the send paths ------------------------------------------------------------------
 
-bool SystemCore::isLocal(IsolateRuntime& rt) const noexcept {
-  Isolate* here = Isolate::current();
-  return here == rt.isolate.get() || (here == nullptr && rt.isolate->isLoopThread()) ||
-         (options_.manualRun() && rt.isolate->isLoopThread());
+
+}  // namespace coreactor::detail
+
+namespace coreactor {
+
+// The front door of every tell. Kept in this file with send, deliverLocal and
+// ActorCell::enqueue so that the compiler sees the whole local path at once.
+void ActorRef::deliver(Message&& message, const ActorRef& sender) const {
+  detail::SystemCore* core = system_ != nullptr ? system_ : sender.system_;
+  if (core == nullptr) [[unlikely]] {
+    throwError(Error::ErrDead, "tell of " + std::string(message.typeName()) +
+                                   " to an empty ActorRef with no sender: no system to report to");
+  }
+  core->send(*this, detail::Envelope{std::move(message), sender});
 }
+
+}  // namespace coreactor
+
+namespace coreactor::detail {
 
 void SystemCore::send(const ActorRef& target, Envelope&& envelope) {
   if (target.isNone() || target.isolateIndex() >= isolates_.size()) {
@@ -159,15 +173,12 @@ void SystemCore::send(const ActorRef& target, Envelope&& envelope) {
   }
 }
 
-void SystemCore::deliverLocal(IsolateRuntime& rt, const ActorRef& target, Envelope&& envelope) {
-  Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
-  if (endpoint == nullptr) [[unlikely]] {
+void SystemCore::deliverUncommon(IsolateRuntime& rt, const ActorRef& target, Endpoint* endpoint,
+                                 Envelope&& envelope) {
+  static_cast<void>(rt);
+  if (endpoint == nullptr) {
     failAskOf(envelope.sender, make_error_code(Error::ErrDead));
     deadLetter(target, std::move(envelope), "the actor has stopped");
-    return;
-  }
-  if (endpoint->kind == Endpoint::Kind::Cell) [[likely]] {
-    static_cast<ActorCell*>(endpoint)->enqueue(std::move(envelope));
     return;
   }
   static_cast<AskEndpoint*>(endpoint)->complete(&envelope.message, {});

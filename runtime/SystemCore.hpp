@@ -70,8 +70,15 @@ class ActorCell final : public Endpoint, public Task {
             std::uint32_t throughput, bool guardian);
   ~ActorCell();
 
-  /// A user message from the send path. Isolate-local.
-  void enqueue(Envelope&& envelope);
+  /// A user message from the send path. Isolate-local. Inline: the common
+  /// case is one ring push and, for an idle actor, one dispatcher call.
+  void enqueue(Envelope&& envelope) {
+    if (state_ < State::Terminating && mailbox_.tryPushUnbounded(std::move(envelope))) [[likely]] {
+      if (state_ == State::Running && !scheduled_) schedule();
+      return;
+    }
+    enqueueSlow(std::move(envelope));
+  }
   /// A system message from the send path. Isolate-local.
   void enqueueSystem(SystemMessage&& message);
 
@@ -121,7 +128,11 @@ class ActorCell final : public Endpoint, public Task {
   static void runTurn(Task& task);
   static void disposeTurn(Task& task) noexcept;
   void turn();
-  void schedule();
+  void schedule() {
+    scheduled_ = true;
+    dispatcher_->execute(*this);
+  }
+  void enqueueSlow(Envelope&& envelope);
   void invoke(Envelope& envelope);
   void handleSystem(SystemMessage& message);
   void start();
@@ -237,8 +248,23 @@ class SystemCore {
 
  private:
   enum class State { Running, ShuttingDown, Stopped };
-  bool isLocal(IsolateRuntime& rt) const noexcept;
-  void deliverLocal(IsolateRuntime& rt, const ActorRef& target, Envelope&& envelope);
+  bool isLocal(IsolateRuntime& rt) const noexcept {
+    Isolate* here = Isolate::current();
+    if (here == rt.isolate.get()) [[likely]] {
+      return true;
+    }
+    return (here == nullptr || options_.manualRun()) && rt.isolate->isLoopThread();
+  }
+  void deliverLocal(IsolateRuntime& rt, const ActorRef& target, Envelope&& envelope) {
+    Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
+    if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Cell) [[likely]] {
+      static_cast<ActorCell*>(endpoint)->enqueue(std::move(envelope));
+      return;
+    }
+    deliverUncommon(rt, target, endpoint, std::move(envelope));
+  }
+  void deliverUncommon(IsolateRuntime& rt, const ActorRef& target, Endpoint* endpoint,
+                       Envelope&& envelope);
   void deliverSystemLocal(IsolateRuntime& rt, const ActorRef& target, SystemMessage&& message);
   void failAskOf(const ActorRef& sender, std::error_code error);
   std::size_t placeTopLevel(const ActorOptions& options);

@@ -58,6 +58,14 @@ class io_context;
 namespace coreactor {
 
 class Dispatcher;
+class Isolate;
+
+namespace detail {
+// The isolate whose loop runs on this thread. Defined inline here, constant-
+// initialised, so reading it is one TLS load with no wrapper call: the send
+// path asks "is the target's isolate mine?" on every message.
+inline thread_local Isolate* tCurrentIsolate = nullptr;
+}  // namespace detail
 
 /// Anything callable with no arguments that is not itself a Task (those are
 /// queued by reference, without a copy).
@@ -111,9 +119,11 @@ class Isolate {
   const std::string& name() const noexcept { return options_.name; }
 
   /// The isolate whose loop runs on the calling thread, or nullptr. Any thread.
-  static Isolate* current() noexcept;
+  static Isolate* current() noexcept { return detail::tCurrentIsolate; }
   /// True on the loop thread (or, before the first run, on the creating thread). Any thread.
-  bool isLoopThread() const noexcept;
+  bool isLoopThread() const noexcept {
+    return detail::tCurrentIsolate == this || isOwnerWhileIdle();
+  }
 
   // ---- queues -------------------------------------------------------------
 
@@ -232,6 +242,7 @@ class Isolate {
   }
   void runMacrotasks();
   void finalize() noexcept;
+  bool isOwnerWhileIdle() const noexcept;
   void checkTimerCall(Clock::duration delay) const;
   TimerId armTimer(Clock::duration delay, Task& task, TimerOptions options);
   void runDueTimers();

@@ -79,7 +79,6 @@ void ActorCell::enqueueSystem(SystemMessage&& message) {
   if (!scheduled_) schedule();
 }
 
-
 // ---- the turn ----------------------------------------------------------------------
 
 void ActorCell::runTurn(Task& task) {
@@ -177,7 +176,7 @@ void ActorCell::handleSystem(SystemMessage& message) {
       } else if (state_ == State::Running) {
         ReceiveContext ctx(*this);
         try {
-          message.run(ctx);
+          message.continuation->run(ctx);
         } catch (...) {
           fail(std::current_exception());
         }

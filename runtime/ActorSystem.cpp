@@ -189,23 +189,7 @@ ActorRef ReceiveContext::spawnChild(std::string name, ActorOptions options, Acto
 
 void ReceiveContext::askFrom(const ActorRef& target, Message message,
                              std::chrono::nanoseconds timeout, AskContinuation continuation) {
-  SystemCore& core = cell_.core();
-  const ActorRef me = self();
-  // The reply slot lives on our isolate; the reply comes back to us as a
-  // continuation that runs inside one of our turns.
-  core.ask(
-      target, std::move(message), timeout,
-      [&core, me, continuation = std::move(continuation)](Message* reply,
-                                                          std::error_code error) mutable {
-        auto boxed = std::make_shared<Message>(reply != nullptr ? std::move(*reply) : Message());
-        core.sendSystem(me, SystemMessage{SystemMessage::Kind::Continue,
-                                          {},
-                                          nullptr,
-                                          [boxed, error, continuation](ReceiveContext& ctx) {
-                                            continuation(ctx, error ? nullptr : boxed.get(), error);
-                                          }});
-      },
-      me.isolateIndex());
+  cell_.core().askFromActor(self(), target, std::move(message), timeout, std::move(continuation));
 }
 
 detail::DelayAwaiter ReceiveContext::delay(std::chrono::nanoseconds d) {
@@ -231,11 +215,16 @@ void ReceiveContext::awaitDelay(std::chrono::nanoseconds d, std::coroutine_handl
   SystemCore& core = cell_.core();
   const ActorRef me = self();
   isolate().setTimeout(d, [&core, me, h, token] {
+    // Resumes the handler inside a turn of this actor.
+    struct Resume final : detail::Continuation {
+      Resume(std::coroutine_handle<> handle, std::uint64_t t) : h(handle), token(t) {}
+      void run(ReceiveContext& ctx) override { ctx.cell_.resumeCoroutine(h, token); }
+      std::coroutine_handle<> h;
+      std::uint64_t token;
+    };
     core.sendSystem(
-        me,
-        SystemMessage{SystemMessage::Kind::Continue, {}, nullptr, [h, token](ReceiveContext& ctx) {
-                        ctx.cell_.resumeCoroutine(h, token);
-                      }});
+        me, SystemMessage{
+                SystemMessage::Kind::Continue, {}, nullptr, std::make_unique<Resume>(h, token)});
   });
 }
 

@@ -4,8 +4,9 @@
 // their messages become dead letters.
 //
 // Threads. Lookups (find) are isolate-local and lock-free: two atomic loads.
-// reserve() may be called from any thread (a spawn from outside, an ask from
-// outside); it and release() share a mutex, off the message path.
+// release() is isolate-local; the loop thread reuses freed slots without a
+// lock. Other threads (a spawn or an ask from outside) reserve fresh slots
+// under a mutex, off the message path.
 // Entries live in fixed chunks that never move, so a lookup never races a
 // growth. Freed slots are reused first-in first-out, and only once 1024 are
 // free, so a stale reference meets a reused slot rarely, and then with
@@ -49,11 +50,19 @@ class ActorTable {
   ActorTable(const ActorTable&) = delete;
   ActorTable& operator=(const ActorTable&) = delete;
 
-  /// Any thread. Throws ErrInvalidOption when the isolate holds 16M actors.
-  Reservation reserve() {
+  /// Any thread; `onOwner` says the caller is the isolate's loop thread,
+  /// which reuses freed slots without a lock. Throws ErrInvalidOption when
+  /// the isolate holds 16M actors.
+  Reservation reserve(bool onOwner) {
+    if (onOwner && free_.size() > kReuseAfter) {
+      const std::uint32_t slot = free_.front();
+      free_.pop_front();
+      live_.fetch_add(1, std::memory_order_relaxed);
+      return Reservation{slot, entry(slot).generation.load(std::memory_order_relaxed)};
+    }
     std::lock_guard<std::mutex> lock(mutex_);
     std::uint32_t slot;
-    if (free_.size() > kReuseAfter || (next_ == kMaxChunks * kChunkSize && !free_.empty())) {
+    if (onOwner && next_ == kMaxChunks * kChunkSize && !free_.empty()) {
       slot = free_.front();
       free_.pop_front();
     } else if (next_ < kMaxChunks * kChunkSize) {
@@ -65,7 +74,7 @@ class ActorTable {
     } else {
       throwError(Error::ErrInvalidOption, "an isolate holds at most 16M live actors");
     }
-    ++live_;
+    live_.fetch_add(1, std::memory_order_relaxed);
     return Reservation{slot, entry(slot).generation.load(std::memory_order_relaxed)};
   }
 
@@ -89,16 +98,12 @@ class ActorTable {
     e.endpoint.store(nullptr, std::memory_order_relaxed);
     e.generation.store((e.generation.load(std::memory_order_relaxed) + 1) & kGenerationMask,
                        std::memory_order_relaxed);
-    std::lock_guard<std::mutex> lock(mutex_);
-    free_.push_back(slot);
-    --live_;
+    free_.push_back(slot);  // the loop thread's own list: reused by it, lock-free
+    live_.fetch_sub(1, std::memory_order_relaxed);
   }
 
   /// Slots in use (reserved or published). Any thread.
-  std::size_t live() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return live_;
-  }
+  std::size_t live() const { return live_.load(std::memory_order_relaxed); }
 
   /// Calls f(slot, endpoint) for every published endpoint. Only when no loop runs.
   template <class F>
@@ -118,10 +123,10 @@ class ActorTable {
   }
 
   std::array<std::atomic<Entry*>, kMaxChunks> chunks_{};
-  mutable std::mutex mutex_;
-  std::deque<std::uint32_t> free_;
-  std::uint32_t next_ = 0;
-  std::size_t live_ = 0;
+  std::mutex mutex_;                // new slots and chunks
+  std::deque<std::uint32_t> free_;  // freed slots: isolate-local (release, owner reserve)
+  std::uint32_t next_ = 0;          // guarded by mutex_
+  std::atomic<std::size_t> live_{0};
 };
 
 }  // namespace coreactor::detail

@@ -6,13 +6,11 @@
 namespace coreactor::detail {
 namespace {
 
-thread_local LogContext tContext;
-
 class ContextFlag final : public spdlog::custom_flag_formatter {
  public:
   void format(const spdlog::details::log_msg&, const std::tm&,
               spdlog::memory_buf_t& dest) override {
-    const LogContext& c = tContext;
+    const LogContext& c = tLogContext;
     if (c.path == nullptr) return;
     std::string text = "[" + *c.path + " isolate=" + (c.isolate ? *c.isolate : "?") +
                        " msg=" + std::string(c.messageType) + "] ";
@@ -24,10 +22,6 @@ class ContextFlag final : public spdlog::custom_flag_formatter {
 };
 
 }  // namespace
-
-LogContext& logContext() noexcept {
-  return tContext;
-}
 
 std::shared_ptr<spdlog::logger> makeSystemLogger(const std::string& systemName,
                                                  std::vector<spdlog::sink_ptr> sinks,

@@ -18,8 +18,13 @@ struct LogContext {
   std::string_view messageType;
 };
 
+// Inline and constant-initialised: the cell reads it at the end of every turn.
+inline thread_local LogContext tLogContext{};
+
 /// The calling thread's current context (path == nullptr: none).
-LogContext& logContext() noexcept;
+inline LogContext& logContext() noexcept {
+  return tLogContext;
+}
 
 /// The system logger: `sinks` (stderr when empty) with the pattern
 /// "[time] [system] [level] [path isolate=... msg=...] text".

@@ -93,7 +93,7 @@ class ObjectRing {
   /// than `large` slots) to the heap; middling ones are kept.
   void shrinkIdle(std::size_t large = 256) noexcept {
     if (!empty() || capacity_ == 0) return;
-    if (capacity_ * sizeof(T) == BlockCache::kBlock || capacity_ > large) {
+    if ((kCached && capacity_ == 4) || capacity_ > large) {
       release();
       head_ = tail_ = 0;
     }
@@ -115,7 +115,7 @@ class ObjectRing {
     head_ = 0;
     tail_ = n;
   }
-  static constexpr bool kCached = 4 * sizeof(T) == BlockCache::kBlock && alignof(T) <= 16;
+  static constexpr bool kCached = 4 * sizeof(T) <= BlockCache::kBlock && alignof(T) <= 16;
   static void* allocate(std::size_t slots) {
     if (kCached && slots == 4) return BlockCache::local().get();
     return ::operator new(slots * sizeof(T), std::align_val_t(alignof(T)));

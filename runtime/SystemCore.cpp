@@ -86,7 +86,7 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
   }
   // The guardian lives on isolate 0.
   IsolateRuntime& home = *isolates_[0];
-  const auto reservation = home.table.reserve();
+  const auto reservation = home.table.reserve(isLocal(home));
   guardian_ = makeRef(0, reservation.slot, reservation.generation);
   auto* cell = new ActorCell(
       *this, home, guardian_, ActorRef(), "/user", ActorOptions::create(),
@@ -134,7 +134,6 @@ void SystemCore::reportDispatcherError(std::string_view dispatcherId, std::excep
 }
 
 // ---- the send paths ------------------------------------------------------------------
-
 
 }  // namespace coreactor::detail
 
@@ -263,7 +262,7 @@ ActorRef SystemCore::spawn(ActorCell* parent, const std::string& path, ActorOpti
   }
   const auto throughput =
       static_cast<std::uint32_t>(options.throughput().value_or(options_.throughput()));
-  const auto reservation = home.table.reserve();
+  const auto reservation = home.table.reserve(isLocal(home));
   const ActorRef self = makeRef(home.index, reservation.slot, reservation.generation);
   auto* cell =
       new ActorCell(*this, home, self, parent != nullptr ? parent->self() : guardian_, path,
@@ -356,6 +355,20 @@ AskEndpoint::AskEndpoint(SystemCore& core, IsolateRuntime& home, std::uint32_t s
       slot_(slot),
       completion_(std::move(completion)) {}
 
+AskEndpoint::AskEndpoint(SystemCore& core, IsolateRuntime& home, std::uint32_t slot,
+                         const ActorRef& asker, ReceiveContext::AskContinuation continuation)
+    : Endpoint(Kind::Ask),
+      Task(&onTimeout, &onDiscard),
+      core_(core),
+      home_(home),
+      slot_(slot),
+      asker_(asker),
+      continuation_(std::move(continuation)) {}
+
+void AskEndpoint::run(ReceiveContext& ctx) {
+  continuation_(ctx, error_ ? nullptr : &reply_, error_);
+}
+
 void AskEndpoint::arm(std::chrono::nanoseconds timeout) {
   timer_ = home_.isolate->setTimeout(timeout, static_cast<Task&>(*this));
 }
@@ -364,6 +377,20 @@ void AskEndpoint::complete(Message* reply, std::error_code error) noexcept {
   completing_ = true;  // clearTimeout disposes of our timer task: onDiscard must not re-enter
   home_.isolate->clearTimeout(timer_);
   home_.table.release(slot_);
+  if (asker_) {
+    // Into the asker's turn, carried by this very object.
+    if (reply != nullptr) reply_ = std::move(*reply);
+    error_ = error;
+    try {
+      core_.sendSystem(
+          asker_,
+          SystemMessage{
+              SystemMessage::Kind::Continue, {}, nullptr, std::unique_ptr<Continuation>(this)});
+    } catch (...) {
+      core_.log().error("an ask's reply was lost: {}", describe(std::current_exception()));
+    }
+    return;
+  }
   try {
     completion_(reply, error);
   } catch (...) {
@@ -386,12 +413,18 @@ void AskEndpoint::onDiscard(Task& task) noexcept {
   self.complete(nullptr, make_error_code(Error::ErrActorSystemNotStarted));
 }
 
-void SystemCore::ask(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
-                     AskCompletion completion, std::optional<std::size_t> host) {
+namespace {
+void checkTimeout(std::chrono::nanoseconds timeout) {
   if (timeout <= std::chrono::nanoseconds::zero()) {
     throwError(Error::ErrInvalidTimeout,
                "ask with a timeout of " + std::to_string(timeout.count()) + " ns");
   }
+}
+}  // namespace
+
+void SystemCore::ask(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
+                     AskCompletion completion) {
+  checkTimeout(timeout);
   if (!running()) {
     completion(nullptr, make_error_code(Error::ErrActorSystemNotStarted));
     return;
@@ -400,22 +433,46 @@ void SystemCore::ask(const ActorRef& target, Message message, std::chrono::nanos
     completion(nullptr, make_error_code(Error::ErrDead));
     return;
   }
-  IsolateRuntime& rt = runtime(host.value_or(target.isolateIndex()));
-  const auto reservation = rt.table.reserve();
+  // From outside, the reply slot lives on the target's isolate.
+  IsolateRuntime& rt = *isolates_[target.isolateIndex()];
+  const auto reservation = rt.table.reserve(isLocal(rt));
   auto* endpoint = new AskEndpoint(*this, rt, reservation.slot, std::move(completion));
-  rt.table.publish(reservation.slot, endpoint);
-  const ActorRef replyTo = makeRef(rt.index, reservation.slot, reservation.generation);
-  auto begin = [this, endpoint, timeout, target, replyTo](Message&& m) {
-    endpoint->arm(timeout);
-    send(target, Envelope{std::move(m), replyTo});
-  };
+  startAsk(rt, endpoint, reservation.slot, reservation.generation, target, std::move(message),
+           timeout);
+}
+
+void SystemCore::askFromActor(const ActorRef& asker, const ActorRef& target, Message message,
+                              std::chrono::nanoseconds timeout,
+                              ReceiveContext::AskContinuation continuation) {
+  checkTimeout(timeout);
+  // The reply slot lives on the asker's isolate: this one.
+  IsolateRuntime& rt = *isolates_[asker.isolateIndex()];
+  const auto reservation = rt.table.reserve(true);
+  auto* endpoint = new AskEndpoint(*this, rt, reservation.slot, asker, std::move(continuation));
+  if (target.isNone() || target.isolateIndex() >= isolates_.size()) {
+    rt.table.publish(reservation.slot, endpoint);
+    endpoint->complete(nullptr, make_error_code(Error::ErrDead));
+    return;
+  }
+  startAsk(rt, endpoint, reservation.slot, reservation.generation, target, std::move(message),
+           timeout);
+}
+
+void SystemCore::startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32_t slot,
+                          std::uint32_t generation, const ActorRef& target, Message message,
+                          std::chrono::nanoseconds timeout) {
+  rt.table.publish(slot, endpoint);
+  const ActorRef replyTo = makeRef(rt.index, slot, generation);
   if (isLocal(rt)) {
-    begin(std::move(message));
+    endpoint->arm(timeout);
+    send(target, Envelope{std::move(message), replyTo});
     return;
   }
   try {
-    rt.isolate->post([begin, m = std::make_shared<Message>(std::move(message))]() mutable {
-      begin(std::move(*m));
+    rt.isolate->post([this, endpoint, timeout, target, replyTo,
+                      m = std::make_shared<Message>(std::move(message))]() mutable {
+      endpoint->arm(timeout);
+      send(target, Envelope{std::move(*m), replyTo});
     });
   } catch (const std::system_error&) {
     endpoint->complete(nullptr, make_error_code(Error::ErrActorSystemNotStarted));

@@ -34,6 +34,15 @@ namespace coreactor::detail {
 
 class SystemCore;
 
+/// Work to run inside a turn of an actor: an ask's reply, a coroutine's
+/// resumption. Owned by the system message carrying it; freed unrun if the
+/// actor is gone.
+class Continuation {
+ public:
+  virtual ~Continuation() = default;
+  virtual void run(ReceiveContext& ctx) = 0;
+};
+
 struct SystemMessage {
   enum class Kind : std::uint8_t {
     Start,            // first turn: make the actor, preStart
@@ -49,7 +58,7 @@ struct SystemMessage {
   Kind kind;
   ActorRef ref;
   std::exception_ptr cause;
-  std::function<void(ReceiveContext&)> run = {};
+  std::unique_ptr<Continuation> continuation = {};
 };
 
 struct IsolateRuntime {
@@ -170,9 +179,15 @@ class ActorCell final : public Endpoint, public Task {
 
 // ---- the reply slot of an ask ----------------------------------------------------
 
-class AskEndpoint final : public Endpoint, public Task {
+// The reply slot of one ask. From outside, its completion runs where the
+// slot lives; from an actor, the slot itself becomes the continuation that
+// carries the reply into the asker's turn (no further allocation).
+class AskEndpoint final : public Endpoint, public Task, public Continuation {
  public:
   AskEndpoint(SystemCore& core, IsolateRuntime& home, std::uint32_t slot, AskCompletion completion);
+  AskEndpoint(SystemCore& core, IsolateRuntime& home, std::uint32_t slot, const ActorRef& asker,
+              ReceiveContext::AskContinuation continuation);
+  void run(ReceiveContext& ctx) override;
   /// Isolate-local: arms the timeout.
   void arm(std::chrono::nanoseconds timeout);
   /// Completes once: cancels the timer, frees the slot, runs the completion, deletes itself.
@@ -185,6 +200,10 @@ class AskEndpoint final : public Endpoint, public Task {
   IsolateRuntime& home_;
   std::uint32_t slot_;
   AskCompletion completion_;
+  ActorRef asker_;
+  ReceiveContext::AskContinuation continuation_;
+  Message reply_;
+  std::error_code error_;
   TimerId timer_;
   bool completing_ = false;
 };
@@ -230,7 +249,10 @@ class SystemCore {
   /// The reply slot lives on isolate `host` (the asker's; for asks from
   /// outside, the target's) and `completion` runs there.
   void ask(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
-           AskCompletion completion, std::optional<std::size_t> host = std::nullopt);
+           AskCompletion completion);
+  /// An ask from the actor `asker`, answered by a continuation in its turn.
+  void askFromActor(const ActorRef& asker, const ActorRef& target, Message message,
+                    std::chrono::nanoseconds timeout, ReceiveContext::AskContinuation continuation);
   ActorRef makeRef(std::uint32_t isolate, std::uint32_t slot, std::uint32_t generation) noexcept {
     return ActorRef(this, isolate, slot, generation);
   }
@@ -267,6 +289,9 @@ class SystemCore {
                        Envelope&& envelope);
   void deliverSystemLocal(IsolateRuntime& rt, const ActorRef& target, SystemMessage&& message);
   void failAskOf(const ActorRef& sender, std::error_code error);
+  void startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32_t slot,
+                std::uint32_t generation, const ActorRef& target, Message message,
+                std::chrono::nanoseconds timeout);
   std::size_t placeTopLevel(const ActorOptions& options);
   void teardown() noexcept;
   friend class RemoteDelivery;

@@ -284,16 +284,22 @@ ActorRef SystemCore::spawnTopLevel(std::string name, ActorOptions options, Actor
   if (name.find('/') != std::string::npos || (!name.empty() && name[0] == '$')) {
     throwError(Error::ErrInvalidOption, "actor name '" + name + "': no '/' and no leading '$'");
   }
-  std::unique_lock<std::mutex> lock(topMutex_);
   if (name.empty()) {
-    do {
-      name = "$" + std::to_string(++topGenerated_);
-    } while (topByName_.count(name) != 0);
-  } else if (topByName_.count(name) != 0) {
+    // A generated name cannot collide with a user's (those never start with
+    // '$'): no registry of names to consult, one lock to count the actor.
+    const std::string path =
+        "/user/$" + std::to_string(topGenerated_.fetch_add(1, std::memory_order_relaxed) + 1);
+    const ActorRef ref = spawn(nullptr, path, std::move(options), std::move(factory));
+    std::lock_guard<std::mutex> lock(topMutex_);
+    topById_.emplace(ref.id(), ref);
+    return ref;
+  }
+  std::unique_lock<std::mutex> lock(topMutex_);
+  if (topByName_.count(name) != 0) {
     throwError(Error::ErrDuplicateName, "a top-level actor named '" + name + "' exists");
   }
   // Hold the name while spawning, so two threads cannot both take it.
-  topByName_.emplace(name, ActorRef());
+  topByName_.emplace(name, 0);
   lock.unlock();
   ActorRef ref;
   try {
@@ -304,17 +310,20 @@ ActorRef SystemCore::spawnTopLevel(std::string name, ActorOptions options, Actor
     throw;
   }
   lock.lock();
-  topByName_[name] = ref;
-  topById_.emplace(ref.id(), std::move(name));
+  topByName_[name] = ref.id();
+  topById_.emplace(ref.id(), ref);
+  topNames_.emplace(ref.id(), std::move(name));
   return ref;
 }
 
 void SystemCore::topLevelTerminated(const ActorRef& child) {
   std::lock_guard<std::mutex> lock(topMutex_);
-  auto it = topById_.find(child.id());
-  if (it == topById_.end()) return;
-  topByName_.erase(it->second);
-  topById_.erase(it);
+  if (topById_.erase(child.id()) == 0) return;
+  auto named = topNames_.find(child.id());
+  if (named != topNames_.end()) {
+    topByName_.erase(named->second);
+    topNames_.erase(named);
+  }
   topChanged_.notify_all();
 }
 
@@ -326,7 +335,8 @@ bool SystemCore::isTopLevel(const ActorRef& child) {
 std::vector<ActorRef> SystemCore::topLevel() {
   std::lock_guard<std::mutex> lock(topMutex_);
   std::vector<ActorRef> refs;
-  for (const auto& [id, name] : topById_) refs.push_back(topByName_.at(name));
+  refs.reserve(topById_.size());
+  for (const auto& [id, ref] : topById_) refs.push_back(ref);
   return refs;
 }
 

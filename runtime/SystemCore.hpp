@@ -311,9 +311,10 @@ class SystemCore {
 
   std::mutex topMutex_;
   std::condition_variable topChanged_;
-  std::unordered_map<std::string, ActorRef> topByName_;
-  std::unordered_map<std::uint64_t, std::string> topById_;
-  std::uint64_t topGenerated_ = 0;
+  std::unordered_map<std::uint64_t, ActorRef> topById_;       // every living top-level actor
+  std::unordered_map<std::string, std::uint64_t> topByName_;  // the user-named ones
+  std::unordered_map<std::uint64_t, std::string> topNames_;
+  std::atomic<std::uint64_t> topGenerated_{0};
   std::atomic<std::uint64_t> roundRobin_{0};
   std::mutex stopMutex_;
   bool tornDown_ = false;  // guarded by stopMutex_

@@ -39,8 +39,9 @@ ActorCell::ActorCell(SystemCore& core, IsolateRuntime& home, ActorRef self, Acto
       self_(self),
       parent_(parent),
       path_(std::move(path)),
-      factory_(std::move(factory)),
-      ownDispatcher_(options.dispatcher()) {}
+      factory_(std::move(factory)) {
+  if (options.dispatcher() != nullptr) rare().ownDispatcher = options.dispatcher();
+}
 
 ActorCell::~ActorCell() = default;
 
@@ -153,13 +154,12 @@ void ActorCell::handleSystem(SystemMessage& message) {
       beginStop();
       break;
     case SysKind::Watch:
-      if (std::find(watchers_.begin(), watchers_.end(), message.ref) == watchers_.end()) {
-        watchers_.push_back(message.ref);
+      if (auto& w = rare().watchers; std::find(w.begin(), w.end(), message.ref) == w.end()) {
+        w.push_back(message.ref);
       }
       break;
     case SysKind::Unwatch:
-      watchers_.erase(std::remove(watchers_.begin(), watchers_.end(), message.ref),
-                      watchers_.end());
+      if (rare_ != nullptr) std::erase(rare_->watchers, message.ref);
       break;
     case SysKind::Failed:
       supervise(message.ref, message.cause);
@@ -167,12 +167,12 @@ void ActorCell::handleSystem(SystemMessage& message) {
     case SysKind::Resume:
       if (state_ == State::Suspended) {
         state_ = State::Running;
-        while (!held_.empty()) system_.push(held_.pop());
+        while (rare_ != nullptr && !rare_->held.empty()) system_.push(rare_->held.pop());
       }
       break;
     case SysKind::Continue:
       if (state_ == State::Suspended) {
-        held_.push(std::move(message));  // runs if the parent resumes us
+        rare().held.push(std::move(message));  // runs if the parent resumes us
       } else if (state_ == State::Running) {
         ReceiveContext ctx(*this);
         try {
@@ -336,8 +336,10 @@ void ActorCell::finishStop() {
     SystemMessage m = system_.pop();
     if (m.kind == SysKind::Watch) m.ref.tell(Terminated{self_}, self_);
   }
-  for (const auto& watcher : watchers_) watcher.tell(Terminated{self_}, self_);
-  watchers_.clear();
+  if (rare_ != nullptr) {
+    for (const auto& watcher : rare_->watchers) watcher.tell(Terminated{self_}, self_);
+    rare_->watchers.clear();
+  }
   if (parent_) core_.sendSystem(parent_, SystemMessage{SysKind::ChildTerminated, self_, nullptr});
   if (core_.events().hasSubscribers<ActorStopped>()) {
     core_.events().publish(ActorStopped{self_, path_});
@@ -424,8 +426,8 @@ void ActorCell::resumeCoroutine(std::coroutine_handle<> h, std::uint64_t token) 
 }
 
 void ActorCell::destroyCoroutines() noexcept {
-  while (!held_.empty()) {
-    held_.pop();
+  while (rare_ != nullptr && !rare_->held.empty()) {
+    rare_->held.pop();
     core_.deadLetter(self_, Envelope{Message(std::string("reply to an ask")), ActorRef()},
                      "the asking actor stopped or restarted");
   }

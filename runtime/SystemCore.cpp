@@ -65,6 +65,7 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
       clock_(options_.clock() != nullptr ? options_.clock() : &SteadyClock::instance()) {
   logger_ = makeSystemLogger(name_, options_.logSinks(),
                              static_cast<spdlog::level::level_enum>(options_.logLevel()));
+  if (options_.manualRun()) tManualDriver = this;
   const std::size_t count = options_.isolates();
   for (std::size_t i = 0; i < count; ++i) {
     auto rt = std::make_unique<IsolateRuntime>();
@@ -98,6 +99,7 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
 
 SystemCore::~SystemCore() {
   stop();
+  if (tManualDriver == this) tManualDriver = nullptr;
 }
 
 void SystemCore::start() {

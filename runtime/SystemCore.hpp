@@ -34,6 +34,10 @@ namespace coreactor::detail {
 
 class SystemCore;
 
+// The manual-run system whose creating thread this is (it drives the loops).
+// A constant-initialised inline thread_local: one TLS load on the send path.
+inline thread_local const SystemCore* tManualDriver = nullptr;
+
 /// Work to run inside a turn of an actor: an ask's reply, a coroutine's
 /// resumption. Owned by the system message carrying it; freed unrun if the
 /// actor is gone.
@@ -170,11 +174,19 @@ class ActorCell final : public Endpoint, public Task {
   // Cold.
   std::string path_;
   ActorFactory factory_;
-  std::shared_ptr<Dispatcher> ownDispatcher_;  // keeps a per-actor dispatcher alive
   std::unique_ptr<Family> family_;
-  std::vector<ActorRef> watchers_;
   std::unique_ptr<AsyncState> async_;  // only actors with coroutine handlers
-  ObjectRing<SystemMessage> held_;     // continuations held while suspended
+  // What few actors use, allocated on first use: an idle actor carries 8 bytes for it.
+  struct Rare {
+    std::shared_ptr<Dispatcher> ownDispatcher;  // keeps a per-actor dispatcher alive
+    std::vector<ActorRef> watchers;
+    ObjectRing<SystemMessage> held;  // continuations held while suspended
+  };
+  Rare& rare() {
+    if (rare_ == nullptr) rare_ = std::make_unique<Rare>();
+    return *rare_;
+  }
+  std::unique_ptr<Rare> rare_;
 };
 
 // ---- the reply slot of an ask ----------------------------------------------------
@@ -275,6 +287,8 @@ class SystemCore {
     if (here == rt.isolate.get()) [[likely]] {
       return true;
     }
+    // The thread driving a manual system owns all of its isolates.
+    if (tManualDriver == this) return true;
     return (here == nullptr || options_.manualRun()) && rt.isolate->isLoopThread();
   }
   void deliverLocal(IsolateRuntime& rt, const ActorRef& target, Envelope&& envelope) {

@@ -54,6 +54,7 @@ std::string_view ActorCell::name() const noexcept {
 
 void ActorCell::enqueueSlow(Envelope&& envelope) {
   if (state_ >= State::Terminating) {
+    core_.failAskOf(envelope.sender, make_error_code(Error::ErrDead));
     core_.deadLetter(self_, std::move(envelope), "the actor is stopping");
     return;
   }
@@ -168,10 +169,19 @@ void ActorCell::handleSystem(SystemMessage& message) {
       if (state_ == State::Suspended) {
         state_ = State::Running;
         while (rare_ != nullptr && !rare_->held.empty()) system_.push(rare_->held.pop());
+        // A resume after an escalation resumes the subtree that escalated.
+        if (family_ != nullptr) {
+          for (const auto& [id, c] : family_->byId) {
+            core_.sendSystem(c.ref, SystemMessage{SysKind::Resume, {}, nullptr});
+          }
+        }
       }
       break;
     case SysKind::Continue:
-      if (state_ == State::Suspended) {
+      if (message.continuation->incarnation != incarnation_) {
+        core_.dropContinuation(self_, std::move(message.continuation),
+                               "the asking actor restarted");
+      } else if (state_ == State::Suspended) {
         rare().held.push(std::move(message));  // runs if the parent resumes us
       } else if (state_ == State::Running) {
         ReceiveContext ctx(*this);
@@ -181,8 +191,8 @@ void ActorCell::handleSystem(SystemMessage& message) {
           fail(std::current_exception());
         }
       } else {
-        core_.deadLetter(self_, Envelope{Message(std::string("reply to an ask")), ActorRef()},
-                         "the asking actor is stopping");
+        core_.dropContinuation(self_, std::move(message.continuation),
+                               "the asking actor is stopping");
       }
       break;
     case SysKind::Restart:
@@ -276,6 +286,7 @@ void ActorCell::supervise(const ActorRef& child, const std::exception_ptr& cause
 
 void ActorCell::restart(const std::exception_ptr& cause) {
   if (state_ >= State::Terminating || state_ == State::Created) return;
+  ++incarnation_;
   destroyCoroutines();
   ReceiveContext ctx(*this);
   if (actor_ != nullptr) {
@@ -331,7 +342,11 @@ void ActorCell::finishStop() {
     actor_.reset();
   }
   state_ = State::Dead;
-  while (!mailbox_.empty()) core_.deadLetter(self_, mailbox_.pop(), "the actor stopped");
+  while (!mailbox_.empty()) {
+    Envelope left = mailbox_.pop();
+    core_.failAskOf(left.sender, make_error_code(Error::ErrDead));  // an ask need not time out
+    core_.deadLetter(self_, std::move(left), "the actor stopped");
+  }
   while (!system_.empty()) {
     SystemMessage m = system_.pop();
     if (m.kind == SysKind::Watch) m.ref.tell(Terminated{self_}, self_);
@@ -381,6 +396,10 @@ void ActorCell::runAsync(AsyncActor& actor, ReceiveContext& ctx) {
   const std::uint64_t token = st.nextToken++;
   st.running = token;
   Async::Handle h = actor.receiveAsync(st.ctx).release();
+  if (reentrant) {
+    st.ctx.message_ = nullptr;  // the message was the turn's: gone when it ends
+    st.ctx.sender_ = ActorRef();
+  }
   if (h.done()) {
     std::exception_ptr error = h.promise().error;
     h.destroy();
@@ -392,8 +411,6 @@ void ActorCell::runAsync(AsyncActor& actor, ReceiveContext& ctx) {
     st.awaitingToken = token;
   } else {
     st.inflight.emplace_back(h, token);
-    st.ctx.message_ = nullptr;  // the message was the turn's: gone when it ends
-    st.ctx.sender_ = ActorRef();
   }
 }
 
@@ -427,9 +444,8 @@ void ActorCell::resumeCoroutine(std::coroutine_handle<> h, std::uint64_t token) 
 
 void ActorCell::destroyCoroutines() noexcept {
   while (rare_ != nullptr && !rare_->held.empty()) {
-    rare_->held.pop();
-    core_.deadLetter(self_, Envelope{Message(std::string("reply to an ask")), ActorRef()},
-                     "the asking actor stopped or restarted");
+    core_.dropContinuation(self_, std::move(rare_->held.pop().continuation),
+                           "the asking actor stopped or restarted");
   }
   if (async_ == nullptr) return;
   if (async_->awaiting) async_->awaiting.destroy();

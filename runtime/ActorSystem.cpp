@@ -189,7 +189,8 @@ ActorRef ReceiveContext::spawnChild(std::string name, ActorOptions options, Acto
 
 void ReceiveContext::askFrom(const ActorRef& target, Message message,
                              std::chrono::nanoseconds timeout, AskContinuation continuation) {
-  cell_.core().askFromActor(self(), target, std::move(message), timeout, std::move(continuation));
+  cell_.core().askFromActor(self(), cell_.incarnation(), target, std::move(message), timeout,
+                            std::move(continuation));
 }
 
 detail::DelayAwaiter ReceiveContext::delay(std::chrono::nanoseconds d) {

@@ -24,7 +24,15 @@ Mailbox::Mailbox(const MailboxOptions& options) {
 Mailbox::Push Mailbox::pushSlow(Envelope&& envelope, Envelope* displaced) {
   Special& s = *special_;
   if (s.options.kind() == MailboxOptions::Kind::Priority) {
-    const int priority = s.options.priorityOf()(envelope.message);
+    int priority = 0;
+    try {
+      priority = s.options.priorityOf()(envelope.message);
+    } catch (...) {
+      // A priority function that throws cannot place the message: it is
+      // refused (a dead letter), never lost.
+      *displaced = std::move(envelope);
+      return Push::Refused;
+    }
     s.heap.push_back(Ranked{priority, s.nextSeq++, std::move(envelope)});
     std::push_heap(s.heap.begin(), s.heap.end(), Later());
     return Push::Queued;

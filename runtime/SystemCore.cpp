@@ -21,8 +21,14 @@ class RemoteDelivery final : public Task {
  private:
   static void run(Task& t) {
     std::unique_ptr<RemoteDelivery> self(static_cast<RemoteDelivery*>(&t));
-    self->core_.deliverLocal(self->core_.runtime(self->target_.isolateIndex()), self->target_,
-                             std::move(self->envelope_));
+    try {
+      self->core_.deliverLocal(self->core_.runtime(self->target_.isolateIndex()), self->target_,
+                               std::move(self->envelope_));
+    } catch (const std::system_error& e) {
+      // A full bounded mailbox with the Fail policy: the sender is on another
+      // thread and cannot be told; the message is already a dead letter.
+      if (e.code() != Error::ErrMailboxFull) throw;
+    }
   }
   static void dispose(Task& t) noexcept {
     std::unique_ptr<RemoteDelivery> self(static_cast<RemoteDelivery*>(&t));
@@ -208,8 +214,7 @@ void SystemCore::deliverSystemLocal(IsolateRuntime& rt, const ActorRef& target,
     // reply it was waiting for is undeliverable.
     if (message.kind == SysKind::Watch) message.ref.tell(Terminated{target}, target);
     if (message.kind == SysKind::Continue) {
-      deadLetter(target, Envelope{Message(std::string("reply to an ask")), ActorRef()},
-                 "the asking actor has stopped");
+      dropContinuation(target, std::move(message.continuation), "the asking actor has stopped");
     }
     return;
   }
@@ -237,9 +242,22 @@ void SystemCore::failAskOf(const ActorRef& sender, std::error_code error) {
   }
 }
 
+void SystemCore::dropContinuation(const ActorRef& actor, std::unique_ptr<Continuation> continuation,
+                                  const char* reason) {
+  // A coroutine's resumption carries nothing; an ask's reply becomes a dead letter.
+  if (continuation == nullptr) return;
+  Message* carried = continuation->carried();
+  if (carried != nullptr && !carried->empty()) {
+    deadLetter(actor, Envelope{std::move(*carried), ActorRef()}, reason);
+  }
+}
+
 void SystemCore::deadLetter(const ActorRef& recipient, Envelope&& envelope, const char* reason) {
   deadLetters_.fetch_add(1, std::memory_order_relaxed);
   if (!events_.hasSubscribers<DeadLetter>()) return;
+  // A DeadLetter event that cannot reach its subscriber is counted, not
+  // published again: that would feed itself for ever.
+  if (envelope.message.is<DeadLetter>()) return;
   DeadLetter letter{recipient, envelope.sender, std::string(envelope.message.typeName()), reason,
                     std::make_shared<const Message>(std::move(envelope.message))};
   events_.publish(letter);
@@ -326,6 +344,7 @@ void SystemCore::topLevelTerminated(const ActorRef& child) {
     topByName_.erase(named->second);
     topNames_.erase(named);
   }
+  if (stopLoopsWhenEmpty_ && topById_.empty()) stopLoops();  // a shutdown from an actor
   topChanged_.notify_all();
 }
 
@@ -445,7 +464,8 @@ void SystemCore::ask(const ActorRef& target, Message message, std::chrono::nanos
     completion(nullptr, make_error_code(Error::ErrDead));
     return;
   }
-  // From outside, the reply slot lives on the target's isolate.
+  // From outside, the reply slot lives on the target's isolate (from an
+  // actor, on the asker's: askFromActor).
   IsolateRuntime& rt = *isolates_[target.isolateIndex()];
   const auto reservation = rt.table.reserve(isLocal(rt));
   auto* endpoint = new AskEndpoint(*this, rt, reservation.slot, std::move(completion));
@@ -453,7 +473,8 @@ void SystemCore::ask(const ActorRef& target, Message message, std::chrono::nanos
            timeout);
 }
 
-void SystemCore::askFromActor(const ActorRef& asker, const ActorRef& target, Message message,
+void SystemCore::askFromActor(const ActorRef& asker, std::uint32_t incarnation,
+                              const ActorRef& target, Message message,
                               std::chrono::nanoseconds timeout,
                               ReceiveContext::AskContinuation continuation) {
   checkTimeout(timeout);
@@ -461,6 +482,7 @@ void SystemCore::askFromActor(const ActorRef& asker, const ActorRef& target, Mes
   IsolateRuntime& rt = *isolates_[asker.isolateIndex()];
   const auto reservation = rt.table.reserve(true);
   auto* endpoint = new AskEndpoint(*this, rt, reservation.slot, asker, std::move(continuation));
+  endpoint->incarnation = incarnation;
   if (target.isNone() || target.isolateIndex() >= isolates_.size()) {
     rt.table.publish(reservation.slot, endpoint);
     endpoint->complete(nullptr, make_error_code(Error::ErrDead));
@@ -511,13 +533,32 @@ void SystemCore::runUntilIdle() {
   }
 }
 
+bool SystemCore::onOwnIsolate() const noexcept {
+  Isolate* here = Isolate::current();
+  if (here == nullptr) return false;
+  for (const auto& rt : isolates_) {
+    if (rt->isolate.get() == here) return true;
+  }
+  return false;
+}
+
 void SystemCore::shutdown() {
   State expected = State::Running;
-  if (!state_.compare_exchange_strong(expected, State::ShuttingDown)) {
-    if (expected == State::ShuttingDown) return;  // another thread is shutting down
-    return;
+  if (!state_.compare_exchange_strong(expected, State::ShuttingDown)) return;  // already on its way
+  const bool inside = onOwnIsolate();
+  if (inside) {
+    // From an actor: a loop cannot wait for itself. The stops go out now and
+    // the last top-level actor to stop stops the loops (topLevelTerminated);
+    // the system's destructor joins the threads.
+    std::lock_guard<std::mutex> lock(topMutex_);
+    stopLoopsWhenEmpty_ = true;
   }
   for (const ActorRef& ref : topLevel()) sendSystem(ref, SystemMessage{SysKind::Stop, {}, nullptr});
+  if (inside) {
+    std::lock_guard<std::mutex> lock(topMutex_);
+    if (topById_.empty()) stopLoops();
+    return;
+  }
   if (options_.manualRun()) {
     runUntilIdle();
   } else {
@@ -532,12 +573,22 @@ void SystemCore::shutdown() {
   stop();
 }
 
-void SystemCore::stop() {
-  std::lock_guard<std::mutex> guard(stopMutex_);
+void SystemCore::stopLoops() noexcept {
   state_.store(State::Stopped, std::memory_order_release);
+  for (auto& rt : isolates_) rt->isolate->stop();
+}
+
+void SystemCore::stop() {
+  if (onOwnIsolate()) {
+    // From an actor: the loops stop after their current step; joining and
+    // tearing down is left to the destructor (or a stop() from outside).
+    stopLoops();
+    return;
+  }
+  std::lock_guard<std::mutex> guard(stopMutex_);
+  stopLoops();
   if (tornDown_) return;
   tornDown_ = true;
-  for (auto& rt : isolates_) rt->isolate->stop();
   for (auto& rt : isolates_) rt->isolate->join();
   teardown();
 }

@@ -45,6 +45,11 @@ class Continuation {
  public:
   virtual ~Continuation() = default;
   virtual void run(ReceiveContext& ctx) = 0;
+  /// The message it carries (an ask's reply), for a dead letter if it cannot run.
+  virtual Message* carried() noexcept { return nullptr; }
+  /// The incarnation of the actor it belongs to: a restart makes the old
+  /// instance's continuations undeliverable (they capture the old instance).
+  std::uint32_t incarnation = 0;
 };
 
 struct SystemMessage {
@@ -102,6 +107,7 @@ class ActorCell final : public Endpoint, public Task {
   SystemCore& core() const noexcept { return core_; }
   IsolateRuntime& home() const noexcept { return home_; }
   State state() const noexcept { return state_; }
+  std::uint32_t incarnation() const noexcept { return incarnation_; }
 
   // Used by ReceiveContext.
   ActorRef spawnChild(std::string name, ActorOptions options, ActorFactory factory);
@@ -164,6 +170,7 @@ class ActorCell final : public Endpoint, public Task {
   std::unique_ptr<Actor> actor_;
   std::uint32_t throughput_;
   State state_ = State::Created;
+  std::uint32_t incarnation_ = 0;  // bumped by each restart
   bool scheduled_ = false;
   bool guardian_ = false;
   SystemCore& core_;
@@ -200,6 +207,7 @@ class AskEndpoint final : public Endpoint, public Task, public Continuation {
   AskEndpoint(SystemCore& core, IsolateRuntime& home, std::uint32_t slot, const ActorRef& asker,
               ReceiveContext::AskContinuation continuation);
   void run(ReceiveContext& ctx) override;
+  Message* carried() noexcept override { return &reply_; }
   /// Isolate-local: arms the timeout.
   void arm(std::chrono::nanoseconds timeout);
   /// Completes once: cancels the timer, frees the slot, runs the completion, deletes itself.
@@ -263,8 +271,12 @@ class SystemCore {
   void ask(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
            AskCompletion completion);
   /// An ask from the actor `asker`, answered by a continuation in its turn.
-  void askFromActor(const ActorRef& asker, const ActorRef& target, Message message,
-                    std::chrono::nanoseconds timeout, ReceiveContext::AskContinuation continuation);
+  void askFromActor(const ActorRef& asker, std::uint32_t incarnation, const ActorRef& target,
+                    Message message, std::chrono::nanoseconds timeout,
+                    ReceiveContext::AskContinuation continuation);
+  /// A continuation that cannot run: what it carries becomes a dead letter.
+  void dropContinuation(const ActorRef& actor, std::unique_ptr<Continuation> continuation,
+                        const char* reason);
   ActorRef makeRef(std::uint32_t isolate, std::uint32_t slot, std::uint32_t generation) noexcept {
     return ActorRef(this, isolate, slot, generation);
   }
@@ -308,6 +320,8 @@ class SystemCore {
                 std::chrono::nanoseconds timeout);
   std::size_t placeTopLevel(const ActorOptions& options);
   void teardown() noexcept;
+  bool onOwnIsolate() const noexcept;
+  void stopLoops() noexcept;
   friend class RemoteDelivery;
   friend class RemoteSystemDelivery;
   friend class ActorCell;
@@ -331,7 +345,8 @@ class SystemCore {
   std::atomic<std::uint64_t> topGenerated_{0};
   std::atomic<std::uint64_t> roundRobin_{0};
   std::mutex stopMutex_;
-  bool tornDown_ = false;  // guarded by stopMutex_
+  bool tornDown_ = false;            // guarded by stopMutex_
+  bool stopLoopsWhenEmpty_ = false;  // guarded by topMutex_
 };
 
 }  // namespace coreactor::detail

@@ -138,7 +138,8 @@ class FunctionActor final : public Actor {
 // ---- ask results -----------------------------------------------------------------
 
 /// How an ask from an actor ended: the reply, or a named error
-/// (ErrAskTimeout, ErrDead, ErrUnexpectedReply, ErrActorSystemNotStarted).
+/// (ErrAskTimeout, ErrDead, ErrUnexpectedReply). An ask still pending when
+/// the system stops has no callback run: its actor is gone too.
 template <class R>
 class AskResult {
  public:
@@ -190,8 +191,9 @@ class ReceiveContext {
   /// isolate and the current message's type (SPEC A9).
   spdlog::logger& log();
 
-  /// The current message (empty in lifecycle hooks).
-  Message& message() noexcept { return *message_; }
+  /// The current message; an empty Message in lifecycle hooks, in ask
+  /// callbacks, and in re-entrant handlers after their first co_await.
+  Message& message() noexcept { return message_ != nullptr ? *message_ : noMessage(); }
   template <class T>
   bool is() const noexcept {
     return message_ != nullptr && message_->is<T>();
@@ -283,6 +285,11 @@ class ReceiveContext {
   }
 
  private:
+  static Message& noMessage() noexcept {
+    thread_local Message none;
+    none.reset();
+    return none;
+  }
   friend class detail::ActorCell;
   friend class AsyncActor;
   explicit ReceiveContext(detail::ActorCell& cell) noexcept : cell_(cell) {}

@@ -55,8 +55,9 @@ class ActorRef {
   std::uint32_t generation() const noexcept { return static_cast<std::uint32_t>(id_ & 0xFFFFFFF); }
   std::uint64_t id() const noexcept { return id_; }
 
-  /// "/user/parent/child" while the actor lives; the bare id once it is gone.
-  /// Not cheap (a string, and a hop to the actor's isolate from elsewhere): for logs.
+  /// "/user/parent/child" while the actor lives, read on its own isolate (or
+  /// from the driving thread of a manual system); elsewhere, and once it is
+  /// gone, the bare id ("#isolate:slot.generation"). Builds a string: for logs.
   std::string path() const;
 
   friend bool operator==(const ActorRef& a, const ActorRef& b) noexcept {

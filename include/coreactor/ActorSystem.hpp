@@ -14,6 +14,9 @@
 //
 // Thread-safety: every call here is callable from any thread, except
 // runUntilIdle() (the thread that created the system, manual mode only).
+// shutdown() and stop() called from an actor (on one of the system's own
+// isolates) cannot wait for the loop they run on: they start the stop and
+// return at once; the system's destructor, or a stop() from outside, joins.
 // Top-level actors are children of the user guardian ("/user"), whose
 // strategy restarts a failing child.
 #pragma once
@@ -78,8 +81,8 @@ class ActorSystem {
 
   /// Sends `message` to `target` and completes with its reply of type R.
   /// Fails with ErrAskTimeout after `timeout`, ErrDead at once if the target
-  /// has stopped, ErrUnexpectedReply for a reply of another type. Throws
-  /// ErrInvalidTimeout for a timeout that is not positive.
+  /// has stopped or stops with the ask still queued, ErrUnexpectedReply for a reply of another
+  /// type. Throws ErrInvalidTimeout for a timeout that is not positive.
   template <class R, class M>
   std::future<R> ask(const ActorRef& target, M&& message, std::chrono::nanoseconds timeout) {
     auto promise = std::make_shared<std::promise<R>>();
@@ -109,6 +112,8 @@ class ActorSystem {
 
   /// Graceful: stops every actor (children before parents, each postStop
   /// run), then the isolates; returns when all is stopped. Idempotent.
+  /// Messages still queued when an actor stops become dead letters: send it
+  /// a PoisonPill first to have its mailbox handled.
   void shutdown();
   /// Immediate: the loops stop after their current step; queued messages
   /// become dead letters. Returns when the isolates have stopped. Idempotent.

@@ -65,8 +65,8 @@ struct MessageTypeOf {
   }
   static constexpr MessageType kType{
       typeNameOf<T>(), Inline,
-      Inline && std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
-      &relocate, &destroy};
+      Inline&& std::is_trivially_copyable_v<T>&& std::is_trivially_destructible_v<T>, &relocate,
+      &destroy};
 };
 
 }  // namespace detail

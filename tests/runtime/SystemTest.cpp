@@ -31,6 +31,22 @@ TEST(SystemOptions, RefuseBadValuesWithNamedErrors) {
             Error::ErrInvalidOption);
 }
 
+TEST(SystemOptions, ReportMisuseOfTheSystemWithNamedErrors) {
+  // Bad input: docs/errors.md rows ErrNotManual, ErrIsolateRunning, ErrDead.
+  auto threaded = ActorSystem::create("threaded");
+  EXPECT_EQ(errorOf([&] { threaded->runUntilIdle(); }), Error::ErrNotManual);
+  threaded->shutdown();
+
+  auto manual = ActorSystem::create("manual", ActorSystemOptions::create().withManualRun());
+  std::error_code nested;
+  ActorRef a = manual->spawn(
+      "a", [&](ReceiveContext& ctx) { nested = errorOf([&] { ctx.system().runUntilIdle(); }); });
+  a.tell(1);
+  manual->runUntilIdle();
+  EXPECT_EQ(nested, Error::ErrIsolateRunning);
+  EXPECT_EQ(errorOf([] { ActorRef().tell(1); }), Error::ErrDead) << "no system to report to";
+}
+
 TEST(SystemOptions, GiveEachIsolateItsOwnInstanceOfTheDefaultDispatcher) {
   // SPEC D8
   auto system = ActorSystem::create(

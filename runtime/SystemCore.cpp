@@ -149,11 +149,17 @@ namespace coreactor {
 
 // The front door of every tell. Kept in this file with send, deliverLocal and
 // ActorCell::enqueue so that the compiler sees the whole local path at once.
+namespace {
+[[noreturn, gnu::cold, gnu::noinline]] void throwNoSystem(const Message& message) {
+  throwError(Error::ErrDead, "tell of " + std::string(message.typeName()) +
+                                 " to an empty ActorRef with no sender: no system to report to");
+}
+}  // namespace
+
 void ActorRef::deliver(Message&& message, const ActorRef& sender) const {
   detail::SystemCore* core = system_ != nullptr ? system_ : sender.system_;
   if (core == nullptr) [[unlikely]] {
-    throwError(Error::ErrDead, "tell of " + std::string(message.typeName()) +
-                                   " to an empty ActorRef with no sender: no system to report to");
+    throwNoSystem(message);
   }
   core->send(*this, detail::Envelope{std::move(message), sender});
 }
@@ -162,16 +168,12 @@ void ActorRef::deliver(Message&& message, const ActorRef& sender) const {
 
 namespace coreactor::detail {
 
-void SystemCore::send(const ActorRef& target, Envelope&& envelope) {
+void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
   if (target.isNone() || target.isolateIndex() >= isolates_.size()) {
     deadLetter(target, std::move(envelope), "no such actor");
     return;
   }
   IsolateRuntime& rt = *isolates_[target.isolateIndex()];
-  if (isLocal(rt)) [[likely]] {
-    deliverLocal(rt, target, std::move(envelope));
-    return;
-  }
   auto* task = new RemoteDelivery(*this, target, std::move(envelope));
   try {
     rt.isolate->post(*task);

@@ -253,7 +253,18 @@ class SystemCore {
   void start();
 
   // The send paths: any thread.
-  void send(const ActorRef& target, Envelope&& envelope);
+  void send(const ActorRef& target, Envelope&& envelope) {
+    if (target.isolateIndex() < isolates_.size() && !target.isNone()) [[likely]] {
+      IsolateRuntime& rt = *isolates_[target.isolateIndex()];
+      if (isLocal(rt)) [[likely]] {
+        deliverLocal(rt, target, std::move(envelope));
+        return;
+      }
+    }
+    sendElsewhere(target, std::move(envelope));
+  }
+  /// Another isolate's (or no) actor: through the inbox, or a dead letter.
+  void sendElsewhere(const ActorRef& target, Envelope&& envelope);
   void sendSystem(const ActorRef& target, SystemMessage&& message);
   void deadLetter(const ActorRef& recipient, Envelope&& envelope, const char* reason);
 

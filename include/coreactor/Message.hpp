@@ -141,7 +141,7 @@ class Message {
  private:
   // Moves other's value into this (type_ already copied). The common small,
   // trivially copyable message moves as plain bytes (bench "actor/tell").
-  void take(Message& other) noexcept {
+  [[gnu::always_inline]] void take(Message& other) noexcept {
     if (type_ == nullptr) return;
     if (type_->trivial) {
       std::memcpy(storage_, other.storage_, kInlineSize);

@@ -16,7 +16,6 @@
 namespace coreactor {
 namespace {
 
-
 // See Isolate::runIo.
 constexpr std::uint32_t kIoCheckEvery = 64;
 
@@ -330,7 +329,8 @@ void Isolate::claimLoop() {
   if (stopped_.load(std::memory_order_acquire)) throwStopped("run");
   if (detail::tCurrentIsolate != nullptr) {
     throwError(Error::ErrIsolateRunning, "a loop already runs on this thread (isolate '" +
-                                             detail::tCurrentIsolate->name() + "'); isolates do not nest");
+                                             detail::tCurrentIsolate->name() +
+                                             "'); isolates do not nest");
   }
   if (running_.exchange(true, std::memory_order_acq_rel)) {
     throwError(Error::ErrIsolateRunning, "isolate '" + name() + "' is already running");

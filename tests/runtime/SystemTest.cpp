@@ -2,6 +2,7 @@
 // DispatcherError, the event stream, bad input. SPEC D7, D8, D11, D12, A2, A8.
 #include <gtest/gtest.h>
 
+#include <future>
 #include <set>
 #include <thread>
 
@@ -45,6 +46,49 @@ TEST(SystemOptions, ReportMisuseOfTheSystemWithNamedErrors) {
   manual->runUntilIdle();
   EXPECT_EQ(nested, Error::ErrIsolateRunning);
   EXPECT_EQ(errorOf([] { ActorRef().tell(1); }), Error::ErrDead) << "no system to report to";
+}
+
+TEST(SystemOptions, RefuseEmptyPartsWithErrInvalidOption) {
+  // Bad input: docs/errors.md row ErrInvalidOption.
+  EXPECT_EQ(errorOf([] { ActorOptions::create().withDispatcher(nullptr); }),
+            Error::ErrInvalidOption);
+  EXPECT_EQ(errorOf([] { ActorSystemOptions::create().withDispatcher(nullptr); }),
+            Error::ErrInvalidOption);
+  EXPECT_EQ(errorOf([] { ActorSystemOptions::create().withDispatcherFactory({}); }),
+            Error::ErrInvalidOption);
+  EXPECT_EQ(errorOf([] { ActorSystemOptions::create().withLogSink(nullptr); }),
+            Error::ErrInvalidOption);
+  EXPECT_EQ(errorOf([] { MailboxOptions::priority({}); }), Error::ErrInvalidOption);
+}
+
+TEST(SystemOptions, AnAskPendingWhenTheSystemStopsFailsWithErrActorSystemNotStarted) {
+  // docs/errors.md row ErrActorSystemNotStarted: the pending ask, and a
+  // stopping parent that tries to spawn.
+  ManualClock clock;  // the ask's hour-long timeout must not hold runUntilIdle
+  auto system = ActorSystem::create("pending",
+                                    ActorSystemOptions::create().withManualRun().withClock(&clock));
+  ActorRef mute = system->spawn("mute", [](ReceiveContext&) {});
+  auto reply = system->ask<int>(mute, 1, std::chrono::hours(1));
+  system->runUntilIdle();
+  EXPECT_EQ(reply.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
+  system->stop();
+  ASSERT_EQ(reply.wait_for(std::chrono::seconds(0)), std::future_status::ready);
+  EXPECT_EQ(errorOf([&] { reply.get(); }), Error::ErrActorSystemNotStarted);
+
+  auto other = ActorSystem::create("stopping", ActorSystemOptions::create().withManualRun());
+  std::error_code spawnWhileStopping;
+  struct Late : Actor {
+    explicit Late(std::error_code* e) : e(e) {}
+    void receive(ReceiveContext& ctx) override {
+      ctx.stop();
+      *e = errorOf([&] { ctx.spawn("child", [](ReceiveContext&) {}); });
+    }
+    std::error_code* e;
+  };
+  ActorRef late = other->spawn<Late>("late", ActorOptions::create(), &spawnWhileStopping);
+  late.tell(1);
+  other->runUntilIdle();
+  EXPECT_EQ(spawnWhileStopping, Error::ErrActorSystemNotStarted);
 }
 
 TEST(SystemOptions, GiveEachIsolateItsOwnInstanceOfTheDefaultDispatcher) {

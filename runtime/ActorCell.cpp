@@ -205,19 +205,29 @@ void ActorCell::handleSystem(SystemMessage& message) {
   }
 }
 
-void ActorCell::start() {
+// Makes a fresh instance and runs its first hook. An instance that cannot be
+// made or fails that hook is stopped: a restart would only fail again.
+template <class Hook>
+bool ActorCell::becomeNewInstance(const char* what, Hook&& hook) {
   ReceiveContext ctx(*this);
   try {
     actor_ = factory_();
-    actor_->preStart(ctx);
+    hook(*actor_, ctx);
   } catch (...) {
-    // An actor that cannot start is stopped (restarting it would fail again).
-    reportHookError("construction or preStart", std::current_exception());
+    reportHookError(what, std::current_exception());
     actor_.reset();
     beginStop();
-    return;
+    return false;
   }
   state_ = State::Running;
+  return true;
+}
+
+void ActorCell::start() {
+  if (!becomeNewInstance("construction or preStart",
+                         [](Actor& a, ReceiveContext& ctx) { a.preStart(ctx); })) {
+    return;
+  }
   if (!guardian_ && core_.events().hasSubscribers<ActorStarted>()) {
     core_.events().publish(ActorStarted{self_, path_});
   }
@@ -297,16 +307,10 @@ void ActorCell::restart(const std::exception_ptr& cause) {
     }
   }
   actor_.reset();
-  try {
-    actor_ = factory_();
-    actor_->postRestart(ctx, cause);
-  } catch (...) {
-    reportHookError("construction or postRestart", std::current_exception());
-    actor_.reset();
-    beginStop();
+  if (!becomeNewInstance("construction or postRestart",
+                         [&cause](Actor& a, ReceiveContext& c) { a.postRestart(c, cause); })) {
     return;
   }
-  state_ = State::Running;
   if (core_.events().hasSubscribers<ActorRestarted>()) {
     core_.events().publish(ActorRestarted{self_, path_, cause});
   }

@@ -155,6 +155,8 @@ class ActorCell final : public Endpoint, public Task {
   void invoke(Envelope& envelope);
   void handleSystem(SystemMessage& message);
   void start();
+  template <class Hook>
+  bool becomeNewInstance(const char* what, Hook&& hook);
   void fail(std::exception_ptr cause);
   void supervise(const ActorRef& child, const std::exception_ptr& cause);
   void restart(const std::exception_ptr& cause);

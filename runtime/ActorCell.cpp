@@ -41,6 +41,7 @@ ActorCell::ActorCell(SystemCore& core, IsolateRuntime& home, ActorRef self, Acto
       path_(std::move(path)),
       factory_(std::move(factory)) {
   if (options.dispatcher() != nullptr) rare().ownDispatcher = options.dispatcher();
+  if (options.passivation() > Clock::duration::zero()) rare().passivateAfter = options.passivation();
 }
 
 ActorCell::~ActorCell() = default;
@@ -136,6 +137,7 @@ void ActorCell::invoke(Envelope& envelope) {
   ReceiveContext ctx(*this);
   ctx.message_ = &envelope.message;
   ctx.sender_ = envelope.sender;
+  ++activity_;
   try {
     actor_->receive(ctx);
   } catch (...) {
@@ -231,6 +233,33 @@ void ActorCell::start() {
   if (!guardian_ && core_.events().hasSubscribers<ActorStarted>()) {
     core_.events().publish(ActorStarted{self_, path_});
   }
+  if (rare_ != nullptr && rare_->passivateAfter > Clock::duration::zero()) {
+    // Four checks per idle timeout: the actor stops between 1 and 1.25
+    // timeouts after its last message.
+    home_.scheduler->addPassivation(self_, std::max(rare_->passivateAfter / 4, Clock::duration(1)),
+                                    scheduleAnchor());
+  }
+}
+
+std::uint32_t ActorCell::scheduleAnchor() {
+  Rare& r = rare();
+  if (r.scheduleAnchor == Scheduler::kNil) r.scheduleAnchor = home_.scheduler->newAnchor();
+  return r.scheduleAnchor;
+}
+
+bool ActorCell::passivationCheck() {
+  Rare& r = rare();
+  if (state_ != State::Running) return state_ == State::Suspended;  // stopping: no more checks
+  if (r.seenActivity != activity_ || !mailbox_.empty() || blocked()) {
+    r.seenActivity = activity_;
+    r.quietChecks = 0;
+    return true;
+  }
+  if (++r.quietChecks < 4) return true;
+  core_.log().debug("[{}] passivated: idle for {} ms", path_,
+                    std::chrono::duration_cast<std::chrono::milliseconds>(r.passivateAfter).count());
+  core_.sendSystem(self_, SystemMessage{SysKind::Stop, {}, nullptr});
+  return false;
 }
 
 void ActorCell::fail(std::exception_ptr cause) {
@@ -358,6 +387,10 @@ void ActorCell::finishStop() {
   if (rare_ != nullptr) {
     for (const auto& watcher : rare_->watchers) watcher.tell(Terminated{self_}, self_);
     rare_->watchers.clear();
+  }
+  if (rare_ != nullptr && rare_->scheduleAnchor != Scheduler::kNil) {
+    home_.scheduler->releaseAnchor(rare_->scheduleAnchor);  // S6: its schedules end with it
+    rare_->scheduleAnchor = Scheduler::kNil;
   }
   if (parent_) core_.sendSystem(parent_, SystemMessage{SysKind::ChildTerminated, self_, nullptr});
   if (core_.events().hasSubscribers<ActorStopped>()) {

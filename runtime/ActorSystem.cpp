@@ -61,6 +61,16 @@ ActorOptions ActorOptions::withIsolate(std::size_t index) const {
   return o;
 }
 
+ActorOptions ActorOptions::withPassivation(std::chrono::nanoseconds idleTimeout) const {
+  if (idleTimeout <= std::chrono::nanoseconds::zero()) {
+    throwError(Error::ErrInvalidOption, "withPassivation needs a positive idle timeout, got " +
+                                            std::to_string(idleTimeout.count()) + " ns");
+  }
+  ActorOptions o = *this;
+  o.passivation_ = idleTimeout;
+  return o;
+}
+
 ActorSystemOptions ActorSystemOptions::withDispatcher(std::shared_ptr<Dispatcher> prototype) const {
   if (prototype == nullptr) throwError(Error::ErrInvalidOption, "withDispatcher(nullptr)");
   ActorSystemOptions o = *this;
@@ -215,18 +225,19 @@ void ReceiveContext::awaitDelay(std::chrono::nanoseconds d, std::coroutine_handl
   const std::uint64_t token = cell_.runningCoroutine();
   SystemCore& core = cell_.core();
   const ActorRef me = self();
-  isolate().setTimeout(d, [&core, me, h, token] {
-    // Resumes the handler inside a turn of this actor.
-    struct Resume final : detail::Continuation {
-      Resume(std::coroutine_handle<> handle, std::uint64_t t) : h(handle), token(t) {}
-      void run(ReceiveContext& ctx) override { ctx.cell_.resumeCoroutine(h, token); }
-      std::coroutine_handle<> h;
-      std::uint64_t token;
-    };
-    core.sendSystem(
-        me, SystemMessage{
-                SystemMessage::Kind::Continue, {}, nullptr, std::make_unique<Resume>(h, token)});
-  });
+  isolate().setTimeout(d, [&core, me, h, token] { resumeInTurn(core, me, h, token); });
+}
+
+void ReceiveContext::resumeInTurn(SystemCore& core, const ActorRef& actor,
+                                  std::coroutine_handle<> h, std::uint64_t token) {
+  struct Resume final : detail::Continuation {
+    Resume(std::coroutine_handle<> handle, std::uint64_t t) : h(handle), token(t) {}
+    void run(ReceiveContext& ctx) override { ctx.cell_.resumeCoroutine(h, token); }
+    std::coroutine_handle<> h;
+    std::uint64_t token;
+  };
+  core.sendSystem(actor, SystemMessage{SystemMessage::Kind::Continue, {}, nullptr,
+                                       std::make_unique<Resume>(h, token)});
 }
 
 void AsyncActor::receive(ReceiveContext& ctx) {

@@ -79,6 +79,7 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
     rt->isolate = std::make_unique<Isolate>(IsolateOptions{.name = name_ + "/" + std::to_string(i),
                                                            .clock = options_.clock(),
                                                            .ioHandlersPerTurn = 64});
+    rt->scheduler = std::make_unique<Scheduler>(*this, *rt);
     // SPEC D8: one instance of the default dispatcher per isolate.
     if (options_.dispatcherFactory()) {
       rt->dispatcher = options_.dispatcherFactory()();
@@ -598,6 +599,7 @@ void SystemCore::stop() {
 // After every loop has stopped: what is left is freed, and what it held
 // becomes dead letters or failed asks.
 void SystemCore::teardown() noexcept {
+  for (auto& rt : isolates_) rt->scheduler->clear();  // S5: no schedule outlives the system
   for (auto& rt : isolates_) {
     std::vector<Endpoint*> endpoints;
     rt->table.forEach([&](std::uint32_t, Endpoint* e) { endpoints.push_back(e); });

@@ -26,6 +26,7 @@
 #include "ActorTable.hpp"
 #include "Mailbox.hpp"
 #include "ObjectRing.hpp"
+#include "Scheduler.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/Isolate.hpp"
@@ -75,6 +76,7 @@ struct IsolateRuntime {
   std::unique_ptr<Isolate> isolate;
   std::shared_ptr<Dispatcher> dispatcher;  // the system default, one per isolate
   ActorTable table;
+  std::unique_ptr<Scheduler> scheduler;  // last: goes before the isolate it arms
 };
 
 // ---- the actor cell --------------------------------------------------------------
@@ -122,6 +124,12 @@ class ActorCell final : public Endpoint, public Task {
   std::uint64_t runningCoroutine() const noexcept;
   bool coroutineLive(std::coroutine_handle<> h, std::uint64_t token) const noexcept;
   void resumeCoroutine(std::coroutine_handle<> h, std::uint64_t token);
+
+  /// The anchor of this actor's schedules (made on first use, S6).
+  std::uint32_t scheduleAnchor();
+  /// A passivation check (SPEC A10): false once the actor was idle for its
+  /// whole timeout and has been told to stop.
+  bool passivationCheck();
 
   /// Tears the cell down without running any hook (system stop): its
   /// mailbox becomes dead letters. Only when no loop runs.
@@ -173,6 +181,7 @@ class ActorCell final : public Endpoint, public Task {
   std::uint32_t throughput_;
   State state_ = State::Created;
   std::uint32_t incarnation_ = 0;  // bumped by each restart
+  std::uint32_t activity_ = 0;     // messages handled: passivation's measure
   bool scheduled_ = false;
   bool guardian_ = false;
   SystemCore& core_;
@@ -190,6 +199,10 @@ class ActorCell final : public Endpoint, public Task {
     std::shared_ptr<Dispatcher> ownDispatcher;  // keeps a per-actor dispatcher alive
     std::vector<ActorRef> watchers;
     ObjectRing<SystemMessage> held;  // continuations held while suspended
+    std::uint32_t scheduleAnchor = Scheduler::kNil;
+    Clock::duration passivateAfter{0};  // 0: never
+    std::uint32_t seenActivity = 0;
+    std::uint32_t quietChecks = 0;
   };
   Rare& rare() {
     if (rare_ == nullptr) rare_ = std::make_unique<Rare>();
@@ -299,6 +312,22 @@ class SystemCore {
   void stop();
   void runUntilIdle();
 
+  // ---- the scheduler (runtime/Scheduling.cpp) -------------------------------------
+  /// schedule()/scheduleOnce(); `owner` is the scheduling actor for a context call.
+  ScheduleResult schedule(Message&& message, const ActorRef& target,
+                          std::chrono::nanoseconds every, bool repeat,
+                          const ScheduleOptions& options, ActorCell* owner);
+  ScheduleResult controlSchedule(Scheduler::Op op, ScheduleHandle handle);
+  ScheduleResult controlSchedule(Scheduler::Op op, const std::string& reference);
+  std::size_t scheduleCount() const noexcept;
+  /// The actor has not fully stopped. Any thread (the tables are read atomically).
+  bool isAlive(const ActorRef& ref) const noexcept;
+  /// The system-wide reference namespace (S2).
+  bool bindScheduleName(const std::string& reference, ScheduleHandle handle);
+  void forgetScheduleName(const std::string& reference, ScheduleHandle handle) noexcept;
+  /// A passivation check of `target`, on its isolate.
+  bool passivationCheck(const ActorRef& target);
+
   /// The error sink the system gives dispatchers with none: a log record and
   /// a DispatcherError event (actor: none).
   ErrorSink dispatcherSink();
@@ -357,6 +386,8 @@ class SystemCore {
   std::unordered_map<std::uint64_t, std::string> topNames_;
   std::atomic<std::uint64_t> topGenerated_{0};
   std::atomic<std::uint64_t> roundRobin_{0};
+  mutable std::mutex scheduleNamesMutex_;
+  std::unordered_map<std::string, ScheduleHandle> scheduleNames_;
   std::mutex stopMutex_;
   bool tornDown_ = false;            // guarded by stopMutex_
   bool stopLoopsWhenEmpty_ = false;  // guarded by topMutex_

@@ -30,6 +30,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -37,6 +38,7 @@
 #include "coreactor/ActorRef.hpp"
 #include "coreactor/Error.hpp"
 #include "coreactor/Message.hpp"
+#include "coreactor/Schedule.hpp"
 
 namespace spdlog {
 class logger;
@@ -50,6 +52,7 @@ class Isolate;
 class ReceiveContext;
 namespace detail {
 class ActorCell;
+class SystemCore;
 template <class R>
 class AskAwaiter;
 class DelayAwaiter;
@@ -245,6 +248,38 @@ class ReceiveContext {
                 std::coroutine_handle<> h, std::function<void(Message*, std::error_code)> fill);
   void awaitDelay(std::chrono::nanoseconds delay, std::coroutine_handle<> h);
 
+  // ---- the scheduler (SPEC S1-S12; docs/scheduling.md) --------------------------
+  // A schedule made here lives on this actor's isolate and is owned by this
+  // actor as well as by the system: this actor's full stop cancels it, a
+  // restart keeps it (S6). Ticks come from this actor unless the options name
+  // another sender (S3). Calls on schedules this isolate holds take effect
+  // at once; `co_await` the result in a coroutine handler to wait for one
+  // that another isolate holds.
+  template <class M>
+  ScheduleResult schedule(M&& message, const ActorRef& target, std::chrono::nanoseconds interval,
+                          const ScheduleOptions& options = ScheduleOptions::create()) {
+    static_assert(std::is_copy_constructible_v<std::decay_t<M>>,
+                  "a repeating schedule sends a copy of its message at every tick");
+    return scheduleMessage(Message(std::forward<M>(message)), target, interval, true, options);
+  }
+  template <class M>
+  ScheduleResult scheduleOnce(M&& message, const ActorRef& target, std::chrono::nanoseconds delay,
+                              const ScheduleOptions& options = ScheduleOptions::create()) {
+    return scheduleMessage(Message(std::forward<M>(message)), target, delay, false, options);
+  }
+  ScheduleResult scheduleMessage(Message message, const ActorRef& target,
+                                 std::chrono::nanoseconds every, bool repeat,
+                                 const ScheduleOptions& options);
+  ScheduleResult cancelSchedule(const std::string& reference);
+  ScheduleResult pauseSchedule(const std::string& reference);
+  ScheduleResult resumeSchedule(const std::string& reference);
+  ScheduleResult cancelSchedule(ScheduleHandle handle);
+  ScheduleResult pauseSchedule(ScheduleHandle handle);
+  ScheduleResult resumeSchedule(ScheduleHandle handle);
+  // The awaiter's hook: resume `h` inside a turn of this actor once `state` completes.
+  bool awaitSchedule(const std::shared_ptr<detail::ScheduleState>& state,
+                     std::coroutine_handle<> h);
+
   /// Spawns a child. Throws ErrDuplicateName for a name a living child holds;
   /// an empty name gets a generated one ("$1", "$2", ...).
   template <class A, class... Args>
@@ -292,6 +327,9 @@ class ReceiveContext {
   }
   friend class detail::ActorCell;
   friend class AsyncActor;
+  // Sends `actor` a system message that resumes `h` inside one of its turns.
+  static void resumeInTurn(detail::SystemCore& core, const ActorRef& actor,
+                           std::coroutine_handle<> h, std::uint64_t token);
   explicit ReceiveContext(detail::ActorCell& cell) noexcept : cell_(cell) {}
 
   detail::ActorCell& cell_;

@@ -10,6 +10,7 @@
 // Thread-safety: values; build them anywhere.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -75,17 +76,25 @@ class ActorOptions {
   ActorOptions withMailbox(MailboxOptions mailbox) const;
   /// Places the actor on isolate `index` (checked at spawn: ErrIsolateOutOfRange).
   ActorOptions withIsolate(std::size_t index) const;
+  /// Passivation (SPEC A10): the actor stops itself (gracefully: postStop
+  /// runs, watchers get Terminated) once it has handled no message for
+  /// `idleTimeout`; it stops between 1 and 1.25 idle timeouts after its last
+  /// message. Scheduler ticks are messages: a repeating schedule to it keeps
+  /// it alive. Throws ErrInvalidOption for a timeout that is not positive.
+  ActorOptions withPassivation(std::chrono::nanoseconds idleTimeout) const;
 
   const std::shared_ptr<Dispatcher>& dispatcher() const noexcept { return dispatcher_; }
   const std::optional<std::size_t>& throughput() const noexcept { return throughput_; }
   const MailboxOptions& mailbox() const noexcept { return mailbox_; }
   const std::optional<std::size_t>& isolate() const noexcept { return isolate_; }
+  std::chrono::nanoseconds passivation() const noexcept { return passivation_; }
 
  private:
   std::shared_ptr<Dispatcher> dispatcher_;
   std::optional<std::size_t> throughput_;
   MailboxOptions mailbox_;
   std::optional<std::size_t> isolate_;
+  std::chrono::nanoseconds passivation_{0};
 };
 
 class ActorSystemOptions {

@@ -28,6 +28,7 @@
 #include <memory>
 #include <string>
 #include <system_error>
+#include <type_traits>
 #include <utility>
 
 #include "coreactor/Actor.hpp"
@@ -35,6 +36,7 @@
 #include "coreactor/ActorRef.hpp"
 #include "coreactor/Error.hpp"
 #include "coreactor/EventStream.hpp"
+#include "coreactor/Schedule.hpp"
 
 namespace coreactor {
 
@@ -105,6 +107,44 @@ class ActorSystem {
   /// ask() with a completion callback, run on the isolate of the target.
   void askWith(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
                AskCompletion completion);
+
+  // ---- the scheduler (SPEC S1-S12; coreactor/Schedule.hpp, docs/scheduling.md) ----
+  // Ticks are ordinary sends from the sender of the options (default: no
+  // sender). A schedule made on one of the system's isolates lives there; one
+  // made from another thread lives on the target's isolate.
+
+  /// Sends a copy of `message` to `target` every `interval`, the first one
+  /// interval from now, until cancelled, its target has fully stopped, or the
+  /// system stops.
+  template <class M>
+  ScheduleResult schedule(M&& message, const ActorRef& target, std::chrono::nanoseconds interval,
+                          const ScheduleOptions& options = ScheduleOptions::create()) {
+    static_assert(std::is_copy_constructible_v<std::decay_t<M>>,
+                  "a repeating schedule sends a copy of its message at every tick");
+    return scheduleMessage(Message(std::forward<M>(message)), target, interval, true, options);
+  }
+  /// Sends `message` to `target` once, `delay` from now.
+  template <class M>
+  ScheduleResult scheduleOnce(M&& message, const ActorRef& target, std::chrono::nanoseconds delay,
+                              const ScheduleOptions& options = ScheduleOptions::create()) {
+    return scheduleMessage(Message(std::forward<M>(message)), target, delay, false, options);
+  }
+  /// Either of the above with a built Message (a repeating one must be copyable:
+  /// ErrInvalidOption otherwise).
+  ScheduleResult scheduleMessage(Message message, const ActorRef& target,
+                                 std::chrono::nanoseconds every, bool repeat,
+                                 const ScheduleOptions& options);
+  ScheduleResult cancelSchedule(const std::string& reference);
+  /// Pausing a paused schedule does nothing.
+  ScheduleResult pauseSchedule(const std::string& reference);
+  /// A one-shot keeps the delay it had left; a repeating schedule fires one
+  /// full interval after the resume. Resuming a running schedule does nothing.
+  ScheduleResult resumeSchedule(const std::string& reference);
+  ScheduleResult cancelSchedule(ScheduleHandle handle);
+  ScheduleResult pauseSchedule(ScheduleHandle handle);
+  ScheduleResult resumeSchedule(ScheduleHandle handle);
+  /// Live schedules on all isolates.
+  std::size_t scheduleCount() const noexcept;
 
   EventStream& eventStream() noexcept;
   /// Messages published as DeadLetter so far.

@@ -43,6 +43,9 @@ struct MessageType {
   bool trivial;
   void (*relocate)(void* from, void* to) noexcept;  // move-construct `to`, destroy `from`
   void (*destroy)(void* at) noexcept;
+  /// Copy-constructs `to` from `from`; nullptr for a type without a copy
+  /// constructor (a repeating schedule needs one: it sends a copy per tick).
+  void (*copy)(const void* from, void* to);
 };
 
 template <class T, bool Inline>
@@ -63,10 +66,27 @@ struct MessageTypeOf {
       delete *static_cast<T**>(at);
     }
   }
+  static void copy(const void* from, void* to) {
+    if constexpr (Inline) {
+      ::new (to) T(*std::launder(static_cast<const T*>(from)));
+    } else {
+      *static_cast<T**>(to) = new T(**static_cast<T* const*>(from));
+    }
+  }
+  static constexpr void (*copyOrNull())(const void*, void*) {
+    if constexpr (std::is_copy_constructible_v<T>) {
+      return &copy;
+    } else {
+      return nullptr;
+    }
+  }
   static constexpr MessageType kType{
-      typeNameOf<T>(), Inline,
-      Inline&& std::is_trivially_copyable_v<T>&& std::is_trivially_destructible_v<T>, &relocate,
-      &destroy};
+      typeNameOf<T>(),
+      Inline,
+      Inline&& std::is_trivially_copyable_v<T>&& std::is_trivially_destructible_v<T>,
+      &relocate,
+      &destroy,
+      copyOrNull()};
 };
 
 }  // namespace detail
@@ -124,6 +144,22 @@ class Message {
   template <class T>
   const T* get() const noexcept {
     return const_cast<Message*>(this)->get<T>();
+  }
+
+  /// True when the held value can be copied (clone()); an empty message can.
+  bool copyable() const noexcept { return type_ == nullptr || type_->copy != nullptr; }
+  /// A copy of this message. Requires copyable(): the value's copy
+  /// constructor runs (and may throw); a copy of a large value allocates.
+  Message clone() const {
+    Message out;
+    if (type_ == nullptr) return out;
+    if (type_->trivial) {
+      std::memcpy(out.storage_, storage_, kInlineSize);
+    } else {
+      type_->copy(storage_, out.storage_);
+    }
+    out.type_ = type_;
+    return out;
   }
 
   /// The held type's name, e.g. "Ping"; "(empty)" for an empty message.

@@ -1,0 +1,176 @@
+// coreactor/Schedule.hpp — what the scheduler calls take and give back
+// (SPEC S1-S4, S12). The calls themselves live on ActorSystem and on
+// ReceiveContext:
+//
+//   ctx.scheduleOnce(Remind{}, ctx.self(), 5s, ScheduleOptions::create().withReference("remind"));
+//   ctx.cancelSchedule("remind");
+//   system->schedule(Heartbeat{}, monitor, 1s).get();   // from outside: wait for it
+//
+// Every call gives a ScheduleResult. A call made on the isolate that holds
+// the schedule (an actor scheduling for itself, a cancel of a schedule made
+// on the same isolate) takes effect before it returns: the result is ready,
+// and costs no allocation. A call that must travel to another isolate (a
+// cancel of a schedule another isolate holds, a schedule made from a thread
+// that is no isolate) completes there, later: wait for it from outside with
+// get()/wait(), or `co_await` it in a coroutine handler (coreactor/Async.hpp),
+// which resumes inside a turn of the actor.
+//
+// Errors (SPEC S12), as std::error_code of coreactor::Error:
+//   ErrActorSystemNotStarted  the system is stopping or stopped
+//   ErrInvalidInterval        a delay or interval that is not positive
+//   ErrScheduleAlreadyExists  the reference is held by a live schedule
+//   ErrScheduleNotFound       no live schedule holds the reference (or handle)
+//   ErrDead                   the target has stopped (or never existed)
+// A failed call changes nothing and keeps nothing.
+//
+// Thread-safety: ScheduleOptions and ScheduleHandle are values. A
+// ScheduleResult may be waited on from any thread, and awaited by the
+// coroutine handler that made it.
+#pragma once
+
+#include <condition_variable>
+#include <coroutine>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include "coreactor/ActorRef.hpp"
+#include "coreactor/Error.hpp"
+
+namespace coreactor {
+
+class ReceiveContext;
+
+/// Options of schedule() and scheduleOnce() (SPEC S2, S3).
+class ScheduleOptions {
+ public:
+  static ScheduleOptions create() { return ScheduleOptions(); }
+
+  /// Names the schedule in the system-wide namespace, so that any isolate or
+  /// thread can cancel, pause or resume it. Empty: unnamed (the default).
+  ScheduleOptions withReference(std::string reference) const {
+    ScheduleOptions copy = *this;
+    copy.reference_ = std::move(reference);
+    return copy;
+  }
+  /// The sender of every tick. Default: the scheduling actor for a context
+  /// call, no sender for a system call.
+  ScheduleOptions withSender(const ActorRef& sender) const {
+    ScheduleOptions copy = *this;
+    copy.sender_ = sender;
+    return copy;
+  }
+
+  const std::string& reference() const noexcept { return reference_; }
+  const ActorRef& sender() const noexcept { return sender_; }
+
+ private:
+  std::string reference_;
+  ActorRef sender_;
+};
+
+/// Names one schedule directly, without the reference namespace: what
+/// schedule() and scheduleOnce() give back. Cancel, pause and resume take
+/// one too, at the cost of the isolate-local lookup only. A handle of a
+/// schedule that has ended stays harmless: calls with it fail with
+/// ErrScheduleNotFound.
+class ScheduleHandle {
+ public:
+  constexpr ScheduleHandle() noexcept = default;
+  constexpr ScheduleHandle(std::uint32_t isolate, std::uint32_t slot,
+                           std::uint32_t generation) noexcept
+      : isolate_(isolate), slot_(slot), generation_(generation) {}
+
+  bool valid() const noexcept { return slot_ != kNone; }
+  explicit operator bool() const noexcept { return valid(); }
+  /// The isolate that holds the schedule (the one that made it, SPEC S9).
+  std::uint32_t isolateIndex() const noexcept { return isolate_; }
+  std::uint32_t slot() const noexcept { return slot_; }
+  std::uint32_t generation() const noexcept { return generation_; }
+  friend bool operator==(const ScheduleHandle&, const ScheduleHandle&) = default;
+
+ private:
+  static constexpr std::uint32_t kNone = 0xFFFFFFFF;
+  std::uint32_t isolate_ = 0;
+  std::uint32_t slot_ = kNone;
+  std::uint32_t generation_ = 0;
+};
+
+namespace detail {
+
+/// The shared state of a result that completes on another isolate.
+class ScheduleState {
+ public:
+  /// Once. Wakes waiters, then runs the awaiting coroutine's resumption.
+  void complete(std::error_code error, ScheduleHandle handle) noexcept;
+  bool done() const;
+  void wait() const;
+  std::error_code error() const;
+  ScheduleHandle handle() const;
+  /// Registers `resume` to run at completion; false if already complete.
+  bool onComplete(std::function<void()> resume);
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::condition_variable done_;
+  bool complete_ = false;
+  std::error_code error_;
+  ScheduleHandle handle_;
+  std::function<void()> resume_;
+};
+
+}  // namespace detail
+
+/// The outcome of a scheduling call: ready at once, or completing later on
+/// the isolate that holds the schedule (see the top of this file).
+class ScheduleResult {
+ public:
+  ScheduleResult() = default;
+  /// A result ready at once.
+  ScheduleResult(std::error_code error, ScheduleHandle handle = {}) noexcept
+      : error_(error), handle_(handle) {}
+  /// A result completing later.
+  explicit ScheduleResult(std::shared_ptr<detail::ScheduleState> state) noexcept
+      : state_(std::move(state)) {}
+
+  /// True once the call has taken effect or failed.
+  bool ready() const { return state_ == nullptr || state_->done(); }
+  /// Waits for the call (do not wait on an isolate for work that isolate
+  /// must do: await it instead) and gives its error, empty on success.
+  std::error_code wait() const {
+    if (state_ == nullptr) return error_;
+    state_->wait();
+    return state_->error();
+  }
+  /// As wait(), but throws std::system_error carrying the error.
+  void get() const {
+    if (const std::error_code error = wait()) throw std::system_error(error);
+  }
+  bool ok() const { return !wait(); }
+  /// The schedule made by schedule()/scheduleOnce() (after waiting); an
+  /// invalid handle after a failure or for the other calls.
+  ScheduleHandle handle() const {
+    if (state_ == nullptr) return handle_;
+    state_->wait();
+    return state_->handle();
+  }
+
+  // co_await in a coroutine handler of the actor whose context made the
+  // call: resumes inside a turn of that actor; gives the error.
+  bool await_ready() const { return ready(); }
+  bool await_suspend(std::coroutine_handle<> h);
+  std::error_code await_resume() const { return wait(); }
+
+ private:
+  friend class ReceiveContext;
+  std::error_code error_;
+  ScheduleHandle handle_;
+  std::shared_ptr<detail::ScheduleState> state_;
+  ReceiveContext* context_ = nullptr;  // set by the context calls, for co_await
+};
+
+}  // namespace coreactor

@@ -1,0 +1,358 @@
+// The scheduler of one isolate. Read runtime/Scheduler.hpp first: it states
+// the structure; this file is the mechanism.
+#include "Scheduler.hpp"
+
+#include <algorithm>
+#include <bit>
+
+#include "SystemCore.hpp"
+
+namespace coreactor::detail {
+
+Scheduler::Scheduler(SystemCore& core, IsolateRuntime& home)
+    : Task(&onTimer, &onTimerDropped), core_(core), home_(home), clock_(core.clock()) {
+  heads_.fill(kNil);
+}
+
+Scheduler::~Scheduler() {
+  clear();
+}
+
+std::int64_t Scheduler::now() const noexcept {
+  return clock_.now().time_since_epoch().count();
+}
+
+// ---- entries ----------------------------------------------------------------------
+
+std::uint32_t Scheduler::allocate() {
+  if (freeHead_ == kNil) {
+    chunks_.push_back(std::make_unique<Entry[]>(kChunkSize));
+    // Thread the new chunk onto the free list, lowest slot first.
+    const std::uint32_t base = capacity_;
+    capacity_ += kChunkSize;
+    for (std::uint32_t i = kChunkSize; i-- > 0;) {
+      at(base + i).next = freeHead_;
+      freeHead_ = base + i;
+    }
+  }
+  const std::uint32_t slot = freeHead_;
+  freeHead_ = at(slot).next;
+  return slot;
+}
+
+void Scheduler::release(std::uint32_t slot) noexcept {
+  Entry& e = at(slot);
+  if (e.state == State::Armed) unfile(slot);
+  if (e.ownerNext != kNil) {
+    at(e.ownerPrev).ownerNext = e.ownerNext;
+    at(e.ownerNext).ownerPrev = e.ownerPrev;
+  }
+  if ((e.flags & kNamed) != 0) {
+    auto it = names_.find(slot);
+    core_.forgetScheduleName(it->second, ScheduleHandle(home_.index, slot, e.generation));
+    names_.erase(it);
+  }
+  if (e.state != State::Anchor && (e.flags & kPassivation) == 0) {
+    live_.fetch_sub(1, std::memory_order_relaxed);
+  }
+  e.message.reset();
+  e.target = ActorRef();
+  e.sender = ActorRef();
+  e.state = State::Free;
+  e.flags = 0;
+  e.ownerPrev = e.ownerNext = kNil;
+  e.prev = kNil;
+  ++e.generation;
+  e.next = freeHead_;
+  freeHead_ = slot;
+}
+
+// ---- buckets ----------------------------------------------------------------------
+
+std::size_t Scheduler::bucketOf(std::int64_t deadline) const noexcept {
+  if (deadline <= last_) return 0;
+  return 64 - static_cast<std::size_t>(std::countl_zero(
+                  static_cast<std::uint64_t>(deadline) ^ static_cast<std::uint64_t>(last_)));
+}
+
+void Scheduler::file(std::uint32_t slot) noexcept {
+  Entry& e = at(slot);
+  const std::size_t b = bucketOf(e.deadline);
+  e.bucket = static_cast<std::uint8_t>(b);
+  e.prev = kNil;
+  e.next = heads_[b];
+  if (e.next != kNil) at(e.next).prev = slot;
+  heads_[b] = slot;
+  if (b != 0) mask_ |= std::uint64_t{1} << (b - 1);
+}
+
+void Scheduler::unfile(std::uint32_t slot) noexcept {
+  Entry& e = at(slot);
+  if (e.prev != kNil) {
+    at(e.prev).next = e.next;
+  } else {
+    heads_[e.bucket] = e.next;
+    if (e.next == kNil && e.bucket != 0) mask_ &= ~(std::uint64_t{1} << (e.bucket - 1));
+  }
+  if (e.next != kNil) at(e.next).prev = e.prev;
+  e.prev = e.next = kNil;
+}
+
+void Scheduler::arm(std::uint32_t slot, std::int64_t deadline) noexcept {
+  Entry& e = at(slot);
+  e.deadline = deadline;
+  e.seq = nextSeq_++;
+  e.state = State::Armed;
+  file(slot);
+  if (!timerArmed_ || deadline < timerDeadline_) armTimer(deadline);
+}
+
+// ---- the one timer ----------------------------------------------------------------
+
+void Scheduler::armTimer(std::int64_t deadline) noexcept {
+  Isolate& isolate = *home_.isolate;
+  if (timerArmed_) isolate.clearTimeout(timer_);  // disposes: onTimerDropped
+  try {
+    const std::int64_t delay = std::max<std::int64_t>(0, deadline - now());
+    timer_ = isolate.setTimeout(Clock::duration(delay), *this, TimerOptions{.referenced = false});
+    timerArmed_ = true;
+    timerDeadline_ = deadline;
+  } catch (const std::system_error&) {
+    // The isolate is stopping: the system's teardown ends every schedule.
+    timerArmed_ = false;
+  }
+}
+
+void Scheduler::onTimerDropped(Task& task) noexcept {
+  static_cast<Scheduler&>(task).timerArmed_ = false;
+}
+
+void Scheduler::onTimer(Task& task) {
+  auto& self = static_cast<Scheduler&>(task);
+  self.timerArmed_ = false;
+  self.expire();
+}
+
+// The earliest deadline is in the lowest non-empty bucket: every bucket
+// below another holds only earlier deadlines.
+void Scheduler::rearm() noexcept {
+  std::uint32_t head = heads_[0];
+  if (head == kNil && mask_ != 0) head = heads_[static_cast<std::size_t>(std::countr_zero(mask_)) + 1];
+  if (head == kNil) return;  // nothing pending; a timer still armed will find nothing
+  std::int64_t earliest = at(head).deadline;
+  for (std::uint32_t s = at(head).next; s != kNil; s = at(s).next) {
+    earliest = std::min(earliest, at(s).deadline);
+  }
+  if (!timerArmed_ || earliest != timerDeadline_) armTimer(earliest);
+}
+
+void Scheduler::expire() {
+  ++stats_.expiries;
+  if (!core_.running()) {
+    clear();  // a stopping system fires nothing more (S5)
+    return;
+  }
+  std::int64_t t = std::max(now(), last_);
+  // Empty every bucket that `t` reaches (all of them up to t's own), then
+  // re-file relative to t what is not due yet.
+  const std::size_t reach = bucketOf(t);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> due;
+  due.swap(scratch_);
+  due.clear();
+  std::uint32_t collected = kNil;  // a list through `next`
+  for (std::size_t b = 0; b <= reach; ++b) {
+    std::uint32_t s = heads_[b];
+    heads_[b] = kNil;
+    while (s != kNil) {
+      const std::uint32_t next = at(s).next;
+      at(s).next = collected;
+      collected = s;
+      s = next;
+    }
+  }
+  mask_ &= reach >= 64 ? 0 : ~((std::uint64_t{1} << reach) - 1);
+  last_ = t;
+  while (collected != kNil) {
+    const std::uint32_t s = collected;
+    Entry& e = at(s);
+    collected = e.next;
+    if (e.deadline <= t) {
+      e.state = State::Due;
+      e.prev = e.next = kNil;
+      due.emplace_back(s, e.generation);
+    } else {
+      file(s);
+    }
+  }
+  std::sort(due.begin(), due.end(), [this](const auto& a, const auto& b) {
+    const Entry& x = at(a.first);
+    const Entry& y = at(b.first);
+    return x.deadline < y.deadline || (x.deadline == y.deadline && x.seq < y.seq);
+  });
+  for (const auto& [slot, generation] : due) {
+    // A tick may run a handler at once (a calling-thread dispatcher) that
+    // cancels or pauses what is due next: only what is still due fires.
+    if (at(slot).generation != generation || at(slot).state != State::Due) continue;
+    fire(slot, t);
+    if (!core_.running()) break;
+  }
+  due.clear();
+  scratch_.swap(due);
+  if (!core_.running()) {
+    clear();
+    return;
+  }
+  rearm();
+}
+
+void Scheduler::fire(std::uint32_t slot, std::int64_t t) {
+  Entry& e = at(slot);
+  const ActorRef target = e.target;
+  // Fixed rate, without a burst of catch-up ticks after a late wake-up: the
+  // ticks the loop missed are skipped, counted, and the next one is due one
+  // interval after the late one.
+  const auto rearmAfter = [&] {
+    std::int64_t next = e.deadline + e.interval;
+    if (next <= t) {
+      stats_.skippedTicks += static_cast<std::uint64_t>((t - e.deadline) / e.interval);
+      next = t + e.interval;
+    }
+    arm(slot, next);
+  };
+  if ((e.flags & kPassivation) != 0) {
+    if (core_.passivationCheck(target)) {
+      rearmAfter();
+    } else {
+      release(slot);
+    }
+    return;
+  }
+  Envelope envelope{Message(), e.sender};
+  if (e.interval == 0) {
+    envelope.message = std::move(e.message);
+    release(slot);
+  } else {
+    // S7: a tick to a fully stopped target is a dead letter, and the last.
+    const bool alive = core_.isAlive(target);
+    try {
+      envelope.message = e.message.clone();
+    } catch (...) {
+      core_.reportDispatcherError("scheduler", std::current_exception(), target);
+      release(slot);
+      return;
+    }
+    if (!alive) {
+      release(slot);
+    } else {
+      rearmAfter();
+    }
+  }
+  ++stats_.ticks;
+  try {
+    core_.send(target, std::move(envelope));
+  } catch (const std::system_error& error) {
+    // A full bounded mailbox with the Fail policy: the tick is already a dead letter.
+    if (error.code() != Error::ErrMailboxFull) throw;
+  }
+}
+
+// ---- the calls ----------------------------------------------------------------------
+
+ScheduleHandle Scheduler::add(Message&& message, const ActorRef& target, const ActorRef& sender,
+                              Clock::duration every, bool repeat, std::string reference,
+                              std::uint32_t anchor) {
+  const std::uint32_t slot = allocate();
+  Entry& e = at(slot);
+  const ScheduleHandle handle(home_.index, slot, e.generation);
+  if (!reference.empty()) {
+    if (!core_.bindScheduleName(reference, handle)) {
+      e.next = freeHead_;  // never used: straight back to the free list
+      freeHead_ = slot;
+      return ScheduleHandle();
+    }
+    e.flags = kNamed;
+    names_.emplace(slot, std::move(reference));
+  }
+  live_.fetch_add(1, std::memory_order_relaxed);
+  e.message = std::move(message);
+  e.target = target;
+  e.sender = sender;
+  e.interval = repeat ? every.count() : 0;
+  if (anchor != kNil) {
+    Entry& a = at(anchor);
+    e.ownerPrev = anchor;
+    e.ownerNext = a.ownerNext;
+    at(a.ownerNext).ownerPrev = slot;
+    a.ownerNext = slot;
+  }
+  if (last_ == 0) last_ = now();
+  arm(slot, now() + every.count());
+  return handle;
+}
+
+ScheduleHandle Scheduler::addPassivation(const ActorRef& target, Clock::duration every,
+                                         std::uint32_t anchor) {
+  const ScheduleHandle handle = add(Message(), target, ActorRef(), every, true, {}, anchor);
+  at(handle.slot()).flags |= kPassivation;
+  live_.fetch_sub(1, std::memory_order_relaxed);  // not a user's schedule
+  return handle;
+}
+
+std::error_code Scheduler::apply(Op op, ScheduleHandle handle) {
+  const std::uint32_t slot = handle.slot();
+  if (slot >= capacity_) return make_error_code(Error::ErrScheduleNotFound);
+  Entry& e = at(slot);
+  if (e.generation != handle.generation() || e.state == State::Free ||
+      e.state == State::Anchor || (e.flags & kPassivation) != 0) {
+    return make_error_code(Error::ErrScheduleNotFound);
+  }
+  switch (op) {
+    case Op::Cancel:
+      release(slot);
+      break;
+    case Op::Pause:
+      if (e.state == State::Armed || e.state == State::Due) {
+        if (e.state == State::Armed) unfile(slot);
+        e.deadline = std::max<std::int64_t>(0, e.deadline - now());  // the delay left
+        e.state = State::Paused;
+      }
+      break;
+    case Op::Resume:
+      // S4: a one-shot keeps the delay it had left; a repeating schedule
+      // fires one full interval after the resume.
+      if (e.state == State::Paused) arm(slot, now() + (e.interval != 0 ? e.interval : e.deadline));
+      break;
+  }
+  return {};
+}
+
+std::uint32_t Scheduler::newAnchor() {
+  const std::uint32_t slot = allocate();
+  Entry& a = at(slot);
+  a.state = State::Anchor;
+  a.ownerPrev = a.ownerNext = slot;
+  return slot;
+}
+
+void Scheduler::releaseAnchor(std::uint32_t anchor) noexcept {
+  while (at(anchor).ownerNext != anchor) release(at(anchor).ownerNext);
+  at(anchor).ownerPrev = at(anchor).ownerNext = kNil;
+  release(anchor);
+}
+
+void Scheduler::clear() noexcept {
+  for (std::uint32_t slot = 0; slot < capacity_; ++slot) {
+    Entry& e = at(slot);
+    if (e.state != State::Free) {
+      e.ownerPrev = e.ownerNext = kNil;  // the whole circle goes anyway
+      if (e.state == State::Armed) e.state = State::Due;  // no unlink needed: buckets reset below
+      release(slot);
+    }
+  }
+  heads_.fill(kNil);
+  mask_ = 0;
+  if (timerArmed_) home_.isolate->clearTimeout(timer_);
+  timerArmed_ = false;
+}
+
+}  // namespace coreactor::detail

@@ -1,0 +1,149 @@
+// The scheduler of one isolate (SPEC S1-S11): every schedule the isolate
+// holds, in one deadline-ordered structure behind one unreferenced isolate
+// timer. Everything here is isolate-local; SystemCore routes calls from
+// elsewhere to the holding isolate (runtime/SystemCore.cpp).
+//
+// The structure is a bucketed timer set (the design Seastar uses): bucket i
+// holds the schedules whose deadline first differs from `last_` (the time of
+// the last expiry) at bit i-1; bucket 0 holds those already due. Insert and
+// cancel are O(1) — a push onto, or an unlink from, an intrusive list — and
+// neither reads anything but the entry and its neighbours, so a million
+// pending schedules stay cheap. An expiry empties the buckets the current
+// time reaches, fires what is due and re-files the rest one bucket lower; a
+// schedule moves at most 64 times in its life, and usually a few. What is due
+// in one expiry fires in (deadline, arm order) order: equal deadlines fire in
+// the order they were armed.
+//
+// Entries live in fixed chunks (they never move) and are named by a slot and
+// a generation (ScheduleHandle), so a stale handle finds nothing. One entry is
+// 128 bytes with its message.
+//
+// Ownership (S6): an actor that schedules through its context gets an
+// anchor entry; its schedules form a circle through the anchor, and the
+// actor's full stop ends the whole circle (releaseAnchor).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "coreactor/ActorRef.hpp"
+#include "coreactor/Clock.hpp"
+#include "coreactor/Isolate.hpp"
+#include "coreactor/Message.hpp"
+#include "coreactor/Schedule.hpp"
+#include "coreactor/Task.hpp"
+
+namespace coreactor::detail {
+
+class SystemCore;
+struct IsolateRuntime;
+
+class Scheduler final : public Task {
+ public:
+  static constexpr std::uint32_t kNil = 0xFFFFFFFF;
+  enum class Op : std::uint8_t { Cancel, Pause, Resume };
+
+  struct Stats {
+    std::uint64_t ticks = 0;         ///< messages sent by schedules
+    std::uint64_t expiries = 0;      ///< timer callbacks
+    std::uint64_t skippedTicks = 0;  ///< repeating ticks not sent because the loop was late
+  };
+
+  Scheduler(SystemCore& core, IsolateRuntime& home);
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  /// Makes a schedule: the first tick `every` from now, then every `every`
+  /// if `repeat`. `reference` is already reserved in the system namespace
+  /// when not empty. `anchor`: the owner's anchor, or kNil (system-owned).
+  ScheduleHandle add(Message&& message, const ActorRef& target, const ActorRef& sender,
+                     Clock::duration every, bool repeat, std::string reference,
+                     std::uint32_t anchor);
+  /// A passivation check of the actor `target` every `every` (SPEC A10).
+  ScheduleHandle addPassivation(const ActorRef& target, Clock::duration every,
+                                std::uint32_t anchor);
+  /// Cancel, pause or resume. ErrScheduleNotFound for a handle that names no
+  /// live schedule.
+  std::error_code apply(Op op, ScheduleHandle handle);
+
+  /// An anchor for an actor's schedules (S6).
+  std::uint32_t newAnchor();
+  /// Ends every schedule of the anchor's circle, then the anchor.
+  void releaseAnchor(std::uint32_t anchor) noexcept;
+
+  /// Ends every schedule (system stop, S5). Messages are dropped, names freed.
+  void clear() noexcept;
+
+  /// Live user schedules (anchors and passivation checks not counted). Any thread.
+  std::size_t live() const noexcept { return live_.load(std::memory_order_relaxed); }
+  const Stats& stats() const noexcept { return stats_; }
+
+ private:
+  enum class State : std::uint8_t { Free, Armed, Due, Paused, Anchor };
+  enum Flag : std::uint8_t { kNamed = 1, kPassivation = 2 };
+
+  struct Entry {
+    std::int64_t deadline = 0;  // ns on the clock; Paused: the delay left
+    std::uint64_t seq = 0;      // arm order, for equal deadlines
+    std::uint32_t prev = kNil;  // bucket list; `next` also links the free list
+    std::uint32_t next = kNil;
+    std::uint32_t ownerPrev = kNil;  // the owner's circle (kNil: system-owned)
+    std::uint32_t ownerNext = kNil;
+    std::int64_t interval = 0;  // ns between ticks; 0 for a one-shot
+    std::uint32_t generation = 0;
+    std::uint8_t bucket = 0;
+    State state = State::Free;
+    std::uint8_t flags = 0;
+    ActorRef target;
+    ActorRef sender;
+    Message message;
+  };
+  static constexpr std::uint32_t kChunkBits = 12;
+  static constexpr std::uint32_t kChunkSize = 1u << kChunkBits;
+  static constexpr std::size_t kBuckets = 65;
+
+  Entry& at(std::uint32_t slot) noexcept {
+    return chunks_[slot >> kChunkBits][slot & (kChunkSize - 1)];
+  }
+  std::uint32_t allocate();
+  void release(std::uint32_t slot) noexcept;  // the entry ends: unlink, unname, free
+  std::size_t bucketOf(std::int64_t deadline) const noexcept;
+  void file(std::uint32_t slot) noexcept;    // into its bucket
+  void unfile(std::uint32_t slot) noexcept;  // out of its bucket
+  void arm(std::uint32_t slot, std::int64_t deadline) noexcept;  // file + timer
+  std::int64_t now() const noexcept;
+  void armTimer(std::int64_t deadline) noexcept;
+  void rearm() noexcept;
+  void expire();
+  void fire(std::uint32_t slot, std::int64_t now);
+  static void onTimer(Task& task);
+  static void onTimerDropped(Task& task) noexcept;
+
+  SystemCore& core_;
+  IsolateRuntime& home_;
+  const Clock& clock_;
+  std::vector<std::unique_ptr<Entry[]>> chunks_;
+  std::uint32_t capacity_ = 0;
+  std::uint32_t freeHead_ = kNil;
+  std::array<std::uint32_t, kBuckets> heads_;
+  std::uint64_t mask_ = 0;  // bit i-1 set: bucket i (1..64) is not empty
+  std::int64_t last_ = 0;
+  std::uint64_t nextSeq_ = 0;
+  std::unordered_map<std::uint32_t, std::string> names_;  // slot -> reference, named only
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> scratch_;  // (slot, generation) due
+  TimerId timer_;
+  std::int64_t timerDeadline_ = 0;
+  bool timerArmed_ = false;
+  std::atomic<std::size_t> live_{0};
+  Stats stats_;
+};
+
+}  // namespace coreactor::detail

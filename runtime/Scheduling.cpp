@@ -1,0 +1,307 @@
+// The scheduler's calls (SPEC S1-S12): validation, the system-wide reference
+// namespace, and the route of each call to the isolate that holds (or will
+// hold) the schedule. The per-isolate structure is runtime/Scheduler.cpp.
+//
+// Where a call runs:
+//   - on one of the system's isolates (an actor, a task): a new schedule lives
+//     there; cancel/pause/resume of a schedule held there apply at once;
+//   - on the thread driving a manual system: every isolate is local;
+//   - anywhere else, or for a schedule another isolate holds: the call is
+//     posted to the holding isolate (for a new schedule from outside: the
+//     target's) and its result completes there.
+// Validation that needs no isolate (a stopped system, a bad interval, a dead
+// target, an unknown reference) fails at once, wherever the call is made.
+#include <functional>
+#include <utility>
+
+#include "SystemCore.hpp"
+#include "coreactor/ActorSystem.hpp"
+#include "coreactor/Async.hpp"
+#include "coreactor/Schedule.hpp"
+
+namespace coreactor {
+namespace detail {
+namespace {
+
+using Outcome = std::pair<std::error_code, ScheduleHandle>;
+
+std::error_code fault(Error e) {
+  return make_error_code(e);
+}
+
+// A scheduling call travelling to another isolate. Completes its result
+// there, or with ErrActorSystemNotStarted if the isolate stops first.
+class RemoteScheduleCall final : public Task {
+ public:
+  RemoteScheduleCall(std::shared_ptr<ScheduleState> state, std::function<Outcome()> call)
+      : Task(&run, &dispose), state_(std::move(state)), call_(std::move(call)) {}
+
+ private:
+  static void run(Task& t) {
+    std::unique_ptr<RemoteScheduleCall> self(static_cast<RemoteScheduleCall*>(&t));
+    Outcome outcome{fault(Error::ErrActorSystemNotStarted), {}};
+    try {
+      outcome = self->call_();
+    } catch (...) {
+      self->state_->complete(fault(Error::ErrActorSystemNotStarted), {});
+      throw;
+    }
+    self->state_->complete(outcome.first, outcome.second);
+  }
+  static void dispose(Task& t) noexcept {
+    std::unique_ptr<RemoteScheduleCall> self(static_cast<RemoteScheduleCall*>(&t));
+    self->state_->complete(fault(Error::ErrActorSystemNotStarted), {});
+  }
+  std::shared_ptr<ScheduleState> state_;
+  std::function<Outcome()> call_;
+};
+
+ScheduleResult post(Isolate& isolate, std::function<Outcome()> call) {
+  auto state = std::make_shared<ScheduleState>();
+  auto* task = new RemoteScheduleCall(state, std::move(call));
+  try {
+    isolate.post(*task);
+  } catch (const std::system_error&) {
+    task->discard();  // the isolate has stopped: completes the state
+  }
+  return ScheduleResult(std::move(state));
+}
+
+}  // namespace
+
+// ---- the shared state of a result ------------------------------------------------
+
+void ScheduleState::complete(std::error_code error, ScheduleHandle handle) noexcept {
+  std::function<void()> resume;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (complete_) return;
+    complete_ = true;
+    error_ = error;
+    handle_ = handle;
+    resume.swap(resume_);
+  }
+  done_.notify_all();
+  if (resume) resume();
+}
+
+bool ScheduleState::done() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return complete_;
+}
+
+void ScheduleState::wait() const {
+  std::unique_lock<std::mutex> lock(mutex_);
+  done_.wait(lock, [this] { return complete_; });
+}
+
+std::error_code ScheduleState::error() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return error_;
+}
+
+ScheduleHandle ScheduleState::handle() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return handle_;
+}
+
+bool ScheduleState::onComplete(std::function<void()> resume) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (complete_) return false;
+  resume_ = std::move(resume);
+  return true;
+}
+
+// ---- the system side ---------------------------------------------------------------
+
+bool SystemCore::isAlive(const ActorRef& ref) const noexcept {
+  if (ref.isNone() || ref.isolateIndex() >= isolates_.size()) return false;
+  return isolates_[ref.isolateIndex()]->table.find(ref.slot(), ref.generation()) != nullptr;
+}
+
+std::size_t SystemCore::scheduleCount() const noexcept {
+  std::size_t n = 0;
+  for (const auto& rt : isolates_) n += rt->scheduler->live();
+  return n;
+}
+
+bool SystemCore::bindScheduleName(const std::string& reference, ScheduleHandle handle) {
+  std::lock_guard<std::mutex> lock(scheduleNamesMutex_);
+  return scheduleNames_.try_emplace(reference, handle).second;
+}
+
+void SystemCore::forgetScheduleName(const std::string& reference, ScheduleHandle handle) noexcept {
+  std::lock_guard<std::mutex> lock(scheduleNamesMutex_);
+  auto it = scheduleNames_.find(reference);
+  if (it != scheduleNames_.end() && it->second == handle) scheduleNames_.erase(it);
+}
+
+ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
+                                    std::chrono::nanoseconds every, bool repeat,
+                                    const ScheduleOptions& options, ActorCell* owner) {
+  if (!running()) return {fault(Error::ErrActorSystemNotStarted)};
+  if (every <= std::chrono::nanoseconds::zero()) return {fault(Error::ErrInvalidInterval)};
+  if (repeat && !message.copyable()) return {fault(Error::ErrInvalidOption)};
+  if (!isAlive(target)) return {fault(Error::ErrDead)};
+  const ActorRef sender =
+      !options.sender().isNone() ? options.sender() : (owner != nullptr ? owner->self() : ActorRef());
+
+  // The isolate the call runs on holds the schedule (S9).
+  IsolateRuntime* here = owner != nullptr ? &owner->home() : nullptr;
+  if (here == nullptr) {
+    Isolate* current = Isolate::current();
+    for (const auto& rt : isolates_) {
+      if (rt->isolate.get() == current) here = rt.get();
+    }
+  }
+  if (here == nullptr && tManualDriver == this) here = isolates_[target.isolateIndex()].get();
+  if (here != nullptr) {
+    const std::uint32_t anchor = owner != nullptr ? owner->scheduleAnchor() : Scheduler::kNil;
+    const ScheduleHandle handle = here->scheduler->add(std::move(message), target, sender, every,
+                                                       repeat, options.reference(), anchor);
+    if (!handle.valid()) return {fault(Error::ErrScheduleAlreadyExists)};
+    return {std::error_code(), handle};
+  }
+  // From outside the system: the target's isolate holds it.
+  IsolateRuntime& rt = *isolates_[target.isolateIndex()];
+  auto carried = std::make_shared<Message>(std::move(message));
+  return post(*rt.isolate, [this, &rt, carried, target, sender, every, repeat,
+                            reference = options.reference()]() -> Outcome {
+    if (!running()) return {fault(Error::ErrActorSystemNotStarted), {}};
+    if (!isAlive(target)) return {fault(Error::ErrDead), {}};
+    const ScheduleHandle handle = rt.scheduler->add(std::move(*carried), target, sender, every,
+                                                    repeat, reference, Scheduler::kNil);
+    if (!handle.valid()) return {fault(Error::ErrScheduleAlreadyExists), {}};
+    return {std::error_code(), handle};
+  });
+}
+
+ScheduleResult SystemCore::controlSchedule(Scheduler::Op op, ScheduleHandle handle) {
+  if (!running()) return {fault(Error::ErrActorSystemNotStarted)};
+  if (!handle.valid() || handle.isolateIndex() >= isolates_.size()) {
+    return {fault(Error::ErrScheduleNotFound)};
+  }
+  IsolateRuntime& rt = *isolates_[handle.isolateIndex()];
+  if (isLocal(rt)) return {rt.scheduler->apply(op, handle)};
+  return post(*rt.isolate, [this, &rt, op, handle]() -> Outcome {
+    if (!running()) return {fault(Error::ErrActorSystemNotStarted), {}};
+    return {rt.scheduler->apply(op, handle), {}};
+  });
+}
+
+ScheduleResult SystemCore::controlSchedule(Scheduler::Op op, const std::string& reference) {
+  if (!running()) return {fault(Error::ErrActorSystemNotStarted)};
+  ScheduleHandle handle;
+  {
+    std::lock_guard<std::mutex> lock(scheduleNamesMutex_);
+    auto it = scheduleNames_.find(reference);
+    if (it == scheduleNames_.end()) return {fault(Error::ErrScheduleNotFound)};
+    handle = it->second;
+  }
+  return controlSchedule(op, handle);
+}
+
+bool SystemCore::passivationCheck(const ActorRef& target) {
+  IsolateRuntime& rt = *isolates_[target.isolateIndex()];
+  Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
+  if (endpoint == nullptr || endpoint->kind != Endpoint::Kind::Cell) return false;
+  return static_cast<ActorCell*>(endpoint)->passivationCheck();
+}
+
+}  // namespace detail
+
+// ---- the public calls ----------------------------------------------------------------
+
+using detail::Scheduler;
+
+bool ScheduleResult::await_suspend(std::coroutine_handle<> h) {
+  if (state_ == nullptr) return false;
+  if (context_ == nullptr) {
+    throwError(Error::ErrNotOnIsolate,
+               "co_await of a ScheduleResult that no ReceiveContext made: await only the "
+               "results of ctx.schedule...() calls; wait() for the others");
+  }
+  return context_->awaitSchedule(state_, h);
+}
+
+ScheduleResult ActorSystem::scheduleMessage(Message message, const ActorRef& target,
+                                            std::chrono::nanoseconds every, bool repeat,
+                                            const ScheduleOptions& options) {
+  return core_->schedule(std::move(message), target, every, repeat, options, nullptr);
+}
+ScheduleResult ActorSystem::cancelSchedule(const std::string& reference) {
+  return core_->controlSchedule(Scheduler::Op::Cancel, reference);
+}
+ScheduleResult ActorSystem::pauseSchedule(const std::string& reference) {
+  return core_->controlSchedule(Scheduler::Op::Pause, reference);
+}
+ScheduleResult ActorSystem::resumeSchedule(const std::string& reference) {
+  return core_->controlSchedule(Scheduler::Op::Resume, reference);
+}
+ScheduleResult ActorSystem::cancelSchedule(ScheduleHandle handle) {
+  return core_->controlSchedule(Scheduler::Op::Cancel, handle);
+}
+ScheduleResult ActorSystem::pauseSchedule(ScheduleHandle handle) {
+  return core_->controlSchedule(Scheduler::Op::Pause, handle);
+}
+ScheduleResult ActorSystem::resumeSchedule(ScheduleHandle handle) {
+  return core_->controlSchedule(Scheduler::Op::Resume, handle);
+}
+std::size_t ActorSystem::scheduleCount() const noexcept {
+  return core_->scheduleCount();
+}
+
+ScheduleResult ReceiveContext::scheduleMessage(Message message, const ActorRef& target,
+                                               std::chrono::nanoseconds every, bool repeat,
+                                               const ScheduleOptions& options) {
+  ScheduleResult result =
+      cell_.core().schedule(std::move(message), target, every, repeat, options, &cell_);
+  result.context_ = this;
+  return result;
+}
+
+ScheduleResult ReceiveContext::cancelSchedule(const std::string& reference) {
+  ScheduleResult result = cell_.core().controlSchedule(Scheduler::Op::Cancel, reference);
+  result.context_ = this;
+  return result;
+}
+
+ScheduleResult ReceiveContext::pauseSchedule(const std::string& reference) {
+  ScheduleResult result = cell_.core().controlSchedule(Scheduler::Op::Pause, reference);
+  result.context_ = this;
+  return result;
+}
+
+ScheduleResult ReceiveContext::resumeSchedule(const std::string& reference) {
+  ScheduleResult result = cell_.core().controlSchedule(Scheduler::Op::Resume, reference);
+  result.context_ = this;
+  return result;
+}
+
+ScheduleResult ReceiveContext::cancelSchedule(ScheduleHandle handle) {
+  ScheduleResult result = cell_.core().controlSchedule(Scheduler::Op::Cancel, handle);
+  result.context_ = this;
+  return result;
+}
+
+ScheduleResult ReceiveContext::pauseSchedule(ScheduleHandle handle) {
+  ScheduleResult result = cell_.core().controlSchedule(Scheduler::Op::Pause, handle);
+  result.context_ = this;
+  return result;
+}
+
+ScheduleResult ReceiveContext::resumeSchedule(ScheduleHandle handle) {
+  ScheduleResult result = cell_.core().controlSchedule(Scheduler::Op::Resume, handle);
+  result.context_ = this;
+  return result;
+}
+
+bool ReceiveContext::awaitSchedule(const std::shared_ptr<detail::ScheduleState>& state,
+                                   std::coroutine_handle<> h) {
+  const std::uint64_t token = cell_.runningCoroutine();
+  detail::SystemCore& core = cell_.core();
+  const ActorRef me = self();
+  return state->onComplete([&core, me, h, token] { resumeInTurn(core, me, h, token); });
+}
+
+}  // namespace coreactor

@@ -1,0 +1,662 @@
+// The scheduler: schedule, scheduleOnce, cancel, pause and resume by
+// reference or handle, ownership, delivery, errors. SPEC S1-S12, A10.
+// Time is a ManualClock moved by hand (TestKit), so every assertion is about
+// which tick arrived after which move of the clock, never about how long.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "TestSupport.hpp"
+#include "coreactor/ActorSystem.hpp"
+#include "coreactor/Async.hpp"
+#include "coreactor/testkit/TestKit.hpp"
+
+namespace coreactor {
+namespace {
+
+using namespace std::chrono_literals;
+using testkit::TestKit;
+using testkit::TestProbe;
+
+struct Tick {
+  int n = 0;
+};
+struct Remind {};
+struct Start {
+  ActorRef to;
+  std::chrono::nanoseconds every;
+  bool repeat;
+  std::string reference;
+};
+
+// Schedules through its own context whatever Start says, and reports each
+// call's error to the probe.
+struct Scheduling : Actor {
+  explicit Scheduling(ActorRef report) : report(report) {}
+  void receive(ReceiveContext& ctx) override {
+    if (const Start* s = ctx.get<Start>()) {
+      const auto options = ScheduleOptions::create().withReference(s->reference);
+      ScheduleResult r = s->repeat ? ctx.schedule(Tick{1}, s->to, s->every, options)
+                                   : ctx.scheduleOnce(Tick{1}, s->to, s->every, options);
+      EXPECT_TRUE(r.ready()) << "a context call on its own isolate takes effect at once";
+      report.tell(r.wait());
+    } else if (const std::string* cancel = ctx.get<std::string>()) {
+      report.tell(ctx.cancelSchedule(*cancel).wait());
+    }
+  }
+  ActorRef report;
+};
+
+std::size_t received(TestProbe& probe) {
+  return probe.pending();
+}
+
+void drain(TestProbe& probe) {
+  while (probe.pending() != 0) probe.expectMsg<Tick>();
+}
+
+// ---- S1, S3: the calls, from the system and from an actor ------------------------
+
+TEST(Schedule, ScheduleOnceFromTheSystemDeliversOnceAfterTheDelayWithNoSender) {
+  // SPEC S1, S3: a system call's ticks have no sender.
+  TestKit kit;
+  TestProbe probe = kit.probe("p");
+  ScheduleResult r = kit.system().scheduleOnce(Tick{7}, probe.ref(), 50ms);
+  EXPECT_TRUE(r.ready());
+  EXPECT_FALSE(r.wait());
+  EXPECT_TRUE(r.handle().valid());
+  EXPECT_EQ(kit.system().scheduleCount(), 1u);
+  kit.advance(49ms);
+  EXPECT_EQ(received(probe), 0u);
+  kit.advance(1ms);
+  EXPECT_EQ(probe.expectMsg<Tick>().n, 7);
+  EXPECT_TRUE(probe.lastSender().isNone());
+  kit.advance(1s);
+  EXPECT_EQ(received(probe), 0u) << "a one-shot fires once";
+  EXPECT_EQ(kit.system().scheduleCount(), 0u);
+}
+
+TEST(Schedule, ScheduleRepeatsEveryIntervalFirstOneIntervalFromNow) {
+  // SPEC S1.
+  TestKit kit;
+  TestProbe probe = kit.probe("p");
+  kit.system().schedule(Tick{1}, probe.ref(), 10ms).get();
+  kit.advance(9ms);
+  EXPECT_EQ(received(probe), 0u);
+  for (int i = 0; i < 5; ++i) {
+    kit.advance(1ms);
+    EXPECT_EQ(received(probe), 1u) << "tick " << i;
+    probe.expectMsg<Tick>();
+    kit.advance(9ms);
+    EXPECT_EQ(received(probe), 0u);
+  }
+  EXPECT_EQ(kit.system().scheduleCount(), 1u);
+}
+
+TEST(Schedule, AContextScheduleComesFromTheSchedulingActorUnlessTheOptionsSayOtherwise) {
+  // SPEC S1, S3.
+  TestKit kit;
+  TestProbe probe = kit.probe("p");
+  TestProbe other = kit.probe("other");
+  ActorRef actor = kit.system().spawn("a", [&](ReceiveContext& ctx) {
+    if (ctx.is<Remind>()) {
+      ctx.scheduleOnce(Tick{1}, probe.ref(), 10ms);
+      ctx.scheduleOnce(Tick{2}, probe.ref(), 20ms,
+                       ScheduleOptions::create().withSender(other.ref()));
+    }
+  });
+  actor.tell(Remind{});
+  kit.run();
+  kit.advance(10ms);
+  EXPECT_EQ(probe.expectMsg<Tick>().n, 1);
+  EXPECT_EQ(probe.lastSender(), actor);
+  kit.advance(10ms);
+  EXPECT_EQ(probe.expectMsg<Tick>().n, 2);
+  EXPECT_EQ(probe.lastSender(), other.ref());
+}
+
+TEST(Schedule, AnActorCancelsItsOwnReminderByReference) {
+  // SPEC S1, S2: the seeds' Reminder, from the actor's side.
+  TestKit kit;
+  TestProbe probe = kit.probe("p");
+  TestProbe report = kit.probe("report");
+  ActorRef actor = kit.system().spawn<Scheduling>("s", ActorOptions::create(), report.ref());
+  actor.tell(Start{probe.ref(), 100ms, false, "remind"});
+  EXPECT_FALSE(report.expectMsg<std::error_code>());
+  kit.advance(50ms);
+  actor.tell(std::string("remind"));
+  EXPECT_FALSE(report.expectMsg<std::error_code>());
+  kit.advance(100ms);
+  EXPECT_EQ(received(probe), 0u);
+  actor.tell(std::string("remind"));
+  EXPECT_EQ(report.expectMsg<std::error_code>(), Error::ErrScheduleNotFound);
+}
+
+TEST(Schedule, EqualDeadlinesFireInTheOrderTheyWereArmed) {
+  // SPEC S10 (and L2's rule for timers).
+  TestKit kit;
+  TestProbe probe = kit.probe("p");
+  for (int i = 0; i < 200; ++i) kit.system().scheduleOnce(Tick{i}, probe.ref(), 5ms).get();
+  kit.advance(5ms);
+  for (int i = 0; i < 200; ++i) EXPECT_EQ(probe.expectMsg<Tick>().n, i);
+}
+
+TEST(Schedule, DeadlinesFireInDeadlineOrderWhateverTheArmOrder) {
+  // SPEC S10: many deadlines, moved through in one jump and in small steps.
+  TestKit kit;
+  TestProbe probe = kit.probe("p");
+  std::vector<int> delays;
+  for (int i = 0; i < 500; ++i) delays.push_back((i * 7919) % 1000 + 1);  // a permutation of 1..1000 ms
+  for (int d : delays) kit.system().scheduleOnce(Tick{d}, probe.ref(), std::chrono::milliseconds(d)).get();
+  kit.advance(300ms);
+  int last = 0;
+  std::size_t seen = 0;
+  while (probe.pending() != 0) {
+    const int d = probe.expectMsg<Tick>().n;
+    EXPECT_LE(d, 300);
+    EXPECT_GT(d, last);
+    last = d;
+    ++seen;
+  }
+  for (int step = 0; step < 700; ++step) {
+    kit.advance(1ms);
+    while (probe.pending() != 0) {
+      const int d = probe.expectMsg<Tick>().n;
+      EXPECT_EQ(d, 301 + step) << "fires exactly when due";
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, delays.size());
+  EXPECT_EQ(kit.system().scheduleCount(), 0u);
+}
+
+// ---- S2: references and handles --------------------------------------------------
+
+TEST(Schedule, AReferenceIsAddressableFromAnywhereAndAHandleWithoutOne) {
+  // SPEC S2.
+  TestKit kit;
+  TestProbe probe = kit.probe("p");
+  TestProbe report = kit.probe("report");
+  ActorRef actor = kit.system().spawn<Scheduling>("s", ActorOptions::create(), report.ref());
+  actor.tell(Start{probe.ref(), 10ms, true, "beat"});
+  EXPECT_FALSE(report.expectMsg<std::error_code>());
+  kit.advance(10ms);
+  probe.expectMsg<Tick>();
+  // Made inside an actor; cancelled from the system.
+  EXPECT_FALSE(kit.system().cancelSchedule("beat").wait());
+  kit.advance(50ms);
+  EXPECT_EQ(received(probe), 0u);
+  // A handle addresses an unnamed schedule; a stale one finds nothing.
+  ScheduleHandle h = kit.system().schedule(Tick{2}, probe.ref(), 10ms).handle();
+  EXPECT_FALSE(kit.system().cancelSchedule(h).wait());
+  EXPECT_EQ(kit.system().cancelSchedule(h).wait(), Error::ErrScheduleNotFound);
+  EXPECT_EQ(kit.system().pauseSchedule(h).wait(), Error::ErrScheduleNotFound);
+  EXPECT_EQ(kit.system().cancelSchedule(ScheduleHandle()).wait(), Error::ErrScheduleNotFound);
+}
+
+TEST(Schedule, AReferenceIsFreeAgainOnceItsScheduleHasEnded) {
+  // SPEC S2, S12.
+  TestKit kit;
+  TestProbe probe = kit.probe("p");
+  const auto named = ScheduleOptions::create().withReference("once");
+  kit.system().scheduleOnce(Tick{1}, probe.ref(), 10ms, named).get();
+  EXPECT_EQ(kit.system().scheduleOnce(Tick{2}, probe.ref(), 10ms, named).wait(),
+            Error::ErrScheduleAlreadyExists);
+  kit.advance(10ms);
+  EXPECT_EQ(probe.expectMsg<Tick>().n, 1);
+  EXPECT_FALSE(kit.system().scheduleOnce(Tick{3}, probe.ref(), 10ms, named).wait())
+      << "a fired one-shot gives its reference back";
+  EXPECT_FALSE(kit.system().cancelSchedule("once").wait());
+  EXPECT_FALSE(kit.system().schedule(Tick{4}, probe.ref(), 10ms, named).wait())
+      << "a cancelled schedule gives its reference back";
+}
+
+// ---- S4: pause and resume --------------------------------------------------------
+
+TEST(Schedule, AResumedOneShotKeepsTheDelayItHadLeft) {
+  // SPEC S4.
+  TestKit kit;
+  TestProbe probe = kit.probe("p");
+  kit.system().scheduleOnce(Tick{1}, probe.ref(), 100ms,
+                            ScheduleOptions::create().withReference("r")).get();
+  kit.advance(30ms);
+  EXPECT_FALSE(kit.system().pauseSchedule("r").wait());
+  EXPECT_FALSE(kit.system().pauseSchedule("r").wait()) << "pausing a paused schedule: a no-op";
+  kit.advance(1s);
+  EXPECT_EQ(received(probe), 0u);
+  EXPECT_FALSE(kit.system().resumeSchedule("r").wait());
+  kit.advance(69ms);
+  EXPECT_EQ(received(probe), 0u);
+  kit.advance(1ms);
+  EXPECT_EQ(received(probe), 1u) << "70 ms were left at the pause";
+}
+
+TEST(Schedule, AResumedRepeatingScheduleFiresOneFullIntervalAfterTheResume) {
+  // SPEC S4.
+  TestKit kit;
+  TestProbe probe = kit.probe("p");
+  ScheduleHandle h = kit.system().schedule(Tick{1}, probe.ref(), 100ms).handle();
+  kit.advance(90ms);
+  EXPECT_FALSE(kit.system().pauseSchedule(h).wait());
+  kit.advance(500ms);
+  EXPECT_EQ(received(probe), 0u);
+  EXPECT_FALSE(kit.system().resumeSchedule(h).wait());
+  EXPECT_FALSE(kit.system().resumeSchedule(h).wait()) << "resuming a running schedule: a no-op";
+  kit.advance(99ms);
+  EXPECT_EQ(received(probe), 0u);
+  kit.advance(1ms);
+  EXPECT_EQ(received(probe), 1u);
+  kit.advance(100ms);
+  EXPECT_EQ(received(probe), 2u);
+}
+
+// ---- S5, S6: ownership -----------------------------------------------------------
+
+TEST(Schedule, SystemStopCancelsEverySchedule) {
+  // SPEC S5.
+  TestKit kit;
+  TestProbe probe = kit.probe("p");
+  for (int i = 0; i < 100; ++i) {
+    kit.system().schedule(Tick{i}, probe.ref(), 10ms,
+                          ScheduleOptions::create().withReference("r" + std::to_string(i)));
+  }
+  kit.system().scheduleOnce(Tick{0}, probe.ref(), 1h);
+  EXPECT_EQ(kit.system().scheduleCount(), 101u);
+  EXPECT_EQ(kit.system().isolate(0).pendingTimers(), 1u) << "one timer for all";
+  kit.system().stop();
+  EXPECT_EQ(kit.system().scheduleCount(), 0u);
+  EXPECT_EQ(kit.system().cancelSchedule("r1").wait(), Error::ErrActorSystemNotStarted);
+}
+
+TEST(Schedule, AnActorsFullStopCancelsItsSchedulesAndARestartKeepsThem) {
+  // SPEC S6.
+  TestKit kit;
+  TestProbe probe = kit.probe("p");
+  ActorRef actor = kit.system().spawn("owner", [&](ReceiveContext& ctx) {
+    if (ctx.is<Remind>()) {
+      ctx.schedule(Tick{1}, probe.ref(), 10ms);
+      ctx.schedule(Tick{2}, probe.ref(), 10ms, ScheduleOptions::create().withReference("named"));
+    }
+    if (ctx.is<int>()) throw std::runtime_error("restart me");
+  });
+  actor.tell(Remind{});
+  kit.run();
+  kit.advance(10ms);
+  EXPECT_EQ(received(probe), 2u);
+  drain(probe);
+  actor.tell(1);  // fails: the guardian restarts it
+  kit.run();
+  kit.advance(10ms);
+  EXPECT_EQ(received(probe), 2u) << "a restart is not a stop";
+  drain(probe);
+  kit.system().stop(actor);
+  kit.run();
+  EXPECT_EQ(kit.system().scheduleCount(), 0u);
+  kit.advance(50ms);
+  EXPECT_EQ(received(probe), 0u);
+  EXPECT_EQ(kit.system().cancelSchedule("named").wait(), Error::ErrScheduleNotFound);
+}
+
+TEST(Schedule, ASystemScheduleOutlivesTheActorsThatMadeNone) {
+  // SPEC S6: only context calls are owned by an actor.
+  TestKit kit;
+  TestProbe probe = kit.probe("p");
+  ActorRef bystander = kit.system().spawn("b", [](ReceiveContext&) {});
+  kit.system().schedule(Tick{1}, probe.ref(), 10ms).get();
+  kit.system().stop(bystander);
+  kit.run();
+  kit.advance(10ms);
+  EXPECT_EQ(received(probe), 1u);
+}
+
+// ---- S7, S8: delivery ------------------------------------------------------------
+
+TEST(Schedule, ATickToAStoppedTargetIsADeadLetterAndARepeatingScheduleIsDroppedAfterIt) {
+  // SPEC S7.
+  TestKit kit;
+  std::vector<std::string> dead;
+  kit.system().eventStream().subscribe<DeadLetter>(
+      [&](const DeadLetter& d) { dead.push_back(d.messageType); });
+  ActorRef target = kit.system().spawn("t", [](ReceiveContext&) {});
+  kit.system().schedule(Tick{1}, target, 10ms).get();
+  kit.system().scheduleOnce(Remind{}, target, 30ms).get();
+  kit.system().stop(target);
+  kit.run();
+  kit.advance(10ms);
+  ASSERT_EQ(dead.size(), 1u);
+  EXPECT_EQ(kit.system().scheduleCount(), 1u) << "the repeating one is gone after its tick";
+  kit.advance(100ms);
+  EXPECT_EQ(dead.size(), 2u) << "the one-shot dead-letters too, and nothing more comes";
+  EXPECT_EQ(kit.system().scheduleCount(), 0u);
+}
+
+struct Stuck {};
+struct FailOnce : Actor {
+  explicit FailOnce(std::vector<int>* got) : got(got) {}
+  void receive(ReceiveContext& ctx) override {
+    if (ctx.is<Stuck>()) throw std::runtime_error("suspend me");
+    if (const Tick* t = ctx.get<Tick>()) got->push_back(t->n);
+  }
+  SupervisorStrategy supervisorStrategy() override { return SupervisorStrategy::oneForOne(); }
+  std::vector<int>* got;
+};
+
+TEST(Schedule, ASuspendedTargetKeepsItsSchedule) {
+  // SPEC S7: a failed actor is suspended until its parent decides, and its
+  // schedule stays. The parent (the user guardian) lives on isolate 0 and the
+  // actor on isolate 1; running isolate 1 alone keeps the decision away while
+  // ticks arrive.
+  TestKit kit("suspended", ActorSystemOptions::create().withIsolates(2));
+  std::vector<int> got;
+  ActorRef target =
+      kit.system().spawn<FailOnce>("t", ActorOptions::create().withIsolate(1), &got);
+  kit.system().schedule(Tick{1}, target, 10ms).get();
+  kit.advance(10ms);
+  EXPECT_EQ(got.size(), 1u);
+  target.tell(Stuck{});
+  Isolate& home = kit.system().isolate(1);
+  home.runUntilIdle();  // fails: suspended, the Failed report waits on isolate 0
+  for (int i = 0; i < 3; ++i) {
+    kit.clock().advance(10ms);
+    home.runUntilIdle();
+  }
+  EXPECT_EQ(got.size(), 1u) << "suspended: it handles nothing";
+  EXPECT_EQ(kit.system().scheduleCount(), 1u) << "and keeps its schedule";
+  kit.run();  // the guardian restarts it; the queued ticks are handled
+  EXPECT_EQ(got.size(), 4u);
+  kit.advance(10ms);
+  EXPECT_EQ(got.size(), 5u);
+}
+
+struct Blocked : AsyncActor {
+  explicit Blocked(std::vector<int>* got) : got(got) {}
+  Async receiveAsync(ReceiveContext& ctx) override {
+    if (ctx.is<Remind>()) {
+      co_await ctx.delay(1h);  // takes no other message meanwhile
+    } else if (const Tick* t = ctx.get<Tick>()) {
+      got->push_back(t->n);
+    }
+  }
+  std::vector<int>* got;
+};
+
+TEST(Schedule, TicksAreIndependentNoneIsSuppressedBecauseThePreviousIsStillQueued) {
+  // SPEC S8.
+  TestKit kit;
+  std::vector<int> got;
+  ActorRef actor = kit.system().spawn<Blocked>("b", ActorOptions::create(), &got);
+  actor.tell(Remind{});
+  kit.run();
+  ScheduleHandle h = kit.system().schedule(Tick{1}, actor, 10ms).handle();
+  for (int i = 0; i < 5; ++i) kit.advance(10ms);
+  EXPECT_TRUE(got.empty());
+  kit.system().cancelSchedule(h).get();
+  kit.advance(1h);
+  EXPECT_EQ(got.size(), 5u) << "five ticks queued while the actor was busy, all delivered";
+}
+
+TEST(Schedule, ALateLoopSkipsTheTicksItMissedInsteadOfBursting) {
+  // A documented choice (docs/scheduling.md): fixed rate, no catch-up burst.
+  TestKit kit;
+  TestProbe probe = kit.probe("p");
+  kit.system().schedule(Tick{1}, probe.ref(), 10ms).get();
+  kit.advance(55ms);  // five deadlines passed while the loop was away
+  EXPECT_EQ(received(probe), 1u);
+  drain(probe);
+  kit.advance(9ms);
+  EXPECT_EQ(received(probe), 0u);
+  kit.advance(1ms);
+  EXPECT_EQ(received(probe), 1u) << "the next tick is one interval after the late one";
+}
+
+// ---- S9: across isolates ---------------------------------------------------------
+
+TEST(Schedule, ATickToAnActorOnAnotherIsolateRoutesThereAndTheScheduleStaysHome) {
+  // SPEC S9.
+  TestKit kit("xi", ActorSystemOptions::create().withIsolates(2));
+  TestProbe probe = kit.probe("p");
+  std::atomic<int> ticks{0};
+  ActorRef far = kit.system().spawn(
+      "far", [&](ReceiveContext& ctx) { ticks += ctx.is<Tick>() ? 1 : 0; },
+      ActorOptions::create().withIsolate(1));
+  ScheduleHandle made;
+  ActorRef near = kit.system().spawn(
+      "near",
+      [&](ReceiveContext& ctx) {
+        if (ctx.is<Remind>()) made = ctx.schedule(Tick{1}, far, 10ms).handle();
+      },
+      ActorOptions::create().withIsolate(0));
+  near.tell(Remind{});
+  kit.run();
+  EXPECT_EQ(made.isolateIndex(), 0u) << "the schedule lives where it was made";
+  kit.advance(10ms);
+  kit.advance(10ms);
+  EXPECT_EQ(ticks.load(), 2);
+  EXPECT_EQ(kit.system().isolate(1).pendingTimers(), 0u);
+  EXPECT_EQ(kit.system().isolate(0).pendingTimers(), 1u);
+}
+
+// ---- S10, S11: one timer, unreferenced, no clock on the message path ------------
+
+class CountingClock final : public Clock {
+ public:
+  time_point now() const noexcept override {
+    reads.fetch_add(1, std::memory_order_relaxed);
+    return inner.now();
+  }
+  bool isManual() const noexcept override { return true; }
+  ManualClock inner;
+  mutable std::atomic<std::uint64_t> reads{0};
+};
+
+TEST(Schedule, TheMessagePathReadsNoClockEvenWithSchedulesPending) {
+  // SPEC S10: count the clock reads of 1,000 and of 10,000 tells with a
+  // thousand schedules pending: far fewer than one per message.
+  CountingClock clock;
+  auto system = ActorSystem::create(
+      "clock", ActorSystemOptions::create().withManualRun().withClock(&clock));
+  std::size_t handled = 0;
+  ActorRef sink = system->spawn("sink", [&](ReceiveContext&) { ++handled; });
+  for (int i = 0; i < 1000; ++i) system->schedule(Tick{i}, sink, 1h).get();
+  system->runUntilIdle();
+  auto readsFor = [&](int n) {
+    const std::uint64_t before = clock.reads.load();
+    for (int i = 0; i < n; ++i) sink.tell(i);
+    system->runUntilIdle();
+    return clock.reads.load() - before;
+  };
+  const std::uint64_t small = readsFor(1000);
+  const std::uint64_t large = readsFor(10000);
+  EXPECT_EQ(handled, 11000u);
+  // The loop reads the clock once per pass with a timer pending (the hybrid
+  // yields a pass every 64 turns of 16 messages): never once per message.
+  EXPECT_LT(small, 1000u / 100);
+  EXPECT_LT(large, 10000u / 100);
+}
+
+TEST(Schedule, PendingSchedulesAloneDoNotKeepTheLoopAlive) {
+  // SPEC S11: runUntilIdle returns with schedules pending, and a threaded
+  // system shuts down with one pending far in the future.
+  TestKit kit;
+  TestProbe probe = kit.probe("p");
+  kit.system().schedule(Tick{1}, probe.ref(), 10ms).get();
+  kit.run();  // returns: the scheduler's timer is unreferenced
+  EXPECT_EQ(kit.system().scheduleCount(), 1u);
+
+  auto threaded = ActorSystem::create("threaded");
+  ActorRef a = threaded->spawn("a", [](ReceiveContext&) {});
+  threaded->schedule(Tick{1}, a, 1h).get();
+  threaded->shutdown();
+  EXPECT_EQ(threaded->scheduleCount(), 0u);
+}
+
+// ---- S12: errors -------------------------------------------------------------------
+
+TEST(Schedule, EveryBadCallGetsItsNamedErrorAndLeavesNothingBehind) {
+  // SPEC S12.
+  TestKit kit;
+  TestProbe probe = kit.probe("p");
+  ActorSystem& s = kit.system();
+  EXPECT_EQ(s.schedule(Tick{}, probe.ref(), 0ms).wait(), Error::ErrInvalidInterval);
+  EXPECT_EQ(s.scheduleOnce(Tick{}, probe.ref(), -5ms).wait(), Error::ErrInvalidInterval);
+  EXPECT_EQ(s.scheduleOnce(Tick{}, ActorRef(), 5ms).wait(), Error::ErrDead);
+  ActorRef gone = s.spawn("gone", [](ReceiveContext&) {});
+  s.stop(gone);
+  kit.run();
+  EXPECT_EQ(s.schedule(Tick{}, gone, 5ms).wait(), Error::ErrDead);
+  const auto named = ScheduleOptions::create().withReference("x");
+  EXPECT_FALSE(s.schedule(Tick{}, probe.ref(), 5ms, named).wait());
+  EXPECT_EQ(s.schedule(Tick{}, probe.ref(), 5ms, named).wait(), Error::ErrScheduleAlreadyExists);
+  EXPECT_EQ(s.scheduleOnce(Tick{}, probe.ref(), 5ms, named).wait(),
+            Error::ErrScheduleAlreadyExists);
+  EXPECT_EQ(s.cancelSchedule("y").wait(), Error::ErrScheduleNotFound);
+  EXPECT_EQ(s.pauseSchedule("y").wait(), Error::ErrScheduleNotFound);
+  EXPECT_EQ(s.resumeSchedule("y").wait(), Error::ErrScheduleNotFound);
+  std::unique_ptr<int> moveOnly = std::make_unique<int>(1);
+  EXPECT_EQ(s.scheduleMessage(Message(std::move(moveOnly)), probe.ref(), 5ms, true, {}).wait(),
+            Error::ErrInvalidOption)
+      << "a repeating schedule needs a copyable message";
+  EXPECT_EQ(s.scheduleCount(), 1u) << "only the one good schedule";
+  EXPECT_THROW(s.schedule(Tick{}, probe.ref(), 0ms).get(), std::system_error);
+  s.stop();
+  EXPECT_EQ(s.scheduleOnce(Tick{}, probe.ref(), 5ms).wait(), Error::ErrActorSystemNotStarted);
+  EXPECT_EQ(s.cancelSchedule("x").wait(), Error::ErrActorSystemNotStarted);
+  EXPECT_EQ(s.scheduleCount(), 0u);
+}
+
+TEST(Schedule, AMoveOnlyMessageCanBeScheduledOnce) {
+  TestKit kit;
+  TestProbe probe = kit.probe("p");
+  kit.system().scheduleOnce(std::make_unique<int>(42), probe.ref(), 1ms).get();
+  kit.advance(1ms);
+  EXPECT_EQ(*probe.expectMsg<std::unique_ptr<int>>(), 42);
+}
+
+// ---- from a foreign thread, across isolates, and races -------------------------
+
+struct Counter : Actor {
+  explicit Counter(std::atomic<int>* n) : n(n) {}
+  void receive(ReceiveContext& ctx) override {
+    if (ctx.is<Tick>()) n->fetch_add(1);
+    if (ctx.is<Remind>()) ctx.reply(Remind{});
+  }
+  std::atomic<int>* n;
+};
+
+// Waits (generously) until `done` holds.
+template <class F>
+bool eventually(F&& done) {
+  for (int i = 0; i < 20000 && !done(); ++i) std::this_thread::sleep_for(1ms);
+  return done();
+}
+
+TEST(Schedule, FromAForeignThreadEveryCallCompletesOnTheHoldingIsolate) {
+  // SPEC S1, S2, S9 from a thread that is no isolate, on a threaded system.
+  auto system = ActorSystem::create("foreign", ActorSystemOptions::create().withIsolates(2));
+  std::atomic<int> ticks{0};
+  ActorRef counter = system->spawn<Counter>("c", ActorOptions::create().withIsolate(1), &ticks);
+  ScheduleResult made = system->schedule(Tick{1}, counter, 1ms,
+                                         ScheduleOptions::create().withReference("beat"));
+  EXPECT_FALSE(made.wait());
+  EXPECT_EQ(made.handle().isolateIndex(), 1u) << "from outside, the target's isolate holds it";
+  ASSERT_TRUE(eventually([&] { return ticks.load() >= 3; }));
+  EXPECT_FALSE(system->pauseSchedule("beat").wait());
+  EXPECT_FALSE(system->resumeSchedule("beat").wait());
+  EXPECT_FALSE(system->cancelSchedule("beat").wait());
+  EXPECT_EQ(system->cancelSchedule("beat").wait(), Error::ErrScheduleNotFound);
+  EXPECT_EQ(system->scheduleCount(), 0u);
+  system->shutdown();
+}
+
+TEST(Schedule, ACancelThatCompletedLetsNoFurtherTickBeSentAcrossIsolates) {
+  // Races: cancel against fire, pause against fire, from another isolate and
+  // from a foreign thread. The guarantee (docs/scheduling.md): once a cancel
+  // (or pause) has completed, the schedule sends nothing more; a tick sent
+  // before may still arrive, so the check waits for the mailbox to drain.
+  auto system = ActorSystem::create("race", ActorSystemOptions::create().withIsolates(2));
+  std::atomic<int> ticks{0};
+  ActorRef counter = system->spawn<Counter>("c", ActorOptions::create().withIsolate(1), &ticks);
+  // A controller on isolate 0 cancels what isolate 1 holds and awaits it.
+  struct Controller : AsyncActor {
+    Async receiveAsync(ReceiveContext& ctx) override {
+      const std::string ref = *ctx.get<std::string>();
+      ActorRef asker = ctx.sender();
+      std::error_code e = co_await ctx.cancelSchedule(ref);
+      asker.tell(e);
+    }
+  };
+  ActorRef controller =
+      system->spawn<Controller>("ctl", ActorOptions::create().withIsolate(0));
+  for (int round = 0; round < 40; ++round) {
+    const std::string ref = "r" + std::to_string(round);
+    ASSERT_FALSE(system
+                     ->schedule(Tick{1}, counter, 200us, ScheduleOptions::create().withReference(ref))
+                     .wait());
+    const int seen = ticks.load();
+    eventually([&] { return ticks.load() > seen; });
+    if (round % 2 == 0) {
+      ASSERT_FALSE(system->pauseSchedule(ref).wait());
+    } else {
+      std::error_code got{};
+      std::atomic<bool> answered{false};
+      ActorRef inbox = system->spawn("inbox" + std::to_string(round), [&](ReceiveContext& ctx) {
+        if (const std::error_code* e = ctx.get<std::error_code>()) {
+          got = *e;
+          answered = true;
+        }
+      });
+      controller.tell(ref, inbox);
+      ASSERT_TRUE(eventually([&] { return answered.load(); }));
+      ASSERT_FALSE(got) << got.message();
+    }
+    // Flush: an ask through the target's mailbox returns after every tick sent before.
+    system->ask<Remind>(counter, Remind{}, 10s).get();
+    const int after = ticks.load();
+    std::this_thread::sleep_for(3ms);  // fifteen intervals: a live schedule would tick
+    system->ask<Remind>(counter, Remind{}, 10s).get();
+    EXPECT_EQ(ticks.load(), after) << "round " << round;
+    system->cancelSchedule(ref).wait();
+  }
+  EXPECT_EQ(system->scheduleCount(), 0u);
+  system->shutdown();
+}
+
+// ---- A10: passivation ------------------------------------------------------------
+
+TEST(Passivation, AnIdleActorStopsItselfAfterItsTimeoutAndTicksKeepItAlive) {
+  // SPEC A10, S8.
+  TestKit kit;
+  std::vector<std::string> stopped;
+  kit.system().eventStream().subscribe<ActorStopped>(
+      [&](const ActorStopped& e) { stopped.push_back(e.path); });
+  ActorRef idle = kit.system().spawn("idle", [](ReceiveContext&) {},
+                                     ActorOptions::create().withPassivation(100ms));
+  ActorRef ticked = kit.system().spawn("ticked", [](ReceiveContext&) {},
+                                       ActorOptions::create().withPassivation(100ms));
+  kit.system().schedule(Tick{}, ticked, 60ms, ScheduleOptions::create().withReference("keep"));
+  kit.run();
+  kit.advance(50ms);
+  idle.tell(1);
+  kit.run();  // activity at 50 ms
+  for (int i = 0; i < 9; ++i) kit.advance(10ms);  // 140 ms: idle for 90 ms
+  EXPECT_TRUE(stopped.empty());
+  for (int i = 0; i < 4; ++i) kit.advance(10ms);  // 180 ms: idle for 130 ms
+  ASSERT_EQ(stopped.size(), 1u);
+  EXPECT_EQ(stopped[0], "/user/idle");
+  for (int i = 0; i < 100; ++i) kit.advance(10ms);
+  EXPECT_EQ(stopped.size(), 1u) << "a repeating schedule keeps its target alive";
+  kit.system().cancelSchedule("keep").get();
+  for (int i = 0; i < 15; ++i) kit.advance(10ms);
+  ASSERT_EQ(stopped.size(), 2u) << "without ticks it passivates too";
+  EXPECT_EQ(kit.system().scheduleCount(), 0u) << "the passivation checks end with the actor";
+}
+
+TEST(Passivation, ANonPositiveTimeoutIsRefused) {
+  // SPEC A10, bad input.
+  EXPECT_EQ(test::errorOf([] { ActorOptions::create().withPassivation(0ms); }),
+            Error::ErrInvalidOption);
+}
+
+}  // namespace
+}  // namespace coreactor

@@ -41,6 +41,7 @@
 #include "ActorBench.hpp"
 #include "BenchSupport.hpp"
 #include "DispatchBench.hpp"
+#include "ScheduleBench.hpp"
 
 namespace coreactor::bench {
 namespace {
@@ -173,9 +174,13 @@ class MedianReporter final : public benchmark::BenchmarkReporter {
       auto counter = run.counters.find(kNsPerOpCounter);
       if (counter == run.counters.end()) {
         counter = run.counters.find(kBytesPerOpCounter);
-        if (counter == run.counters.end()) continue;
-        figure.unit = "B/actor";
+        figure.unit = name.starts_with("schedule/") ? "B/sched" : "B/actor";
       }
+      if (counter == run.counters.end()) {
+        counter = run.counters.find(kLateUsCounter);
+        figure.unit = "us late";
+      }
+      if (counter == run.counters.end()) continue;
       if (run.run_type == Run::RT_Iteration) {
         figure.samples.push_back(counter->second.value);
         for (const auto& [name, value] : run.counters) {
@@ -277,6 +282,15 @@ std::string describeOp(std::string_view name) {
     return "one actor spawned and started; " + std::string(name.substr(12)) + " at once";
   }
   if (name == "actor/memory") return "RSS per idle actor: 100k, one message each";
+  if (name.starts_with("schedule/add+cancel/")) {
+    return "one scheduleOnce or cancel by " + std::string(name.substr(20)) + ", 1M live";
+  }
+  if (name == "schedule/fire/1M") return "one due one-shot fired and handled, 1M due at once";
+  if (name == "schedule/memory") return "malloc'd bytes per live schedule, 8-byte message";
+  if (name == "schedule/lateness/idle") return "p50 fire lateness, 200 one-shots, idle isolate";
+  if (name == "schedule/lateness/volley") {
+    return "p50 fire lateness, 200 one-shots, hybrid volley on the isolate";
+  }
   return "";
 }
 
@@ -307,6 +321,10 @@ constexpr Target kTargets[] = {
     {"ask from the driving thread (*)", "actor/ask/from-driver", nullptr, 100, "ns"},
     {"spawn + start + stop, per actor", "actor/spawn/100", nullptr, 300, "ns"},
     {"memory per idle actor (RSS)", "actor/memory", nullptr, 256, "B"},
+    {"schedule or cancel, 1M live, by handle", "schedule/add+cancel/handle", nullptr, 100, "ns"},
+    {"schedule or cancel, 1M live, by reference", "schedule/add+cancel/reference", nullptr, 300,
+     "ns"},
+    {"memory per live schedule", "schedule/memory", nullptr, 128, "B"},
 };
 
 /// Peers' figures, measured earlier on this kind of machine and quoted here,
@@ -436,6 +454,20 @@ void printTable(const MedianReporter& reporter) {
           *system / 1024, *systemHeap / 1024, *heap);
     }
   }
+  for (const char* name : {"schedule/lateness/idle", "schedule/lateness/volley"}) {
+    const Figure* late = reporter.find(name);
+    if (late == nullptr) continue;
+    const std::optional<double> p50 = late->median();
+    const std::optional<double> p99 = late->extraMedian(kLateUsP99Counter);
+    const std::optional<double> u50 = late->extraMedian(kLateUnitsP50Counter);
+    const std::optional<double> u99 = late->extraMedian(kLateUnitsP99Counter);
+    if (p50 && p99 && u50 && u99) {
+      std::printf(
+          "  %s, apart: p50 %.3f ms, p99 %.3f ms; in dispatcher units of the volley\n"
+          "  between due and fire: p50 %.0f, p99 %.0f (lateness x the volley's unit rate)\n",
+          name, *p50 / 1000, *p99 / 1000, *u50, *u99);
+    }
+  }
   std::printf(
       "  (*) the stand-in measured before ReceiveContext::ask existed: askWith from the driving\n"
       "      thread, the loop thread in manual mode, so the same-isolate path (reply slot,\n"
@@ -539,6 +571,7 @@ int run(int argc, char** argv) {
 
   registerDispatchBenchmarks();
   registerActorBenchmarks();
+  registerScheduleBenchmarks();
   MedianReporter reporter;
   const std::size_t ran = benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();

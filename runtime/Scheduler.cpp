@@ -47,17 +47,15 @@ void Scheduler::release(std::uint32_t slot) noexcept {
     at(e.ownerPrev).ownerNext = e.ownerNext;
     at(e.ownerNext).ownerPrev = e.ownerPrev;
   }
-  if ((e.flags & kNamed) != 0) {
-    auto it = names_.find(slot);
-    core_.forgetScheduleName(it->second, ScheduleHandle(home_.index, slot, e.generation));
-    names_.erase(it);
+  if (e.reference != nullptr) {
+    core_.forgetScheduleName(*e.reference, ScheduleHandle(home_.index, slot, e.generation));
+    e.reference = nullptr;
   }
   if (e.state != State::Anchor && (e.flags & kPassivation) == 0) {
     live_.fetch_sub(1, std::memory_order_relaxed);
   }
   e.message.reset();
-  e.target = ActorRef();
-  e.sender = ActorRef();
+  e.target = e.sender = kNoRef;
   e.state = State::Free;
   e.flags = 0;
   e.ownerPrev = e.ownerNext = kNil;
@@ -205,9 +203,16 @@ void Scheduler::expire() {
   rearm();
 }
 
+ActorRef Scheduler::refOf(std::uint64_t id) const noexcept {
+  if (id == kNoRef) return ActorRef();
+  return core_.makeRef(static_cast<std::uint32_t>(id >> 52),
+                       static_cast<std::uint32_t>((id >> 28) & 0xFFFFFF),
+                       static_cast<std::uint32_t>(id & 0xFFFFFFF));
+}
+
 void Scheduler::fire(std::uint32_t slot, std::int64_t t) {
   Entry& e = at(slot);
-  const ActorRef target = e.target;
+  const ActorRef target = refOf(e.target);
   // Fixed rate, without a burst of catch-up ticks after a late wake-up: the
   // ticks the loop missed are skipped, counted, and the next one is due one
   // interval after the late one.
@@ -227,7 +232,7 @@ void Scheduler::fire(std::uint32_t slot, std::int64_t t) {
     }
     return;
   }
-  Envelope envelope{Message(), e.sender};
+  Envelope envelope{Message(), refOf(e.sender)};
   if (e.interval == 0) {
     envelope.message = std::move(e.message);
     release(slot);
@@ -259,24 +264,23 @@ void Scheduler::fire(std::uint32_t slot, std::int64_t t) {
 // ---- the calls ----------------------------------------------------------------------
 
 ScheduleHandle Scheduler::add(Message&& message, const ActorRef& target, const ActorRef& sender,
-                              Clock::duration every, bool repeat, std::string reference,
+                                       Clock::duration every, bool repeat, const std::string& reference,
                               std::uint32_t anchor) {
   const std::uint32_t slot = allocate();
   Entry& e = at(slot);
   const ScheduleHandle handle(home_.index, slot, e.generation);
   if (!reference.empty()) {
-    if (!core_.bindScheduleName(reference, handle)) {
+    e.reference = core_.bindScheduleName(reference, handle);
+    if (e.reference == nullptr) {
       e.next = freeHead_;  // never used: straight back to the free list
       freeHead_ = slot;
       return ScheduleHandle();
     }
-    e.flags = kNamed;
-    names_.emplace(slot, std::move(reference));
   }
   live_.fetch_add(1, std::memory_order_relaxed);
   e.message = std::move(message);
-  e.target = target;
-  e.sender = sender;
+  e.target = target.id();
+  e.sender = sender.isNone() ? kNoRef : sender.id();
   e.interval = repeat ? every.count() : 0;
   if (anchor != kNil) {
     Entry& a = at(anchor);
@@ -285,8 +289,9 @@ ScheduleHandle Scheduler::add(Message&& message, const ActorRef& target, const A
     at(a.ownerNext).ownerPrev = slot;
     a.ownerNext = slot;
   }
-  if (last_ == 0) last_ = now();
-  arm(slot, now() + every.count());
+  const std::int64_t t = now();
+  if (last_ == 0) last_ = t;
+  arm(slot, t + every.count());
   return handle;
 }
 

@@ -16,7 +16,7 @@
 //
 // Entries live in fixed chunks (they never move) and are named by a slot and
 // a generation (ScheduleHandle), so a stale handle finds nothing. One entry is
-// 128 bytes with its message.
+// 120 bytes with its message.
 //
 // Ownership (S6): an actor that schedules through its context gets an
 // anchor entry; its schedules form a circle through the anchor, and the
@@ -65,7 +65,7 @@ class Scheduler final : public Task {
   /// if `repeat`. `reference` is already reserved in the system namespace
   /// when not empty. `anchor`: the owner's anchor, or kNil (system-owned).
   ScheduleHandle add(Message&& message, const ActorRef& target, const ActorRef& sender,
-                     Clock::duration every, bool repeat, std::string reference,
+                     Clock::duration every, bool repeat, const std::string& reference,
                      std::uint32_t anchor);
   /// A passivation check of the actor `target` every `every` (SPEC A10).
   ScheduleHandle addPassivation(const ActorRef& target, Clock::duration every,
@@ -88,8 +88,10 @@ class Scheduler final : public Task {
 
  private:
   enum class State : std::uint8_t { Free, Armed, Due, Paused, Anchor };
-  enum Flag : std::uint8_t { kNamed = 1, kPassivation = 2 };
+  enum Flag : std::uint8_t { kPassivation = 1 };
 
+  // 120 bytes: the references are kept as ids (the system is known), and a
+  // named schedule points at its key in the system's namespace.
   struct Entry {
     std::int64_t deadline = 0;  // ns on the clock; Paused: the delay left
     std::uint64_t seq = 0;      // arm order, for equal deadlines
@@ -102,14 +104,17 @@ class Scheduler final : public Task {
     std::uint8_t bucket = 0;
     State state = State::Free;
     std::uint8_t flags = 0;
-    ActorRef target;
-    ActorRef sender;
+    std::uint64_t target = kNoRef;  // ActorRef::id()
+    std::uint64_t sender = kNoRef;
+    const std::string* reference = nullptr;  // named only: the namespace's key
     Message message;
   };
+  static constexpr std::uint64_t kNoRef = ~std::uint64_t{0};
   static constexpr std::uint32_t kChunkBits = 12;
   static constexpr std::uint32_t kChunkSize = 1u << kChunkBits;
   static constexpr std::size_t kBuckets = 65;
 
+  ActorRef refOf(std::uint64_t id) const noexcept;
   Entry& at(std::uint32_t slot) noexcept {
     return chunks_[slot >> kChunkBits][slot & (kChunkSize - 1)];
   }
@@ -137,7 +142,6 @@ class Scheduler final : public Task {
   std::uint64_t mask_ = 0;  // bit i-1 set: bucket i (1..64) is not empty
   std::int64_t last_ = 0;
   std::uint64_t nextSeq_ = 0;
-  std::unordered_map<std::uint32_t, std::string> names_;  // slot -> reference, named only
   std::vector<std::pair<std::uint32_t, std::uint32_t>> scratch_;  // (slot, generation) due
   TimerId timer_;
   std::int64_t timerDeadline_ = 0;

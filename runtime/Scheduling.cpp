@@ -115,7 +115,7 @@ bool ScheduleState::onComplete(std::function<void()> resume) {
 // ---- the system side ---------------------------------------------------------------
 
 bool SystemCore::isAlive(const ActorRef& ref) const noexcept {
-  if (ref.isNone() || ref.isolateIndex() >= isolates_.size()) return false;
+  if (ref.system_ != this || ref.isolateIndex() >= isolates_.size()) return false;
   return isolates_[ref.isolateIndex()]->table.find(ref.slot(), ref.generation()) != nullptr;
 }
 
@@ -125,9 +125,11 @@ std::size_t SystemCore::scheduleCount() const noexcept {
   return n;
 }
 
-bool SystemCore::bindScheduleName(const std::string& reference, ScheduleHandle handle) {
+const std::string* SystemCore::bindScheduleName(const std::string& reference,
+                                                ScheduleHandle handle) {
   std::lock_guard<std::mutex> lock(scheduleNamesMutex_);
-  return scheduleNames_.try_emplace(reference, handle).second;
+  const auto [it, inserted] = scheduleNames_.try_emplace(reference, handle);
+  return inserted ? &it->first : nullptr;
 }
 
 void SystemCore::forgetScheduleName(const std::string& reference, ScheduleHandle handle) noexcept {

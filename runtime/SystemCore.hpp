@@ -322,8 +322,9 @@ class SystemCore {
   std::size_t scheduleCount() const noexcept;
   /// The actor has not fully stopped. Any thread (the tables are read atomically).
   bool isAlive(const ActorRef& ref) const noexcept;
-  /// The system-wide reference namespace (S2).
-  bool bindScheduleName(const std::string& reference, ScheduleHandle handle);
+  /// The system-wide reference namespace (S2). Binding gives the key as
+  /// stored (stable until forgotten), or nullptr when the reference is held.
+  const std::string* bindScheduleName(const std::string& reference, ScheduleHandle handle);
   void forgetScheduleName(const std::string& reference, ScheduleHandle handle) noexcept;
   /// A passivation check of `target`, on its isolate.
   bool passivationCheck(const ActorRef& target);

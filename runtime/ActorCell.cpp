@@ -134,6 +134,9 @@ void ActorCell::invoke(Envelope& envelope) {
     beginStop();
     return;
   }
+  if (envelope.message.is<StrictTick>()) [[unlikely]] {
+    if (!core_.admitTick(envelope.message)) return;  // cancelled after it was sent
+  }
   ReceiveContext ctx(*this);
   ctx.message_ = &envelope.message;
   ctx.sender_ = envelope.sender;

@@ -3,7 +3,9 @@
 // actor's slot gets a new generation, so old references find nothing and
 // their messages become dead letters.
 //
-// Threads. Lookups (find) are isolate-local and lock-free: two atomic loads.
+// Threads. Lookups (find) are lock-free, two atomic loads, and safe from any
+// thread (the scheduler asks whether a target lives from wherever it is
+// called); only the owning isolate acts on what it finds.
 // release() is isolate-local; the loop thread reuses freed slots without a
 // lock. Other threads (a spawn or an ask from outside) reserve fresh slots
 // under a mutex, off the message path.
@@ -83,7 +85,8 @@ class ActorTable {
     entry(slot).endpoint.store(endpoint, std::memory_order_release);
   }
 
-  /// Isolate-local. The endpoint in `slot` if its generation matches.
+  /// Any thread. The endpoint in `slot` if its generation matches; only the
+  /// owning isolate may use it.
   Endpoint* find(std::uint32_t slot, std::uint32_t generation) const noexcept {
     const Entry* chunk = chunks_[slot >> kChunkBits].load(std::memory_order_acquire);
     if (chunk == nullptr) return nullptr;

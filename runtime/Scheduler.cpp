@@ -146,10 +146,9 @@ void Scheduler::rearm() noexcept {
 
 void Scheduler::expire() {
   ++stats_.expiries;
-  if (!core_.running()) {
-    clear();  // a stopping system fires nothing more (S5)
-    return;
-  }
+  // A stopping system fires nothing more (S5). The entries stay until the
+  // system's teardown clears them: actors still stopping release their own.
+  if (!core_.running()) return;
   std::int64_t t = std::max(now(), last_);
   // Empty every bucket that `t` reaches (all of them up to t's own), then
   // re-file relative to t what is not due yet.
@@ -191,16 +190,22 @@ void Scheduler::expire() {
     // A tick may run a handler at once (a calling-thread dispatcher) that
     // cancels or pauses what is due next: only what is still due fires.
     if (at(slot).generation != generation || at(slot).state != State::Due) continue;
-    fire(slot, t);
-    if (!core_.running()) break;
+    if (!core_.running()) {
+      at(slot).state = State::Armed;  // back into its bucket, for the teardown
+      file(slot);
+      continue;
+    }
+    try {
+      fire(slot, t);
+    } catch (...) {
+      // One failed tick (a throwing copy or send) must not strand the rest.
+      core_.reportDispatcherError("scheduler", std::current_exception(), refOf(at(slot).target));
+      if (at(slot).generation == generation && at(slot).state == State::Due) release(slot);
+    }
   }
   due.clear();
   scratch_.swap(due);
-  if (!core_.running()) {
-    clear();
-    return;
-  }
-  rearm();
+  if (core_.running()) rearm();
 }
 
 ActorRef Scheduler::refOf(std::uint64_t id) const noexcept {
@@ -219,7 +224,8 @@ void Scheduler::fire(std::uint32_t slot, std::int64_t t) {
   const auto rearmAfter = [&] {
     std::int64_t next = e.deadline + e.interval;
     if (next <= t) {
-      stats_.skippedTicks += static_cast<std::uint64_t>((t - e.deadline) / e.interval);
+      stats_.skippedTicks.fetch_add(static_cast<std::uint64_t>((t - e.deadline) / e.interval),
+                                    std::memory_order_relaxed);
       next = t + e.interval;
     }
     arm(slot, next);
@@ -239,18 +245,15 @@ void Scheduler::fire(std::uint32_t slot, std::int64_t t) {
   } else {
     // S7: a tick to a fully stopped target is a dead letter, and the last.
     const bool alive = core_.isAlive(target);
-    try {
-      envelope.message = e.message.clone();
-    } catch (...) {
-      core_.reportDispatcherError("scheduler", std::current_exception(), target);
-      release(slot);
-      return;
-    }
+    envelope.message = e.message.clone();  // a throw ends the schedule (expire)
     if (!alive) {
       release(slot);
     } else {
       rearmAfter();
     }
+  }
+  if (StrictTick* strict = envelope.message.get<StrictTick>()) {
+    strict->sentAt = strict->epoch->load(std::memory_order_relaxed);
   }
   ++stats_.ticks;
   try {
@@ -311,6 +314,13 @@ std::error_code Scheduler::apply(Op op, ScheduleHandle handle) {
       e.state == State::Anchor || (e.flags & kPassivation) != 0) {
     return make_error_code(Error::ErrScheduleNotFound);
   }
+  if (op != Op::Resume && e.state != State::Paused) {
+    // A strict schedule's ticks still in flight become stale (the epoch is
+    // moved before the call completes).
+    if (StrictTick* strict = e.message.get<StrictTick>()) {
+      strict->epoch->fetch_add(1, std::memory_order_release);
+    }
+  }
   switch (op) {
     case Op::Cancel:
       release(slot);
@@ -340,6 +350,7 @@ std::uint32_t Scheduler::newAnchor() {
 }
 
 void Scheduler::releaseAnchor(std::uint32_t anchor) noexcept {
+  if (anchor >= capacity_ || at(anchor).state != State::Anchor) return;  // cleared already
   while (at(anchor).ownerNext != anchor) release(at(anchor).ownerNext);
   at(anchor).ownerPrev = at(anchor).ownerNext = kNil;
   release(anchor);

@@ -9,7 +9,7 @@
 // cancel are O(1) — a push onto, or an unlink from, an intrusive list — and
 // neither reads anything but the entry and its neighbours, so a million
 // pending schedules stay cheap. An expiry empties the buckets the current
-// time reaches, fires what is due and re-files the rest one bucket lower; a
+// time reaches, fires what is due and re-files the rest into lower buckets; a
 // schedule moves at most 64 times in its life, and usually a few. What is due
 // in one expiry fires in (deadline, arm order) order: equal deadlines fire in
 // the order they were armed.
@@ -45,15 +45,33 @@ namespace coreactor::detail {
 class SystemCore;
 struct IsolateRuntime;
 
+/// The tick of a strict-cancel schedule (ScheduleOptions::withStrictCancel):
+/// the user's message with the schedule's epoch when it was sent. A cancel or
+/// a pause moves the epoch on; the receiving cell drops a tick whose epoch is
+/// behind (ActorCell::invoke).
+struct StrictTick {
+  std::shared_ptr<std::atomic<std::uint32_t>> epoch;
+  std::uint32_t sentAt = 0;
+  Message message;
+
+  StrictTick(std::shared_ptr<std::atomic<std::uint32_t>> e, Message m)
+      : epoch(std::move(e)), message(std::move(m)) {}
+  StrictTick(StrictTick&&) noexcept = default;
+  StrictTick(const StrictTick& other)
+      : epoch(other.epoch), sentAt(other.sentAt), message(other.message.clone()) {}
+  bool stale() const noexcept { return epoch->load(std::memory_order_acquire) != sentAt; }
+};
+
 class Scheduler final : public Task {
  public:
   static constexpr std::uint32_t kNil = 0xFFFFFFFF;
   enum class Op : std::uint8_t { Cancel, Pause, Resume };
 
   struct Stats {
-    std::uint64_t ticks = 0;         ///< messages sent by schedules
-    std::uint64_t expiries = 0;      ///< timer callbacks
-    std::uint64_t skippedTicks = 0;  ///< repeating ticks not sent because the loop was late
+    std::uint64_t ticks = 0;     ///< messages sent by schedules
+    std::uint64_t expiries = 0;  ///< timer callbacks
+    /// Repeating ticks not sent because the loop was late. Any thread.
+    std::atomic<std::uint64_t> skippedTicks{0};
   };
 
   Scheduler(SystemCore& core, IsolateRuntime& home);

@@ -39,11 +39,17 @@ class RemoteScheduleCall final : public Task {
  private:
   static void run(Task& t) {
     std::unique_ptr<RemoteScheduleCall> self(static_cast<RemoteScheduleCall*>(&t));
-    Outcome outcome{fault(Error::ErrActorSystemNotStarted), {}};
+    Outcome outcome;
     try {
       outcome = self->call_();
+    } catch (const std::system_error& error) {
+      self->state_->complete(error.code(), {});
+      throw;  // and the loop reports it
+    } catch (const std::bad_alloc&) {
+      self->state_->complete(std::make_error_code(std::errc::not_enough_memory), {});
+      throw;
     } catch (...) {
-      self->state_->complete(fault(Error::ErrActorSystemNotStarted), {});
+      self->state_->complete(std::make_error_code(std::errc::state_not_recoverable), {});
       throw;
     }
     self->state_->complete(outcome.first, outcome.second);
@@ -119,6 +125,14 @@ bool SystemCore::isAlive(const ActorRef& ref) const noexcept {
   return isolates_[ref.isolateIndex()]->table.find(ref.slot(), ref.generation()) != nullptr;
 }
 
+std::uint64_t SystemCore::skippedTickCount() const noexcept {
+  std::uint64_t n = 0;
+  for (const auto& rt : isolates_) {
+    n += rt->scheduler->stats().skippedTicks.load(std::memory_order_relaxed);
+  }
+  return n;
+}
+
 std::size_t SystemCore::scheduleCount() const noexcept {
   std::size_t n = 0;
   for (const auto& rt : isolates_) n += rt->scheduler->live();
@@ -145,6 +159,9 @@ ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
   if (every <= std::chrono::nanoseconds::zero()) return {fault(Error::ErrInvalidInterval)};
   if (repeat && !message.copyable()) return {fault(Error::ErrInvalidOption)};
   if (!isAlive(target)) return {fault(Error::ErrDead)};
+  if (options.strictCancel()) {
+    message = Message(StrictTick(std::make_shared<std::atomic<std::uint32_t>>(0), std::move(message)));
+  }
   const ActorRef sender =
       !options.sender().isNone() ? options.sender() : (owner != nullptr ? owner->self() : ActorRef());
 
@@ -203,6 +220,17 @@ ScheduleResult SystemCore::controlSchedule(Scheduler::Op op, const std::string& 
   return controlSchedule(op, handle);
 }
 
+bool SystemCore::admitTick(Message& message) noexcept {
+  StrictTick* tick = message.get<StrictTick>();
+  if (tick->stale()) {
+    staleTicks_.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  Message inner = std::move(tick->message);
+  message = std::move(inner);
+  return true;
+}
+
 bool SystemCore::passivationCheck(const ActorRef& target) {
   IsolateRuntime& rt = *isolates_[target.isolateIndex()];
   Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
@@ -251,6 +279,12 @@ ScheduleResult ActorSystem::resumeSchedule(ScheduleHandle handle) {
 }
 std::size_t ActorSystem::scheduleCount() const noexcept {
   return core_->scheduleCount();
+}
+std::uint64_t ActorSystem::staleTickCount() const noexcept {
+  return core_->staleTickCount();
+}
+std::uint64_t ActorSystem::skippedTickCount() const noexcept {
+  return core_->skippedTickCount();
 }
 
 ScheduleResult ReceiveContext::scheduleMessage(Message message, const ActorRef& target,

@@ -261,6 +261,10 @@ void SystemCore::deadLetter(const ActorRef& recipient, Envelope&& envelope, cons
   // A DeadLetter event that cannot reach its subscriber is counted, not
   // published again: that would feed itself for ever.
   if (envelope.message.is<DeadLetter>()) return;
+  if (StrictTick* tick = envelope.message.get<StrictTick>()) {
+    Message inner = std::move(tick->message);  // subscribers see what was scheduled
+    envelope.message = std::move(inner);
+  }
   DeadLetter letter{recipient, envelope.sender, std::string(envelope.message.typeName()), reason,
                     std::make_shared<const Message>(std::move(envelope.message))};
   events_.publish(letter);

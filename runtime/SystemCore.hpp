@@ -320,6 +320,12 @@ class SystemCore {
   ScheduleResult controlSchedule(Scheduler::Op op, ScheduleHandle handle);
   ScheduleResult controlSchedule(Scheduler::Op op, const std::string& reference);
   std::size_t scheduleCount() const noexcept;
+  std::uint64_t skippedTickCount() const noexcept;
+  std::uint64_t staleTickCount() const noexcept {
+    return staleTicks_.load(std::memory_order_relaxed);
+  }
+  /// Unwraps a strict-cancel tick in place; false if it is stale (counted).
+  bool admitTick(Message& message) noexcept;
   /// The actor has not fully stopped. Any thread (the tables are read atomically).
   bool isAlive(const ActorRef& ref) const noexcept;
   /// The system-wide reference namespace (S2). Binding gives the key as
@@ -378,6 +384,7 @@ class SystemCore {
   std::vector<std::unique_ptr<IsolateRuntime>> isolates_;
   std::atomic<State> state_{State::Running};
   std::atomic<std::uint64_t> deadLetters_{0};
+  std::atomic<std::uint64_t> staleTicks_{0};
   ActorRef guardian_;
 
   std::mutex topMutex_;

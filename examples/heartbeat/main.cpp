@@ -99,7 +99,9 @@ class Worker : public Actor {
  public:
   explicit Worker(std::atomic<Steady::rep>* lastJob) : lastJob_(lastJob) {}
   void receive(ReceiveContext& ctx) override {
-    if (ctx.is<Job>()) lastJob_->store(Steady::now().time_since_epoch().count());
+    if (ctx.is<Job>()) {
+      lastJob_->store(Steady::now().time_since_epoch().count());
+    }
   }
 
  private:
@@ -122,15 +124,20 @@ int main() {
 
   // The two actors whose stop this program waits for.
   system->eventStream().subscribe<ActorStopped>([&](const ActorStopped& e) {
-    if (e.path == "/user/worker") workerStopped.set_value(Steady::now());
-    if (e.path == "/user/monitor") monitorStopped.set_value();
+    if (e.path == "/user/worker") {
+      workerStopped.set_value(Steady::now());
+    } else if (e.path == "/user/monitor") {
+      monitorStopped.set_value();
+    }
   });
 
   ActorRef monitor = system->spawn<Monitor>("monitor", ActorOptions::create().withIsolate(0));
   ActorRef canceller = system->spawn<Canceller>("canceller", ActorOptions::create().withIsolate(1));
   ActorRef worker = system->spawn<Worker>(
       "worker", ActorOptions::create().withIsolate(1).withPassivation(kIdleTimeout), &lastJob);
-  for (int id = 0; id < 3; ++id) worker.tell(Job{id});
+  for (int id = 0; id < 3; ++id) {
+    worker.tell(Job{id});
+  }
 
   // A repeating schedule, owned by the monitor.
   const int first = system->ask<int>(monitor, WaitBeats{3}, 2s).get();

@@ -145,6 +145,12 @@ class ActorSystem {
   ScheduleResult resumeSchedule(ScheduleHandle handle);
   /// Live schedules on all isolates.
   std::size_t scheduleCount() const noexcept;
+  /// Ticks of strict-cancel schedules dropped at the receiver because a
+  /// cancel or pause had completed after they were sent.
+  std::uint64_t staleTickCount() const noexcept;
+  /// Ticks of repeating schedules not sent because their isolate was late:
+  /// a schedule never bursts to catch up; it skips what it missed.
+  std::uint64_t skippedTickCount() const noexcept;
 
   EventStream& eventStream() noexcept;
   /// Messages published as DeadLetter so far.

@@ -9,7 +9,8 @@
 // Every call gives a ScheduleResult. A call made on the isolate that holds
 // the schedule (an actor scheduling for itself, a cancel of a schedule made
 // on the same isolate) takes effect before it returns: the result is ready,
-// and costs no allocation. A call that must travel to another isolate (a
+// with no allocation for an unnamed schedule (a named one adds a node to the
+// system-wide map). A call that must travel to another isolate (a
 // cancel of a schedule another isolate holds, a schedule made from a thread
 // that is no isolate) completes there, later: wait for it from outside with
 // get()/wait(), or `co_await` it in a coroutine handler (coreactor/Async.hpp),
@@ -65,12 +66,25 @@ class ScheduleOptions {
     return copy;
   }
 
+  /// The stronger cancel guarantee: once a cancel (or a pause) of this
+  /// schedule has completed, none of its ticks is received any more, even one
+  /// already sent and waiting in the target's mailbox: such a tick is dropped
+  /// at the receiver and counted (ActorSystem::staleTickCount). Costs one
+  /// allocation per schedule and a heap-held message per tick.
+  ScheduleOptions withStrictCancel(bool strict = true) const {
+    ScheduleOptions copy = *this;
+    copy.strictCancel_ = strict;
+    return copy;
+  }
+
   const std::string& reference() const noexcept { return reference_; }
   const ActorRef& sender() const noexcept { return sender_; }
+  bool strictCancel() const noexcept { return strictCancel_; }
 
  private:
   std::string reference_;
   ActorRef sender_;
+  bool strictCancel_ = false;
 };
 
 /// Names one schedule directly, without the reference namespace: what

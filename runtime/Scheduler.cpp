@@ -341,6 +341,14 @@ std::error_code Scheduler::apply(Op op, ScheduleHandle handle) {
   return {};
 }
 
+bool Scheduler::forgetName(ScheduleHandle handle) noexcept {
+  if (handle.slot() >= capacity_) return false;
+  Entry& e = at(handle.slot());
+  if (e.generation != handle.generation() || e.reference == nullptr) return false;
+  e.reference = nullptr;
+  return true;
+}
+
 std::uint32_t Scheduler::newAnchor() {
   const std::uint32_t slot = allocate();
   Entry& a = at(slot);

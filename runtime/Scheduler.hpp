@@ -92,6 +92,10 @@ class Scheduler final : public Task {
   /// live schedule.
   std::error_code apply(Op op, ScheduleHandle handle);
 
+  /// Detaches a live schedule from its name (the caller erases the name from
+  /// the system's namespace). False if the handle names no live named schedule.
+  bool forgetName(ScheduleHandle handle) noexcept;
+
   /// An anchor for an actor's schedules (S6).
   std::uint32_t newAnchor();
   /// Ends every schedule of the anchor's circle, then the anchor.

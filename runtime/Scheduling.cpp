@@ -142,6 +142,7 @@ std::size_t SystemCore::scheduleCount() const noexcept {
 const std::string* SystemCore::bindScheduleName(const std::string& reference,
                                                 ScheduleHandle handle) {
   std::lock_guard<std::mutex> lock(scheduleNamesMutex_);
+  if (scheduleNames_.empty()) scheduleNames_.reserve(1024);
   const auto [it, inserted] = scheduleNames_.try_emplace(reference, handle);
   return inserted ? &it->first : nullptr;
 }
@@ -216,6 +217,12 @@ ScheduleResult SystemCore::controlSchedule(Scheduler::Op op, const std::string& 
     auto it = scheduleNames_.find(reference);
     if (it == scheduleNames_.end()) return {fault(Error::ErrScheduleNotFound)};
     handle = it->second;
+    // A cancel on the holding isolate frees the name here, under the one
+    // lock it already holds, instead of taking it again from release().
+    if (op == Scheduler::Op::Cancel) {
+      IsolateRuntime& rt = *isolates_[handle.isolateIndex()];
+      if (isLocal(rt) && rt.scheduler->forgetName(handle)) scheduleNames_.erase(it);
+    }
   }
   return controlSchedule(op, handle);
 }

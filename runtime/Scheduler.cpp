@@ -255,7 +255,7 @@ void Scheduler::fire(std::uint32_t slot, std::int64_t t) {
   if (StrictTick* strict = envelope.message.get<StrictTick>()) {
     strict->sentAt = strict->epoch->load(std::memory_order_relaxed);
   }
-  ++stats_.ticks;
+  stats_.ticks.fetch_add(1, std::memory_order_relaxed);
   try {
     core_.send(target, std::move(envelope));
   } catch (const std::system_error& error) {

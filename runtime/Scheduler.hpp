@@ -68,7 +68,7 @@ class Scheduler final : public Task {
   enum class Op : std::uint8_t { Cancel, Pause, Resume };
 
   struct Stats {
-    std::uint64_t ticks = 0;     ///< messages sent by schedules
+    std::atomic<std::uint64_t> ticks{0};  ///< messages sent by schedules. Any thread.
     std::uint64_t expiries = 0;  ///< timer callbacks
     /// Repeating ticks not sent because the loop was late. Any thread.
     std::atomic<std::uint64_t> skippedTicks{0};

@@ -125,6 +125,12 @@ bool SystemCore::isAlive(const ActorRef& ref) const noexcept {
   return isolates_[ref.isolateIndex()]->table.find(ref.slot(), ref.generation()) != nullptr;
 }
 
+std::uint64_t SystemCore::tickCount() const noexcept {
+  std::uint64_t n = 0;
+  for (const auto& rt : isolates_) n += rt->scheduler->stats().ticks.load(std::memory_order_relaxed);
+  return n;
+}
+
 std::uint64_t SystemCore::skippedTickCount() const noexcept {
   std::uint64_t n = 0;
   for (const auto& rt : isolates_) {
@@ -292,6 +298,9 @@ std::uint64_t ActorSystem::staleTickCount() const noexcept {
 }
 std::uint64_t ActorSystem::skippedTickCount() const noexcept {
   return core_->skippedTickCount();
+}
+std::uint64_t ActorSystem::tickCount() const noexcept {
+  return core_->tickCount();
 }
 
 ScheduleResult ReceiveContext::scheduleMessage(Message message, const ActorRef& target,

@@ -321,6 +321,7 @@ class SystemCore {
   ScheduleResult controlSchedule(Scheduler::Op op, const std::string& reference);
   std::size_t scheduleCount() const noexcept;
   std::uint64_t skippedTickCount() const noexcept;
+  std::uint64_t tickCount() const noexcept;
   std::uint64_t staleTickCount() const noexcept {
     return staleTicks_.load(std::memory_order_relaxed);
   }

@@ -145,6 +145,9 @@ class ActorSystem {
   ScheduleResult resumeSchedule(ScheduleHandle handle);
   /// Live schedules on all isolates.
   std::size_t scheduleCount() const noexcept;
+  /// Ticks sent by schedules so far (each an ordinary send: delivered, or a
+  /// dead letter, or dropped as stale by a strict cancel).
+  std::uint64_t tickCount() const noexcept;
   /// Ticks of strict-cancel schedules dropped at the receiver because a
   /// cancel or pause had completed after they were sent.
   std::uint64_t staleTickCount() const noexcept;

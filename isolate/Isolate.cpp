@@ -210,6 +210,17 @@ void Isolate::drainInbox() {
   }
 }
 
+void Isolate::runPollers() {
+  for (Poller* p : pollers_) {
+    try {
+      p->poll();
+    } catch (...) {
+      reportError(nullptr, std::current_exception());
+    }
+    drainMicrotasks();
+  }
+}
+
 // ---- timers ---------------------------------------------------------------------
 
 void Isolate::checkTimerCall(Clock::duration delay) const {
@@ -350,7 +361,16 @@ void Isolate::runUntilIdle() {
 void Isolate::start() {
   claimLoop();
   try {
-    thread_ = std::thread([this] { runClaimed(Mode::UntilStop); });
+    thread_ = std::thread([this] {
+      if (options_.onThreadStart) {
+        try {
+          options_.onThreadStart();
+        } catch (...) {
+          reportError(nullptr, std::current_exception());
+        }
+      }
+      runClaimed(Mode::UntilStop);
+    });
   } catch (...) {
     running_.store(false, std::memory_order_release);
     throw;
@@ -395,6 +415,7 @@ void Isolate::runClaimed(Mode mode) {
       if (!cold.heap.empty()) runDueTimers();
       if (cold.inbox.size_approx() != 0) drainInbox();
       runIo();
+      if (!pollers_.empty()) runPollers();
       runMacrotasks();
       if (!macrotasks_.empty() || stopRequested_.load(std::memory_order_relaxed)) continue;
       if (!waitForWork(mode)) break;
@@ -416,10 +437,18 @@ bool Isolate::waitForWork(Mode mode) {
   // that raced in) keeps the loop alive: let Asio decide by dropping our guard.
   const bool askAsio = mode == Mode::UntilIdle && !timersHoldUs;
 
+  for (Poller* p : pollers_) p->beforeSleep();
   cold.wakePending.store(false, std::memory_order_relaxed);
   cold.sleeping.store(true, std::memory_order_seq_cst);
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (cold.inbox.size_approx() != 0 || stopRequested_.load(std::memory_order_relaxed)) {
+  const auto pollerHasWork = [this] {
+    for (const Poller* p : pollers_) {
+      if (p->pending()) return true;
+    }
+    return false;
+  };
+  if (cold.inbox.size_approx() != 0 || stopRequested_.load(std::memory_order_relaxed) ||
+      pollerHasWork()) {
     cold.sleeping.store(false, std::memory_order_relaxed);
     return true;
   }

@@ -61,6 +61,18 @@ ActorOptions ActorOptions::withIsolate(std::size_t index) const {
   return o;
 }
 
+ActorSystemOptions ActorSystemOptions::withCrossIsolateBuffer(std::size_t ringSlots,
+                                                              std::size_t overflowLimit) const {
+  if (ringSlots < 2) {
+    throwError(Error::ErrInvalidOption, "withCrossIsolateBuffer needs at least 2 ring slots, got " +
+                                            std::to_string(ringSlots));
+  }
+  ActorSystemOptions o = *this;
+  o.ringSlots_ = ringSlots;
+  o.overflowLimit_ = overflowLimit;
+  return o;
+}
+
 ActorOptions ActorOptions::withPassivation(std::chrono::nanoseconds idleTimeout) const {
   if (idleTimeout <= std::chrono::nanoseconds::zero()) {
     throwError(Error::ErrInvalidOption, "withPassivation needs a positive idle timeout, got " +

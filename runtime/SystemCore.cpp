@@ -79,6 +79,11 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
     rt->isolate = std::make_unique<Isolate>(IsolateOptions{.name = name_ + "/" + std::to_string(i),
                                                            .clock = options_.clock(),
                                                            .ioHandlersPerTurn = 64});
+    rt->core = this;
+    rt->isolate->setUserData(rt.get());
+    rt->crossings = std::make_unique<Crossings>(*this, *rt, count, options_.ringSlots(),
+                                                options_.overflowLimit());
+    rt->isolate->addPoller(*rt->crossings);
     rt->scheduler = std::make_unique<Scheduler>(*this, *rt);
     // SPEC D8: one instance of the default dispatcher per isolate.
     if (options_.dispatcherFactory()) {
@@ -175,6 +180,12 @@ void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
     return;
   }
   IsolateRuntime& rt = *isolates_[target.isolateIndex()];
+  if (IsolateRuntime* here = currentRuntime()) {
+    // From another of our isolates: the ring of that pair (SPEC X1).
+    here->crossings->send(rt, Crossing{target, std::move(envelope)});
+    return;
+  }
+  // From a thread that is no isolate: the target isolate's MPSC inbox.
   auto* task = new RemoteDelivery(*this, target, std::move(envelope));
   try {
     rt.isolate->post(*task);
@@ -199,6 +210,13 @@ void SystemCore::sendSystem(const ActorRef& target, SystemMessage&& message) {
   IsolateRuntime& rt = *isolates_[target.isolateIndex()];
   if (isLocal(rt)) {
     deliverSystemLocal(rt, target, std::move(message));
+    return;
+  }
+  if (IsolateRuntime* here = currentRuntime()) {
+    Crossing crossing;
+    crossing.target = target;
+    crossing.system = new SystemMessage(std::move(message));
+    here->crossings->send(rt, std::move(crossing));
     return;
   }
   auto* task = new RemoteSystemDelivery(*this, target, std::move(message));
@@ -604,6 +622,7 @@ void SystemCore::stop() {
 // becomes dead letters or failed asks.
 void SystemCore::teardown() noexcept {
   for (auto& rt : isolates_) rt->scheduler->clear();  // S5: no schedule outlives the system
+  for (auto& rt : isolates_) rt->crossings->drainAtTeardown();  // X2: in flight: dead letters
   for (auto& rt : isolates_) {
     std::vector<Endpoint*> endpoints;
     rt->table.forEach([&](std::uint32_t, Endpoint* e) { endpoints.push_back(e); });

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <coroutine>
+#include <deque>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -27,6 +28,7 @@
 #include "Mailbox.hpp"
 #include "ObjectRing.hpp"
 #include "Scheduler.hpp"
+#include "transport/SpscRing.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/Isolate.hpp"
@@ -71,11 +73,81 @@ struct SystemMessage {
   std::unique_ptr<Continuation> continuation = {};
 };
 
+struct IsolateRuntime;
+
+/// One message on its way from one isolate to another (SPEC X1): a user
+/// message, or a system message (owned, so that the ring entry stays small).
+struct Crossing {
+  ActorRef target;
+  Envelope envelope;
+  SystemMessage* system = nullptr;
+};
+
+/// The isolate-to-isolate transport of one isolate (runtime/Crossings.cpp):
+/// as a receiver, the rings from every peer, drained in batches each loop
+/// iteration; as a sender, the ring to every peer (made on first use), an
+/// overflow list per peer for when that ring is full (SPEC X3), and the
+/// wake-ups it owes peers, paid once per loop iteration and before it
+/// sleeps. Isolate-local except where noted.
+class Crossings final : public Isolate::Poller {
+ public:
+  using Ring = transport::SpscRing<Crossing>;
+  static constexpr std::size_t kBatch = 256;  // per peer and per loop iteration
+
+  Crossings(SystemCore& core, IsolateRuntime& home, std::size_t isolates,
+            std::size_t ringSlots, std::size_t overflowLimit);
+  ~Crossings() override;
+
+  /// Sends to an actor on `to` (another isolate). Never blocks: the ring,
+  /// else the peer's overflow list, else (past its bound) a dead letter,
+  /// counted. System messages are never refused.
+  void send(IsolateRuntime& to, Crossing&& crossing);
+
+  void poll() override;
+  void beforeSleep() noexcept override { payWakes(); }
+  bool pending() const noexcept override;
+
+  /// After every loop has stopped: what is in flight becomes dead letters.
+  void drainAtTeardown() noexcept;
+
+  struct Stats {
+    std::atomic<std::uint64_t> sent{0};        ///< crossings that entered a ring or overflow
+    std::atomic<std::uint64_t> overflowed{0};  ///< of which went through an overflow list
+    std::atomic<std::uint64_t> refused{0};     ///< dead-lettered: the overflow was at its bound
+  };
+  const Stats& stats() const noexcept { return stats_; }
+
+ private:
+  struct Peer {
+    Ring* ring = nullptr;  // ours to fill; owned by the peer's Crossings
+    std::deque<Crossing> overflow;
+    bool owesWake = false;
+  };
+  void deliver(Crossing&& crossing) noexcept;
+  void flushOverflow(std::uint32_t peer);
+  void payWakes() noexcept;
+
+  SystemCore& core_;
+  IsolateRuntime& home_;
+  std::size_t ringSlots_;
+  std::size_t overflowLimit_;
+  std::unique_ptr<std::atomic<Ring*>[]> incoming_;  // [sender]: set once by the sender
+  std::vector<std::unique_ptr<Ring>> owned_;         // the incoming rings, freed here
+  std::size_t peerCount_;
+  std::vector<Peer> peers_;               // [receiver]
+  std::vector<std::uint32_t> owed_;       // peers owed a wake-up
+  std::vector<std::uint32_t> backlog_;    // peers with an overflow list
+  std::mutex ownedMutex_;                 // owned_: senders add, from their threads
+  Stats stats_;
+};
+
 struct IsolateRuntime {
   std::uint32_t index = 0;
+  SystemCore* core = nullptr;
   std::unique_ptr<Isolate> isolate;
   std::shared_ptr<Dispatcher> dispatcher;  // the system default, one per isolate
   ActorTable table;
+  std::unique_ptr<Crossings> crossings;
   std::unique_ptr<Scheduler> scheduler;  // last: goes before the isolate it arms
 };
 
@@ -374,6 +446,15 @@ class SystemCore {
   void stopLoops() noexcept;
   friend class RemoteDelivery;
   friend class RemoteSystemDelivery;
+  friend class Crossings;
+  /// The runtime of the isolate whose loop runs on this thread, if it is one
+  /// of this system's (not in manual mode: there one thread drives them all).
+  IsolateRuntime* currentRuntime() const noexcept {
+    Isolate* here = Isolate::current();
+    if (here == nullptr) return nullptr;
+    auto* rt = static_cast<IsolateRuntime*>(here->userData());
+    return rt != nullptr && rt->core == this ? rt : nullptr;
+  }
   friend class ActorCell;
 
   std::string name_;

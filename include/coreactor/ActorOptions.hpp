@@ -124,6 +124,13 @@ class ActorSystemOptions {
   /// isolate and the message type (SPEC A9).
   ActorSystemOptions withLogSink(std::shared_ptr<spdlog::sinks::sink> sink) const;
   ActorSystemOptions withLogLevel(LogLevel level) const;
+  /// The path between two isolates (SPEC X1, X3): a ring of `ringSlots`
+  /// messages per ordered pair (rounded up to a power of two, at least 2),
+  /// and in front of it, when it is full, an overflow list of at most
+  /// `overflowLimit` messages on the sender's side; past that, a message is
+  /// a dead letter ("backpressure"), counted. Defaults: 1024 and 1M.
+  /// ErrInvalidOption for fewer than 2 slots.
+  ActorSystemOptions withCrossIsolateBuffer(std::size_t ringSlots, std::size_t overflowLimit) const;
 
   const std::shared_ptr<Dispatcher>& dispatcher() const noexcept { return dispatcher_; }
   const DispatcherFactory& dispatcherFactory() const noexcept { return factory_; }
@@ -135,6 +142,8 @@ class ActorSystemOptions {
     return logSinks_;
   }
   LogLevel logLevel() const noexcept { return logLevel_; }
+  std::size_t ringSlots() const noexcept { return ringSlots_; }
+  std::size_t overflowLimit() const noexcept { return overflowLimit_; }
 
  private:
   std::shared_ptr<Dispatcher> dispatcher_;
@@ -145,6 +154,8 @@ class ActorSystemOptions {
   const Clock* clock_ = nullptr;
   std::vector<std::shared_ptr<spdlog::sinks::sink>> logSinks_;
   LogLevel logLevel_ = LogLevel::Info;
+  std::size_t ringSlots_ = 1024;
+  std::size_t overflowLimit_ = std::size_t{1} << 20;
 };
 
 }  // namespace coreactor

@@ -41,11 +41,13 @@
 #include <chrono>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "coreactor/Clock.hpp"
 #include "coreactor/Task.hpp"
@@ -81,6 +83,9 @@ struct IsolateOptions {
   /// Upper bound of Asio completions run per iteration, so that a flood of I/O
   /// cannot starve the macrotask queue either.
   std::size_t ioHandlersPerTurn = 64;
+  /// Runs first on the thread start() creates (pinning it to CPUs, naming it).
+  /// A throw is reported and the loop runs anyway.
+  std::function<void()> onThreadStart = {};
 };
 
 struct TimerOptions {
@@ -99,6 +104,22 @@ struct TimerId {
 
 class Isolate {
  public:
+  /// A source of work the loop looks at besides its own queues: the rings
+  /// that bring messages from other isolates. Called on the loop thread only.
+  class Poller {
+   public:
+    virtual ~Poller() = default;
+    /// Once per loop iteration (after the inbox and I/O): take what arrived.
+    /// The loop drains microtasks afterwards.
+    virtual void poll() = 0;
+    /// Before the loop raises its sleeping flag: publish what must be seen
+    /// by others (wake-ups owed to peers).
+    virtual void beforeSleep() noexcept {}
+    /// After the sleeping flag is up and fenced: true if there is work after
+    /// all (the loop then goes round again instead of sleeping).
+    virtual bool pending() const noexcept = 0;
+  };
+
   struct Stats {
     std::uint64_t iterations = 0;   ///< loop iterations started
     std::uint64_t macrotasks = 0;   ///< macrotasks run
@@ -199,7 +220,15 @@ class Isolate {
   /// Waits for the thread started by start() to finish. Any thread but the loop's.
   void join();
   /// Makes a sleeping loop take a look at its queues and clock. Any thread.
+  /// Fences first, and costs a system call only when the loop sleeps.
   void wake() noexcept;
+  /// Adds a poller (kept by reference: it must outlive the loop's runs).
+  /// Before the loop first runs, or on the loop thread.
+  void addPoller(Poller& poller) { pollers_.push_back(&poller); }
+  /// A pointer the isolate's owner may attach (the actor runtime finds its
+  /// per-isolate state through it). Set before the loop runs.
+  void setUserData(void* data) noexcept { userData_ = data; }
+  void* userData() const noexcept { return userData_; }
   bool stopped() const noexcept { return stopped_.load(std::memory_order_acquire); }
 
   /// Disposes of a task that will never run (a dispatcher dropping what it
@@ -248,6 +277,7 @@ class Isolate {
   void runDueTimers();
   void drainInbox();
   void runIo();
+  void runPollers();
   bool waitForWork(Mode mode);
   void claimLoop();
   void runClaimed(Mode mode);
@@ -264,6 +294,8 @@ class Isolate {
   std::atomic<bool> running_{false};
   std::atomic<std::thread::id> owner_;  // last thread to run the loop (creator before)
   std::unique_ptr<Cold> cold_;
+  std::vector<Poller*> pollers_;
+  void* userData_ = nullptr;
   std::thread thread_;
 };
 

@@ -1,0 +1,157 @@
+// The isolate-to-isolate transport (SPEC X1-X3). Read the Crossings class in
+// runtime/SystemCore.hpp first.
+//
+// Waking. A receiver raises its sleeping flag, fences, and looks at its rings
+// once more before it sleeps (Isolate::waitForWork, pending()). A sender
+// pushes, and at the end of its loop iteration (or before it sleeps itself)
+// fences once and wakes each peer it pushed to that sleeps (Isolate::wake).
+// Either the sender sees the flag or the receiver sees the message: no
+// wake-up is lost, a busy receiver is never sent one, and a burst of sends
+// costs one fence per peer and iteration, not one per message.
+//
+// Order. Everything one isolate sends to another goes through the same ring
+// (or, when it is full, the overflow list in front of it, which keeps the
+// ring's order): messages between one sender and one receiver keep their
+// order (SPEC A2), system messages included.
+#include <algorithm>
+
+#include "SystemCore.hpp"
+
+namespace coreactor::detail {
+
+Crossings::Crossings(SystemCore& core, IsolateRuntime& home, std::size_t isolates,
+                     std::size_t ringSlots, std::size_t overflowLimit)
+    : core_(core),
+      home_(home),
+      ringSlots_(ringSlots),
+      overflowLimit_(overflowLimit),
+      incoming_(std::make_unique<std::atomic<Ring*>[]>(isolates)),
+      peerCount_(isolates),
+      peers_(isolates) {
+  for (std::size_t i = 0; i < isolates; ++i) incoming_[i].store(nullptr, std::memory_order_relaxed);
+}
+
+Crossings::~Crossings() {
+  drainAtTeardown();
+}
+
+void Crossings::send(IsolateRuntime& to, Crossing&& crossing) {
+  Peer& peer = peers_[to.index];
+  if (peer.ring == nullptr) {
+    auto ring = std::make_unique<Ring>(ringSlots_);
+    peer.ring = ring.get();
+    {
+      std::lock_guard<std::mutex> lock(to.crossings->ownedMutex_);
+      to.crossings->owned_.push_back(std::move(ring));
+    }
+    to.crossings->incoming_[home_.index].store(peer.ring, std::memory_order_release);
+  }
+  stats_.sent.fetch_add(1, std::memory_order_relaxed);
+  if (!peer.overflow.empty() || !peer.ring->tryPush(std::move(crossing))) {
+    if (crossing.system == nullptr && peer.overflow.size() >= overflowLimit_) {
+      stats_.refused.fetch_add(1, std::memory_order_relaxed);
+      core_.failAskOf(crossing.envelope.sender, make_error_code(Error::ErrMailboxFull));
+      core_.deadLetter(crossing.target, std::move(crossing.envelope),
+                       "backpressure: the overflow list to its isolate is full");
+      return;
+    }
+    if (peer.overflow.empty()) backlog_.push_back(to.index);
+    peer.overflow.push_back(std::move(crossing));
+    stats_.overflowed.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (!peer.owesWake) {
+    peer.owesWake = true;
+    owed_.push_back(to.index);
+  }
+}
+
+void Crossings::poll() {
+  for (std::size_t k = 0; k < peerCount_; ++k) {
+    Ring* ring = incoming_[k].load(std::memory_order_acquire);
+    if (ring != nullptr) {
+      ring->consume([this](Crossing&& c) noexcept { deliver(std::move(c)); }, kBatch);
+    }
+  }
+  if (!backlog_.empty()) {
+    std::vector<std::uint32_t> still;
+    for (std::uint32_t peer : backlog_) {
+      flushOverflow(peer);
+      if (!peers_[peer].overflow.empty()) still.push_back(peer);
+    }
+    backlog_.swap(still);
+  }
+  payWakes();
+}
+
+void Crossings::flushOverflow(std::uint32_t index) {
+  Peer& peer = peers_[index];
+  while (!peer.overflow.empty() && peer.ring->tryPush(std::move(peer.overflow.front()))) {
+    peer.overflow.pop_front();
+  }
+  if (!peer.owesWake) {
+    peer.owesWake = true;
+    owed_.push_back(index);
+  }
+}
+
+void Crossings::payWakes() noexcept {
+  for (std::uint32_t index : owed_) {
+    peers_[index].owesWake = false;
+    core_.isolates_[index]->isolate->wake();  // fences; a syscall only if it sleeps
+  }
+  owed_.clear();
+}
+
+bool Crossings::pending() const noexcept {
+  if (!backlog_.empty()) return true;  // undelivered overflow: keep polling until it drains
+  for (std::size_t k = 0; k < peerCount_; ++k) {
+    const Ring* ring = incoming_[k].load(std::memory_order_acquire);
+    if (ring != nullptr && !ring->empty()) return true;
+  }
+  return false;
+}
+
+void Crossings::deliver(Crossing&& c) noexcept {
+  try {
+    if (c.system != nullptr) {
+      std::unique_ptr<SystemMessage> message(c.system);
+      core_.deliverSystemLocal(home_, c.target, std::move(*message));
+    } else {
+      core_.deliverLocal(home_, c.target, std::move(c.envelope));
+    }
+  } catch (const std::system_error& e) {
+    // A full bounded mailbox with the Fail policy: the sender is on another
+    // isolate and cannot be told; the message is already a dead letter.
+    if (e.code() != Error::ErrMailboxFull) {
+      core_.reportDispatcherError("crossings", std::current_exception(), c.target);
+    }
+  } catch (...) {
+    core_.reportDispatcherError("crossings", std::current_exception(), c.target);
+  }
+}
+
+void Crossings::drainAtTeardown() noexcept {
+  const auto drop = [this](Crossing&& c) noexcept {
+    if (c.system != nullptr) {
+      delete c.system;  // lifecycle signals end with the system
+      return;
+    }
+    core_.deadLetter(c.target, std::move(c.envelope), "the system stopped");
+  };
+  for (std::size_t k = 0; k < peerCount_; ++k) {
+    if (Ring* ring = incoming_[k].load(std::memory_order_acquire)) {
+      while (ring->consume(drop, kBatch) != 0) {
+      }
+    }
+  }
+  for (Peer& peer : peers_) {
+    while (!peer.overflow.empty()) {
+      drop(std::move(peer.overflow.front()));
+      peer.overflow.pop_front();
+    }
+  }
+  backlog_.clear();
+  owed_.clear();
+}
+
+}  // namespace coreactor::detail

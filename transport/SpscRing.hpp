@@ -1,0 +1,109 @@
+// transport/SpscRing.hpp — a bounded single-producer, single-consumer ring:
+// the path of one ordered pair of isolates (SPEC X1).
+//
+// Why not boost::lockfree::spsc_queue: its push copies (our envelopes are
+// move-only), and its consume_all visits elements in place, one call each,
+// without letting the consumer stop after a batch bound. This ring moves
+// elements in and out, takes a batch bound, and keeps each side's index on
+// its own cache line with a cached copy of the other side's, so a push or a
+// pop touches the shared line only when the cached view runs out (the
+// design of Rigtorp's and of Seastar's SPSC queues).
+//
+// Thread-safety: tryPush from one thread (the producer), consume and empty()
+// from one other thread (the consumer); sizeApprox() from either.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <new>
+#include <utility>
+
+namespace coreactor::transport {
+
+template <class T>
+class SpscRing {
+ public:
+  /// `capacity` is rounded up to a power of two.
+  explicit SpscRing(std::size_t capacity)
+      : mask_(roundUp(capacity) - 1), slots_(std::make_unique<Slot[]>(mask_ + 1)) {}
+  ~SpscRing() {
+    // Whatever is left was never consumed: its owner drained it first (the
+    // system's teardown turns it into dead letters); destroy the rest.
+    consume([](T&&) noexcept {}, ~std::size_t{0});
+  }
+  SpscRing(const SpscRing&) = delete;
+  SpscRing& operator=(const SpscRing&) = delete;
+
+  std::size_t capacity() const noexcept { return mask_ + 1; }
+
+  /// Producer. Moves `value` in, or leaves it untouched and returns false
+  /// when the ring is full.
+  bool tryPush(T&& value) noexcept(std::is_nothrow_move_constructible_v<T>) {
+    const std::size_t tail = producer_.tail.load(std::memory_order_relaxed);
+    if (tail - producer_.headCache > mask_) {
+      producer_.headCache = consumer_.head.load(std::memory_order_acquire);
+      if (tail - producer_.headCache > mask_) return false;
+    }
+    ::new (slots_[tail & mask_].storage) T(std::move(value));
+    producer_.tail.store(tail + 1, std::memory_order_release);
+    return true;
+  }
+
+  /// Consumer. Moves out up to `max` values, oldest first, into f(T&&);
+  /// returns how many. f must not throw (take what you need and report
+  /// errors yourself).
+  template <class F>
+  std::size_t consume(F&& f, std::size_t max) noexcept {
+    const std::size_t head = consumer_.head.load(std::memory_order_relaxed);
+    if (consumer_.tailCache == head) {
+      consumer_.tailCache = producer_.tail.load(std::memory_order_acquire);
+      if (consumer_.tailCache == head) return 0;
+    }
+    const std::size_t available = consumer_.tailCache - head;
+    const std::size_t n = available < max ? available : max;
+    for (std::size_t i = 0; i < n; ++i) {
+      T* value = std::launder(reinterpret_cast<T*>(slots_[(head + i) & mask_].storage));
+      f(std::move(*value));
+      value->~T();
+    }
+    consumer_.head.store(head + n, std::memory_order_release);
+    return n;
+  }
+
+  /// Consumer (or anyone, as a hint): nothing to consume.
+  bool empty() const noexcept {
+    return consumer_.head.load(std::memory_order_relaxed) ==
+           producer_.tail.load(std::memory_order_acquire);
+  }
+  std::size_t sizeApprox() const noexcept {
+    return producer_.tail.load(std::memory_order_acquire) -
+           consumer_.head.load(std::memory_order_acquire);
+  }
+
+ private:
+  static constexpr std::size_t kLine = 64;
+  static std::size_t roundUp(std::size_t n) {
+    std::size_t p = 2;
+    while (p < n) p <<= 1;
+    return p;
+  }
+  struct Slot {
+    alignas(T) unsigned char storage[sizeof(T)];
+  };
+  struct alignas(kLine) Producer {
+    std::atomic<std::size_t> tail{0};
+    std::size_t headCache = 0;
+  };
+  struct alignas(kLine) Consumer {
+    std::atomic<std::size_t> head{0};
+    std::size_t tailCache = 0;
+  };
+
+  const std::size_t mask_;
+  std::unique_ptr<Slot[]> slots_;
+  Producer producer_;
+  Consumer consumer_;
+};
+
+}  // namespace coreactor::transport

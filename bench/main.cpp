@@ -26,7 +26,6 @@
 // check (work was asked for and did not all run) or threw; 2 for a bad
 // command line.
 #include <benchmark/benchmark.h>
-#include <malloc.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -41,42 +40,23 @@
 #include "ActorBench.hpp"
 #include "BenchSupport.hpp"
 #include "DispatchBench.hpp"
+#include "MemoryProbe.hpp"
+#include "Workloads.hpp"
 
 namespace coreactor::bench {
 namespace {
 
 constexpr const char* kProgram = "coreactor-bench";
 
-// Full run: 5 repetitions of at least 0.2 s of measured time each, after a
-// 0.05 s warm-up (the first benchmark would otherwise pay for a cold CPU):
-// about 45 s in all on a 2-vCPU VM. Quick: 3 repetitions of 0.05 s,
-// about 10 s; short repetitions are noisier, so trust the full run's ratios.
-struct RunDefaults {
-  int repetitions;
-  const char* minTime;
-  const char* warmUpTime;
-};
-constexpr RunDefaults kFull = {5, "0.2", "0.05"};
-constexpr RunDefaults kQuick = {3, "0.05", "0.01"};
-
-// glibc adapts its mmap and trim thresholds to the program's history: once a
-// large block is freed (hybrid/backlog/1000000 frees 16 MiB rings), blocks of
-// up to that size come from the heap and freed memory stays mapped. A figure
-// must not depend on which benchmarks ran before it (--benchmark_filter), so
-// the thresholds are pinned where the adaptation ends up (32 MiB is glibc's
-// ceiling for the mmap threshold; trim at twice that, as glibc sets it).
-// What this pins away: actor/tell/10000, run alone with glibc's start-up
-// thresholds, re-faults its 1 MiB mailbox ring after every burst (the mailbox
-// gives an idle ring back, Mailbox::shrinkIfIdle) and measures ~4x slower.
-constexpr int kMmapThreshold = 32 << 20;
-constexpr int kTrimThreshold = 64 << 20;
+using workloads::kFull;
+using workloads::kQuick;
 
 void printUsage(std::FILE* out) {
   std::fprintf(out,
                "usage: %s [--quick] [--benchmark_<flag>=<value> ...]\n"
                "\n"
-               "Runs coreactor's dispatch benchmarks (floor/*, hop/*, volley/*, */backlog/*)\n"
-               "and actor benchmarks (actor/tell/*, actor/pingpong/*, actor/ask/*,\n"
+               "Runs coreactor's dispatch benchmarks (floor/*, hop/*, volley/*, */backlog/*,\n"
+               "lateness/*) and actor benchmarks (actor/tell/*, actor/pingpong/*, actor/ask/*,\n"
                "actor/spawn/*, actor/memory), and prints on stdout each figure in ns per op\n"
                "(bytes per idle actor for actor/memory; median over repetitions) and the\n"
                "targets checked against them. Progress goes to stderr.\n"
@@ -173,9 +153,13 @@ class MedianReporter final : public benchmark::BenchmarkReporter {
       auto counter = run.counters.find(kNsPerOpCounter);
       if (counter == run.counters.end()) {
         counter = run.counters.find(kBytesPerOpCounter);
-        if (counter == run.counters.end()) continue;
         figure.unit = "B/actor";
       }
+      if (counter == run.counters.end()) {
+        counter = run.counters.find(kMicrosCounter);
+        figure.unit = "us";
+      }
+      if (counter == run.counters.end()) continue;
       if (run.run_type == Run::RT_Iteration) {
         figure.samples.push_back(counter->second.value);
         for (const auto& [name, value] : run.counters) {
@@ -270,7 +254,13 @@ std::string describeOp(std::string_view name) {
     return "one tell of a batch of " + std::string(name.substr(11)) + " into one actor, handled";
   }
   if (name.starts_with("actor/pingpong/")) return "one ping -> pong round trip of two actors";
-  if (name == "actor/ask/from-actor") return "one ask from an actor (same isolate), answered";
+  if (name.starts_with("lateness/")) {
+    return "a 100 us timer's lateness while a volley runs (median)";
+  }
+  if (name == "actor/ask/from-actor") return "one ask of 10000 in flight from an actor, answered";
+  if (name == "actor/ask/one-at-a-time") {
+    return "one ask from an actor, the next sent by its continuation";
+  }
   if (name == "actor/ask/from-driver") return "one ask from the driving thread (same isolate) (*)";
   if (name == "actor/spawn/100") return "one actor spawned, started, stopped; 100 at once";
   if (name.starts_with("actor/spawn/")) {
@@ -402,8 +392,9 @@ void printTable(const MedianReporter& reporter) {
       "  %d CPUs, load average %.2f when the run began; coreactor built %s\n", reporter.cpus(),
       reporter.loadAverage().value_or(0.0),
       kOptimisedBuild ? "with NDEBUG (release)" : "WITHOUT NDEBUG: figures are not representative");
-  std::printf("  malloc thresholds pinned: mmap %d MiB, trim %d MiB (bench/main.cpp says why)\n\n",
-              kMmapThreshold >> 20, kTrimThreshold >> 20);
+  std::printf(
+      "  malloc thresholds pinned: mmap %d MiB, trim %d MiB (bench/BenchSupport.hpp says why)\n\n",
+      kMmapThreshold >> 20, kTrimThreshold >> 20);
   std::printf("  %-24s %10s %-7s %4s  %6s  %s\n", "benchmark", "figure", "", "reps", "spread",
               "one op is");
   for (const std::string& name : reporter.order()) {
@@ -493,8 +484,7 @@ int run(int argc, char** argv) {
   // actor/memory runs this program again as its child process.
   // It keeps glibc's start-up malloc settings: a fresh process is its point.
   if (argc == 2 && std::string_view(argv[1]) == kMemoryProbeFlag) return runActorMemoryProbe();
-  mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
-  mallopt(M_TRIM_THRESHOLD, kTrimThreshold);
+  pinMallocThresholds();
   bool quick = false;
   std::vector<std::string> passThrough;
   for (int i = 1; i < argc; ++i) {
@@ -515,7 +505,7 @@ int run(int argc, char** argv) {
 
   // Our defaults first, so that a --benchmark_* flag given by the user, parsed
   // later, overrides them.
-  const RunDefaults& defaults = quick ? kQuick : kFull;
+  const workloads::RunDefaults& defaults = quick ? kQuick : kFull;
   std::vector<std::string> args = {
       argv[0],
       "--benchmark_repetitions=" + std::to_string(defaults.repetitions),

@@ -29,8 +29,9 @@
 //                          each started and given one message. Measured in a
 //                          child process, a fresh heap each time (see
 //                          measureMemory below).
-// The sizes are bench/Workloads.hpp's, the one definition a comparison arm
-// running the same rows takes its sizes from too.
+// The sizes are bench/Workloads.hpp's, shared with the CAF arm
+// (bench/caf/CafBench.cpp), which runs every row above but actor/ask/from-driver
+// under the same names, so that coreactor-bench can set them side by side.
 //
 // Every system runs in manual mode (ActorSystemOptions::withManualRun): the
 // benchmark's thread is the loop thread, tells from it take the local path, and
@@ -64,7 +65,7 @@
 namespace coreactor::bench {
 namespace {
 
-// The workloads' sizes: bench/Workloads.hpp.
+// The workloads' sizes are shared with the CAF arm (bench/Workloads.hpp).
 using workloads::kAsks;
 using workloads::kAskTimeout;
 using workloads::kIdleActors;

@@ -1,7 +1,7 @@
-// bench/BenchSupport.hpp — what every benchmark shares: the counters the
-// harness reads back, the completion check and the hand-held clock. It
-// includes none of coreactor's headers, so that a benchmark of another
-// runtime (a comparison arm, in a program of its own) can use it too.
+// bench/BenchSupport.hpp — what every benchmark of both arms shares
+// (coreactor-bench and coreactor-bench-caf): the counters the harness reads
+// back, the completion check and the hand-held clock. It includes neither
+// coreactor's headers nor CAF's, so that each arm can use it alone.
 //
 // A figure is only ever taken over work that actually ran: each benchmark's
 // own code counts what completed, checkCompleted() compares it with what was
@@ -9,9 +9,8 @@
 // instead of producing a figure. Time is taken by hand around the work only
 // (UseManualTime), so building systems, isolates, actors and tasks stays out
 // of every figure unless the benchmark says it is the point. Where the work
-// runs on another thread than the benchmark's (a runtime with worker
-// threads), that thread takes the time itself and hands it back
-// (OpMeter::measureTimed).
+// runs on another thread than the benchmark's (the CAF arm's worker), that
+// thread takes the time itself and hands it back (OpMeter::measureTimed).
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -48,8 +47,8 @@ inline std::string describeException(const std::exception_ptr& error) {
 // up to that size come from the heap and freed memory stays mapped. A figure
 // must not depend on which benchmarks ran before it (--benchmark_filter), so
 // the thresholds are pinned where the adaptation ends up (32 MiB is glibc's
-// ceiling for the mmap threshold; trim at twice that, as glibc sets it). A
-// comparison arm pins them too, so that both allocate under the same rules.
+// ceiling for the mmap threshold; trim at twice that, as glibc sets it). Both
+// arms pin them, so that both allocate under the same rules.
 // What this pins away: actor/tell/10000, run alone with glibc's start-up
 // thresholds, re-faults its 1 MiB mailbox ring after every burst (the mailbox
 // gives an idle ring back, Mailbox::shrinkIfIdle) and measures ~4x slower.

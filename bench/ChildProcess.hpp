@@ -1,6 +1,7 @@
 // bench/ChildProcess.hpp — running a program as a child process and reading
-// what it prints: how actor/memory takes each measurement in a fresh heap
-// (and how a comparison arm or a plotting tool can be run the same way).
+// what it prints: how actor/memory takes each measurement in a fresh heap,
+// how coreactor-bench runs the CAF arm in a process of its own, and how the
+// charts are drawn (gnuplot).
 //
 // Blocking, for the benchmark's own thread only; never on a timed path.
 #pragma once

@@ -1,11 +1,10 @@
-// bench/Workloads.hpp — the one definition of the actor workloads: the sizes
-// of coreactor's actor rows (bench/ActorBench.cpp) and how long each row runs.
-// A second arm running the same rows on another runtime takes them from here
-// too, so that a number changed here changes both arms and a ratio between
-// them always compares the same work.
+// bench/Workloads.hpp — the one definition of the actor workloads that both
+// arms run: coreactor's (bench/ActorBench.cpp, in coreactor-bench) and CAF's
+// (bench/caf/CafBench.cpp, in coreactor-bench-caf). A number changed here
+// changes both arms, so a ratio coreactor/CAF always compares the same work.
 //
-// Header-only and free of coreactor's headers, so that such an arm can
-// include it and nothing of ours.
+// Header-only and free of coreactor's and CAF's headers: each arm includes it
+// and nothing of the other.
 #pragma once
 
 #include <chrono>
@@ -66,9 +65,20 @@ inline std::string pingPongRow() {
 }
 inline constexpr const char* kAskRow = "actor/ask/from-actor";
 inline constexpr const char* kAskOneAtATimeRow = "actor/ask/one-at-a-time";
+/// CAF only: actor/ask/one-at-a-time without a deadline (CAF's `infinite`).
+/// Every ask of ours has a deadline, so this row stands beside our
+/// one-at-a-time row as the comparison most favourable to CAF: in CAF 0.17
+/// each deadline is armed and cancelled through its timer thread.
+inline constexpr const char* kAskNoDeadlineRow = "actor/ask/one-at-a-time/no-deadline";
 inline std::string spawnRow(std::int64_t actors) {
   return "actor/spawn/" + std::to_string(actors);
 }
 inline constexpr const char* kMemoryRow = "actor/memory";
+
+/// The row of ours that a CAF row is set beside: the same name, but for
+/// kAskNoDeadlineRow.
+inline std::string ourCounterpart(const std::string& cafRow) {
+  return cafRow == kAskNoDeadlineRow ? std::string(kAskOneAtATimeRow) : cafRow;
+}
 
 }  // namespace coreactor::bench::workloads

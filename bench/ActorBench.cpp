@@ -12,6 +12,9 @@
 //                          asker. One message makes the asker issue 10,000
 //                          (so 10,000 timers are armed at once), then the loop
 //                          runs.
+//   actor/ask/one-at-a-time one ask from an actor, as above, but each one sent
+//                          by the previous one's continuation: one in flight,
+//                          10,000 in a row. The per-ask cost without a fan-out.
 //   actor/ask/from-driver  the same 10,000 asks through ActorSystem::askWith
 //                          from the driving thread (the loop thread, in manual
 //                          mode): the stand-in measured before
@@ -26,6 +29,9 @@
 //                          each started and given one message. Measured in a
 //                          child process, a fresh heap each time (see
 //                          measureMemory below).
+// The sizes are bench/Workloads.hpp's, shared with the CAF arm
+// (bench/caf/CafBench.cpp), which runs every row above but actor/ask/from-driver
+// under the same names, so that coreactor-bench can set them side by side.
 //
 // Every system runs in manual mode (ActorSystemOptions::withManualRun): the
 // benchmark's thread is the loop thread, tells from it take the local path, and
@@ -42,17 +48,9 @@
 #include "ActorBench.hpp"
 
 #include <benchmark/benchmark.h>
-#include <fcntl.h>
-#include <malloc.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <exception>
 #include <memory>
 #include <string>
@@ -60,23 +58,21 @@
 #include <vector>
 
 #include "BenchSupport.hpp"
+#include "MemoryProbe.hpp"
+#include "Workloads.hpp"
 #include "coreactor/ActorSystem.hpp"
 
 namespace coreactor::bench {
 namespace {
 
-// Tells per iteration of actor/tell: a burst that fits the caches, and one ten
-// times larger whose mailbox grows to 16k slots.
-constexpr std::int64_t kTellBatches[] = {1'000, 10'000};
-// The seeds' volley size, as volley/* in DispatchBench.cpp.
-constexpr std::int64_t kRoundTrips = 10'000;
-constexpr std::int64_t kAsks = 10'000;
-// Long enough never to fire on a loaded machine; a timeout would show up as a
-// failed ask (and the run would wait for it), never as a fast one.
-constexpr std::chrono::seconds kAskTimeout{10};
-constexpr std::int64_t kLifecycleActors = 100;
-constexpr std::int64_t kPopulations[] = {10'000, 100'000};
-constexpr std::int64_t kIdleActors = 100'000;
+// The workloads' sizes are shared with the CAF arm (bench/Workloads.hpp).
+using workloads::kAsks;
+using workloads::kAskTimeout;
+using workloads::kIdleActors;
+using workloads::kLifecycleActors;
+using workloads::kPopulations;
+using workloads::kRoundTrips;
+using workloads::kTellBatches;
 
 std::unique_ptr<ActorSystem> manualSystem() {
   return ActorSystem::create("bench", ActorSystemOptions::create().withManualRun());
@@ -240,11 +236,44 @@ class Asker final : public Actor {
   AskTally* tally_;
 };
 
+/// Asks `responder` one question at a time, as many as it is told to: each
+/// answer's continuation sends the next ask.
+class OneAtATimeAsker final : public Actor {
+ public:
+  OneAtATimeAsker(ActorRef responder, AskTally* tally) : responder_(responder), tally_(tally) {}
+  void receive(ReceiveContext& ctx) override {
+    const AskMany* go = ctx.get<AskMany>();
+    if (go == nullptr) return;
+    remaining_ = go->count;
+    askNext(ctx);
+  }
+
+ private:
+  void askNext(ReceiveContext& ctx) {
+    ctx.ask<Response>(responder_, Request{static_cast<int>(remaining_)}, kAskTimeout,
+                      [this](ReceiveContext& next, AskResult<Response>& result) {
+                        if (result.ok()) {
+                          ++tally_->answered;
+                        } else {
+                          ++tally_->failed;
+                        }
+                        if (--remaining_ > 0) askNext(next);
+                      });
+  }
+
+  ActorRef responder_;
+  AskTally* tally_;
+  std::int64_t remaining_ = 0;
+};
+
+/// actor/ask/from-actor (Asker: all at once) and actor/ask/one-at-a-time.
+template <class AskingActor>
 void askFromActor(benchmark::State& state) {
   auto system = manualSystem();
   AskTally tally;
   const ActorRef responder = system->spawn<Responder>("responder");
-  const ActorRef asker = system->spawn<Asker>("asker", ActorOptions::create(), responder, &tally);
+  const ActorRef asker =
+      system->spawn<AskingActor>("asker", ActorOptions::create(), responder, &tally);
   system->runUntilIdle();
   OpMeter meter;
   for (auto _ : state) {
@@ -350,116 +379,11 @@ void spawnPopulation(benchmark::State& state, std::int64_t actors) {
 
 // ---- actor/memory -----------------------------------------------------------------------
 //
-// Resident memory is a process-wide figure, and a heap that earlier benchmarks
-// grew and freed would serve the actors from pages already counted, making
-// them look free. So each measurement runs in a fresh child process (this
-// program again, with kMemoryProbeFlag), which reports three points:
-//   bare    before the system exists,
-//   system  after ActorSystem::create and a first runUntilIdle (the guardian),
-//   idle    after 100,000 actors were spawned, started and each given one
-//           message, all of it handled.
-// bytes per idle actor = (idle - system) / 100,000, RSS from /proc/self/statm;
-// the system's fixed cost (system - bare) is reported apart. malloc's own count
-// of bytes in use (mallinfo2) is reported beside it as a cross-check: RSS
-// counts whole pages, malloc counts what it handed out.
-
-struct MemoryPoint {
-  long long rss = 0;   // resident bytes
-  long long heap = 0;  // bytes malloc has handed out (arenas + mmapped chunks)
-};
-
-MemoryPoint memoryNow() {
-  MemoryPoint point;
-  if (std::FILE* statm = std::fopen("/proc/self/statm", "r")) {
-    long long size = 0;
-    long long resident = 0;
-    if (std::fscanf(statm, "%lld %lld", &size, &resident) == 2) {
-      point.rss = resident * static_cast<long long>(sysconf(_SC_PAGESIZE));
-    }
-    std::fclose(statm);
-  }
-  const struct mallinfo2 info = mallinfo2();
-  point.heap = static_cast<long long>(info.uordblks + info.hblkhd);
-  return point;
-}
-
-struct MemoryReading {
-  MemoryPoint bare;
-  MemoryPoint system;
-  MemoryPoint idle;
-  long long actors = 0;
-};
-
-/// Runs the child, waits for it and parses its line. False, with `error` set,
-/// if it could not run or failed its own completion checks.
-bool probeMemory(MemoryReading& reading, std::string& error) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) {
-    error = std::string("pipe2: ") + std::strerror(errno);
-    return false;
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);  // clears O_CLOEXEC
-  char program[] = "/proc/self/exe";  // resolved in the child before its exec: this program
-  std::string flag = kMemoryProbeFlag;
-  char* argv[] = {program, flag.data(), nullptr};
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, program, &actions, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  if (spawned != 0) {
-    close(fds[0]);
-    error = std::string("posix_spawn of the memory probe: ") + std::strerror(spawned);
-    return false;
-  }
-  std::string out;
-  char buffer[256];
-  for (;;) {
-    const ssize_t n = read(fds[0], buffer, sizeof buffer);
-    if (n > 0) {
-      out.append(buffer, static_cast<std::size_t>(n));
-    } else if (n == 0 || errno != EINTR) {
-      break;
-    }
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    error = "the memory probe (" + std::string(kMemoryProbeFlag) +
-            ") failed; its stderr above says why";
-    return false;
-  }
-  if (std::sscanf(out.c_str(), "memory-probe %lld %lld %lld %lld %lld %lld %lld", &reading.actors,
-                  &reading.bare.rss, &reading.bare.heap, &reading.system.rss, &reading.system.heap,
-                  &reading.idle.rss, &reading.idle.heap) != 7) {
-    error = "the memory probe printed no reading: '" + out + "'";
-    return false;
-  }
-  return true;
-}
+// In a fresh child process each time: bench/MemoryProbe.hpp says why and how.
+// The child is runActorMemoryProbe below.
 
 void measureMemory(benchmark::State& state) {
-  MemoryReading reading;
-  for (auto _ : state) {
-    std::string error;
-    if (!probeMemory(reading, error)) {
-      state.SkipWithError(error.c_str());
-      return;
-    }
-    if (!checkCompleted(state, "idle actors", kIdleActors, reading.actors)) return;
-  }
-  const auto perActor = [&](long long MemoryPoint::*field) {
-    return static_cast<double>(reading.idle.*field - reading.system.*field) /
-           static_cast<double>(reading.actors);
-  };
-  state.counters[kBytesPerOpCounter] = perActor(&MemoryPoint::rss);
-  state.counters[kHeapBytesPerOpCounter] = perActor(&MemoryPoint::heap);
-  state.counters[kSystemBytesCounter] = static_cast<double>(reading.system.rss - reading.bare.rss);
-  state.counters[kSystemHeapBytesCounter] =
-      static_cast<double>(reading.system.heap - reading.bare.heap);
+  measureMemoryInChild(state, kMemoryProbeFlag, kIdleActors);
 }
 
 // ---- registration -------------------------------------------------------------------------
@@ -501,9 +425,7 @@ int runActorMemoryProbe() {
                    static_cast<long long>(tally.stopped), static_cast<long long>(kIdleActors));
       return 1;
     }
-    std::printf("memory-probe %lld %lld %lld %lld %lld %lld %lld\n",
-                static_cast<long long>(tally.received), bare.rss, bare.heap, empty.rss, empty.heap,
-                idle.rss, idle.heap);
+    printMemoryReading(MemoryReading{bare, empty, idle, static_cast<long long>(tally.received)});
     return 0;
   } catch (...) {
     std::fprintf(stderr, "%s: threw: %s\n", kMemoryProbeFlag,
@@ -514,22 +436,23 @@ int runActorMemoryProbe() {
 
 void registerActorBenchmarks() {
   for (const std::int64_t batch : kTellBatches) {
-    registerTimed(benchmark::RegisterBenchmark(("actor/tell/" + std::to_string(batch)).c_str(),
-                                               &tellBatch, batch));
+    registerTimed(
+        benchmark::RegisterBenchmark(workloads::tellRow(batch).c_str(), &tellBatch, batch));
   }
-  registerTimed(benchmark::RegisterBenchmark(
-      ("actor/pingpong/" + std::to_string(kRoundTrips)).c_str(), &pingPong, kRoundTrips));
-  registerTimed(benchmark::RegisterBenchmark("actor/ask/from-actor", &askFromActor));
-  registerTimed(benchmark::RegisterBenchmark("actor/ask/from-driver", &askFromDriver));
   registerTimed(
-      benchmark::RegisterBenchmark(("actor/spawn/" + std::to_string(kLifecycleActors)).c_str(),
-                                   &spawnLifecycle, kLifecycleActors));
+      benchmark::RegisterBenchmark(workloads::pingPongRow().c_str(), &pingPong, kRoundTrips));
+  registerTimed(benchmark::RegisterBenchmark(workloads::kAskRow, &askFromActor<Asker>));
+  registerTimed(
+      benchmark::RegisterBenchmark(workloads::kAskOneAtATimeRow, &askFromActor<OneAtATimeAsker>));
+  registerTimed(benchmark::RegisterBenchmark("actor/ask/from-driver", &askFromDriver));
+  registerTimed(benchmark::RegisterBenchmark(workloads::spawnRow(kLifecycleActors).c_str(),
+                                             &spawnLifecycle, kLifecycleActors));
   for (const std::int64_t actors : kPopulations) {
-    registerTimed(benchmark::RegisterBenchmark(("actor/spawn/" + std::to_string(actors)).c_str(),
+    registerTimed(benchmark::RegisterBenchmark(workloads::spawnRow(actors).c_str(),
                                                &spawnPopulation, actors));
   }
   // One child process per repetition; a single iteration each.
-  benchmark::RegisterBenchmark("actor/memory", &measureMemory)->Iterations(1);
+  benchmark::RegisterBenchmark(workloads::kMemoryRow, &measureMemory)->Iterations(1);
 }
 
 }  // namespace coreactor::bench

@@ -1,23 +1,25 @@
-// bench/BenchSupport.hpp — what every benchmark of coreactor-bench shares: the
-// counters bench/main.cpp reads back, the completion check and the hand-held
-// clock.
+// bench/BenchSupport.hpp — what every benchmark of both arms shares
+// (coreactor-bench and coreactor-bench-caf): the counters the harness reads
+// back, the completion check and the hand-held clock. It includes neither
+// coreactor's headers nor CAF's, so that each arm can use it alone.
 //
 // A figure is only ever taken over work that actually ran: each benchmark's
 // own code counts what completed, checkCompleted() compares it with what was
 // asked, and a mismatch (or a throw) fails the benchmark with SkipWithError
 // instead of producing a figure. Time is taken by hand around the work only
 // (UseManualTime), so building systems, isolates, actors and tasks stays out
-// of every figure unless the benchmark says it is the point.
+// of every figure unless the benchmark says it is the point. Where the work
+// runs on another thread than the benchmark's (the CAF arm's worker), that
+// thread takes the time itself and hands it back (OpMeter::measureTimed).
 #pragma once
 
 #include <benchmark/benchmark.h>
+#include <malloc.h>
 
 #include <chrono>
 #include <cstdint>
 #include <exception>
 #include <string>
-
-#include "coreactor/Error.hpp"
 
 namespace coreactor::bench {
 
@@ -25,6 +27,40 @@ namespace coreactor::bench {
 inline constexpr const char* kNsPerOpCounter = "ns_per_op";
 /// The user counter of a memory measurement: bytes per unit (say, per idle actor).
 inline constexpr const char* kBytesPerOpCounter = "bytes_per_op";
+/// The user counter of a latency measurement: microseconds (say, a timer's
+/// median lateness).
+inline constexpr const char* kMicrosCounter = "latency_us";
+
+/// One line describing a caught exception: its what(), or "unknown exception".
+inline std::string describeException(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown exception";
+  }
+}
+
+// glibc adapts its mmap and trim thresholds to the program's history: once a
+// large block is freed (hybrid/backlog/1000000 frees 16 MiB rings), blocks of
+// up to that size come from the heap and freed memory stays mapped. A figure
+// must not depend on which benchmarks ran before it (--benchmark_filter), so
+// the thresholds are pinned where the adaptation ends up (32 MiB is glibc's
+// ceiling for the mmap threshold; trim at twice that, as glibc sets it). Both
+// arms pin them, so that both allocate under the same rules.
+// What this pins away: actor/tell/10000, run alone with glibc's start-up
+// thresholds, re-faults its 1 MiB mailbox ring after every burst (the mailbox
+// gives an idle ring back, Mailbox::shrinkIfIdle) and measures ~4x slower.
+inline constexpr int kMmapThreshold = 32 << 20;
+inline constexpr int kTrimThreshold = 64 << 20;
+
+/// Pins glibc's thresholds (above). Call first thing in main, but not in a
+/// memory probe's child: a fresh process with glibc's start-up settings is its point.
+inline void pinMallocThresholds() {
+  mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
+  mallopt(M_TRIM_THRESHOLD, kTrimThreshold);
+}
 
 /// Fails the benchmark unless `ran == asked`. Figures count what ran, never
 /// what was asked, so a runtime that loses work cannot look fast.
@@ -54,10 +90,29 @@ class OpMeter {
     if (!runGuarded(state, work, ran)) return false;
     const WallClock::duration elapsed = WallClock::now() - start;
     if (!checkCompleted(state, what, asked, ran)) return false;
-    const double seconds = std::chrono::duration<double>(elapsed).count();
-    state.SetIterationTime(seconds);
-    seconds_ += seconds;
-    ops_ += ran;
+    record(state, ran, elapsed);
+    return true;
+  }
+
+  /// What one run of measureTimed's work hands back: the ops that actually
+  /// ran and the time they took, measured by the thread that ran them.
+  struct Timed {
+    std::int64_t ran = 0;
+    WallClock::duration elapsed{};
+  };
+
+  /// As measure, for work that runs on another thread and takes its own time
+  /// there (from the first op to the last one's completion), so that handing
+  /// the work over and waiting for it stay out of the figure. `work` returns
+  /// a Timed.
+  template <class Work>
+  bool measureTimed(benchmark::State& state, const char* what, std::int64_t asked, Work&& work) {
+    Timed timed;
+    if (!runGuarded(
+            state, [&] { return (timed = work()).ran; }, timed.ran))
+      return false;
+    if (!checkCompleted(state, what, asked, timed.ran)) return false;
+    record(state, timed.ran, timed.elapsed);
     return true;
   }
 
@@ -81,14 +136,21 @@ class OpMeter {
   // A throw out of the library (say, a ring that cannot grow) fails the
   // benchmark with its message rather than terminating the whole run.
   template <class Work>
-  static bool runGuarded(benchmark::State& state, Work& work, std::int64_t& ran) {
+  static bool runGuarded(benchmark::State& state, Work&& work, std::int64_t& ran) {
     try {
       ran = work();
       return true;
     } catch (...) {
-      state.SkipWithError(("threw: " + describe(std::current_exception())).c_str());
+      state.SkipWithError(("threw: " + describeException(std::current_exception())).c_str());
       return false;
     }
+  }
+
+  void record(benchmark::State& state, std::int64_t ran, WallClock::duration elapsed) {
+    const double seconds = std::chrono::duration<double>(elapsed).count();
+    state.SetIterationTime(seconds);
+    seconds_ += seconds;
+    ops_ += ran;
   }
 
   double seconds_ = 0;

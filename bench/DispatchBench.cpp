@@ -16,6 +16,12 @@
 //                        executes at once before the loop runs them. A flat
 //                        figure across N is the O(1)-per-unit claim of the hybrid
 //                        (HybridDispatcher.hpp); immediate is the reference row.
+//   lateness/<dispatcher> not a cost per op but the other side of it: how late
+//                        a repeating 100 µs timer fires (median, µs) on an
+//                        isolate kept busy by a volley under that dispatcher.
+//                        A dispatcher that never yields to the loop buys its
+//                        volley speed with timers that wait (volley/* beside
+//                        lateness/* is the first chart of coreactor-bench).
 //
 // How to read the figures: each benchmark reports the counter `ns_per_op`, the
 // measured time divided by the ops that *actually ran* (bench/BenchSupport.hpp).
@@ -33,12 +39,15 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "BenchSupport.hpp"
 #include "coreactor/Asio.hpp"
@@ -240,6 +249,7 @@ class Volley {
  public:
   Volley(Dispatcher& dispatcher, std::int64_t target)
       : dispatcher_(&dispatcher),
+        limit_(target),
         target_(target),
         requester_(&request, *this),
         responder_(&respond, *this) {}
@@ -249,10 +259,15 @@ class Volley {
   Task& start() {
     requests_ = 0;
     roundTrips_ = 0;
+    target_ = limit_;
     return requester_;
   }
   std::int64_t requests() const noexcept { return requests_; }
   std::int64_t roundTrips() const noexcept { return roundTrips_; }
+  bool running() const noexcept { return roundTrips_ < target_; }
+  /// Ends the volley early: the round trip in flight is its last. (It moves
+  /// the target rather than adding a flag, so volley/* pays nothing for it.)
+  void finishAfterThisRoundTrip() noexcept { target_ = roundTrips_ + 1; }
 
  private:
   struct Side final : Task {
@@ -270,6 +285,7 @@ class Volley {
   }
 
   Dispatcher* dispatcher_;
+  std::int64_t limit_;
   std::int64_t target_;
   std::int64_t requests_ = 0;
   std::int64_t roundTrips_ = 0;
@@ -352,6 +368,92 @@ void backlog(benchmark::State& state, DispatcherFactory make, std::int64_t units
   meter.report(state);
 }
 
+// ---- lateness/<dispatcher> ---------------------------------------------------------
+
+// The probe: a timer re-armed every 100 µs (a typical short timeout or tick)
+// until it has fired kProbeFires times in one pass. The volley that keeps the
+// isolate busy meanwhile is capped, so that a dispatcher that starves the
+// timer (microtask: the volley never leaves the microtask queue) still ends:
+// the probe then fires once, after the whole capped volley, and its lateness
+// is that volley's length (~13 ms at 1M round trips), the row's "starved" figure.
+constexpr std::chrono::microseconds kProbePeriod{100};
+constexpr std::int64_t kProbeFires = 50;
+constexpr std::int64_t kLatenessRoundTripCap = 1'000'000;
+
+/// A repeating timer that records how late each firing is (against its due
+/// time, steady_clock) and ends the volley once it has all its firings.
+class LatenessProbe final : public Task {
+ public:
+  using WallClock = std::chrono::steady_clock;
+
+  LatenessProbe(Isolate& isolate, Volley& volley, std::vector<double>& lateness)
+      : Task(&fire), isolate_(&isolate), volley_(&volley), lateness_(&lateness) {}
+
+  void start() {
+    fires_ = 0;
+    arm();
+  }
+  std::int64_t fires() const noexcept { return fires_; }
+
+ private:
+  void arm() {
+    due_ = WallClock::now() + kProbePeriod;
+    isolate_->setTimeout(kProbePeriod, static_cast<Task&>(*this));
+  }
+  static void fire(Task& task) {
+    LatenessProbe& self = static_cast<LatenessProbe&>(task);
+    const WallClock::time_point now = WallClock::now();
+    self.lateness_->push_back(std::chrono::duration<double, std::micro>(now - self.due_).count());
+    ++self.fires_;
+    if (!self.volley_->running()) return;  // the volley hit its cap: the timer was starved
+    if (self.fires_ < kProbeFires) {
+      self.arm();
+    } else {
+      self.volley_->finishAfterThisRoundTrip();
+    }
+  }
+
+  Isolate* isolate_;
+  Volley* volley_;
+  std::vector<double>* lateness_;
+  WallClock::time_point due_{};
+  std::int64_t fires_ = 0;
+};
+
+void lateness(benchmark::State& state, DispatcherFactory make) {
+  Loop loop(make, "bench-lateness");
+  Volley volley(*loop.dispatcher, kLatenessRoundTripCap);
+  std::vector<double> lateness;
+  LatenessProbe probe(loop.isolate, volley, lateness);
+  std::int64_t fires = 0;
+  std::int64_t passes = 0;
+  for (auto _ : state) {
+    const LatenessProbe::WallClock::time_point start = LatenessProbe::WallClock::now();
+    probe.start();
+    loop.isolate.post(volley.start(), loop.dispatcher.get());
+    loop.isolate.runUntilIdle();
+    state.SetIterationTime(
+        std::chrono::duration<double>(LatenessProbe::WallClock::now() - start).count());
+    // Completed: every round trip had its request, and the probe took all its
+    // firings (it ended the volley) or, when the volley ran to its cap, fired
+    // at least once (after it, if the dispatcher starved it).
+    const bool capped = volley.roundTrips() == kLatenessRoundTripCap;
+    const std::int64_t wanted = capped ? std::max<std::int64_t>(probe.fires(), 1) : kProbeFires;
+    if (!checkCompleted(state, "requests", volley.roundTrips(), volley.requests()) ||
+        !checkCompleted(state, "probe firings", wanted, probe.fires())) {
+      return;
+    }
+    fires += probe.fires();
+    ++passes;
+  }
+  if (lateness.empty()) return;
+  const auto mid = lateness.begin() + static_cast<std::ptrdiff_t>(lateness.size() / 2);
+  std::nth_element(lateness.begin(), mid, lateness.end());
+  state.counters[kMicrosCounter] = *mid;
+  state.counters[kProbeFiresPerPassCounter] =
+      static_cast<double>(fires) / static_cast<double>(passes);
+}
+
 }  // namespace
 
 void registerDispatchBenchmarks() {
@@ -377,6 +479,10 @@ void registerDispatchBenchmarks() {
           (std::string(name) + "/backlog/" + std::to_string(units)).c_str(), &backlog, kind.make,
           units));
     }
+  }
+  for (const DispatcherKind& kind : kDispatchers) {
+    configure(benchmark::RegisterBenchmark(("lateness/" + std::string(kind.name)).c_str(),
+                                           &lateness, kind.make));
   }
 }
 

@@ -176,7 +176,7 @@ void memory(benchmark::State& state) {
                         static_cast<std::int64_t>(system->scheduleCount()))) {
       return;
     }
-    state.counters[kBytesPerOpCounter] =
+    state.counters[kBytesPerScheduleCounter] =
         benchmark::Counter(static_cast<double>(after - before) / static_cast<double>(kLive));
   }
 }

@@ -1,20 +1,27 @@
-// bench/main.cpp — coreactor's "main job" for now: runs every dispatch
-// benchmark (bench/DispatchBench.cpp) and every actor benchmark
-// (bench/ActorBench.cpp), then prints what one op costs and whether the
-// design's targets hold, all from the same run.
+// bench/main.cpp — coreactor-bench, coreactor's "main job": runs every
+// dispatch benchmark (bench/DispatchBench.cpp) and every actor benchmark
+// (bench/ActorBench.cpp), then the CAF arm (coreactor-bench-caf, a process of
+// its own: bench/CafArm.hpp) on the actor rows both arms share
+// (bench/Workloads.hpp), and prints what one op costs, coreactor against CAF,
+// and whether the design's targets hold, all from the same run. Every row
+// goes to a JSON file too, and the charts are drawn next to it.
 //
 // Reading the output. While it runs, stderr gets the machine context and one
-// line per benchmark as it completes. At the end stdout gets one table:
-//   - each figure, in ns per op: the median, over the repetitions, of the
-//     benchmark's own `ns_per_op` counter (time over ops that actually ran);
-//     actor/memory is in bytes per idle actor (`bytes_per_op`) instead;
+// line per benchmark as it completes (the CAF arm's lines start "[caf]"). At
+// the end stdout gets one table:
+//   - each figure: the median, over the repetitions, of the benchmark's own
+//     counter: ns per op (time over ops that actually ran); bytes per idle
+//     actor for actor/memory; microseconds of lateness for lateness/*;
+//   - coreactor against CAF: each shared row's two medians and their ratio,
+//     coreactor / CAF (below 1: we are faster);
 //   - the targets, each marked "met" or "MISSED by X%" (how far above the
 //     target the figure is). A ratio is computed from two medians of this same
 //     run (never against a figure from another run or machine); an absolute
 //     bound (the actor targets, in ns or bytes) is stated for this kind of
 //     machine only, so those are listed apart;
 //   - the TypeScript seeds' published figures beside ours, and the peers'
-//     figures measured earlier on this kind of machine (quoted, not re-run).
+//     figures measured earlier on this kind of machine (quoted, not re-run);
+//   - where the JSON file and the charts were written.
 // A ratio is only as good as the run: on a busy machine (a parallel build) the
 // benchmarks, run one after the other, catch different shares of the noise.
 // Rerun on a quiet machine before trusting a miss, or pass
@@ -22,137 +29,113 @@
 // all benchmarks so that they share it (progress lines then bunch up at the end).
 //
 // Exit status: 0 when every benchmark completed, targets missed or not (a miss
-// is a finding, not a broken run); 1 when a benchmark failed its completion
-// check (work was asked for and did not all run) or threw; 2 for a bad
-// command line.
+// is a finding, not a broken run), with or without the CAF arm; 1 when a
+// benchmark of either arm failed its completion check or threw, the CAF arm
+// could not run to its end, or the JSON file could not be written; 2 for a bad
+// command line (an unknown flag, a filter that matches no workload,
+// --require-caf without the CAF arm).
 #include <benchmark/benchmark.h>
-#include <malloc.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "ActorBench.hpp"
 #include "BenchSupport.hpp"
+#include "CafArm.hpp"
+#include "Charts.hpp"
+#include "ChildProcess.hpp"
 #include "DispatchBench.hpp"
 #include "ScheduleBench.hpp"
+#include "JsonReport.hpp"
+#include "MemoryProbe.hpp"
+#include "Results.hpp"
+#include "Workloads.hpp"
 
 namespace coreactor::bench {
 namespace {
 
 constexpr const char* kProgram = "coreactor-bench";
+/// The JSON file's name when --json is not given: next to this executable.
+constexpr const char* kDefaultJson = "bench-results.json";
 
-// Full run: 5 repetitions of at least 0.2 s of measured time each, after a
-// 0.05 s warm-up (the first benchmark would otherwise pay for a cold CPU):
-// about 45 s in all on a 2-vCPU VM. Quick: 3 repetitions of 0.05 s,
-// about 10 s; short repetitions are noisier, so trust the full run's ratios.
-struct RunDefaults {
-  int repetitions;
-  const char* minTime;
-  const char* warmUpTime;
-};
-constexpr RunDefaults kFull = {5, "0.2", "0.05"};
-constexpr RunDefaults kQuick = {3, "0.05", "0.01"};
-
-// glibc adapts its mmap and trim thresholds to the program's history: once a
-// large block is freed (hybrid/backlog/1000000 frees 16 MiB rings), blocks of
-// up to that size come from the heap and freed memory stays mapped. A figure
-// must not depend on which benchmarks ran before it (--benchmark_filter), so
-// the thresholds are pinned where the adaptation ends up (32 MiB is glibc's
-// ceiling for the mmap threshold; trim at twice that, as glibc sets it).
-// What this pins away: actor/tell/10000, run alone with glibc's start-up
-// thresholds, re-faults its 1 MiB mailbox ring after every burst (the mailbox
-// gives an idle ring back, Mailbox::shrinkIfIdle) and measures ~4x slower.
-constexpr int kMmapThreshold = 32 << 20;
-constexpr int kTrimThreshold = 64 << 20;
+using workloads::kFull;
+using workloads::kQuick;
 
 void printUsage(std::FILE* out) {
-  std::fprintf(out,
-               "usage: %s [--quick] [--benchmark_<flag>=<value> ...]\n"
-               "\n"
-               "Runs coreactor's dispatch benchmarks (floor/*, hop/*, volley/*, */backlog/*)\n"
-               "and actor benchmarks (actor/tell/*, actor/pingpong/*, actor/ask/*,\n"
-               "actor/spawn/*, actor/memory), and prints on stdout each figure in ns per op\n"
-               "(bytes per idle actor for actor/memory; median over repetitions) and the\n"
-               "targets checked against them. Progress goes to stderr.\n"
-               "\n"
-               "  --quick        %d repetitions of --benchmark_min_time=%s (about 10 s)\n"
-               "                 instead of %d of %s (about 45 s)\n"
-               "  --help, -h     this text\n"
-               "  --benchmark_*  passed to Google Benchmark, after (so over) the defaults:\n"
-               "                 --benchmark_filter=<regex>  --benchmark_repetitions=<n>\n"
-               "                 --benchmark_min_time=<seconds>  --benchmark_min_warmup_time=<s>\n"
-               "                 --benchmark_out=<file>  --benchmark_out_format=json|csv|console\n"
-               "                 --benchmark_list_tests  (--benchmark_format is ignored: the\n"
-               "                 table is this program's)\n"
-               "                 --benchmark_enable_random_interleaving=true: on a busy machine,\n"
-               "                 spreads its noise over all benchmarks (fairer ratios; progress\n"
-               "                 lines then come at the end)\n"
-               "\n"
-               "Exit status: 0 every benchmark completed (missed targets included),\n"
-               "1 a benchmark failed its completion check, 2 bad command line.\n",
-               kProgram, kQuick.repetitions, kQuick.minTime, kFull.repetitions, kFull.minTime);
+  std::fprintf(
+      out,
+      "usage: %s [--quick] [--filter <regex>] [--json <file>] [--no-caf | --require-caf]\n"
+      "       %*s [--benchmark_<flag>=<value> ...]\n"
+      "\n"
+      "Runs coreactor's dispatch benchmarks (floor/*, hop/*, volley/*, */backlog/*,\n"
+      "lateness/*) and actor benchmarks (actor/tell/*, actor/pingpong/*, actor/ask/*,\n"
+      "actor/spawn/*, actor/memory), then the same actor rows on CAF 0.17 (%s, next\n"
+      "to this program, in its own process), and prints on stdout each figure (median\n"
+      "over repetitions: ns per op, bytes per idle actor, or us of timer lateness),\n"
+      "coreactor against CAF with their ratio, and the targets. Progress goes to stderr.\n"
+      "\n"
+      "  --quick            %d repetitions of --benchmark_min_time=%s (about 12 s, and\n"
+      "                     about 15 s more for the CAF arm) instead of %d of %s\n"
+      "                     (under a minute, and about half a minute more for CAF)\n"
+      "  --filter <regex>   run only the rows whose name matches (both arms): say\n"
+      "                     --filter 'actor/', --filter 'volley|lateness' or\n"
+      "                     --filter 'actor/tell/1000$'; a filter that matches no row\n"
+      "                     is an error (exit 2)\n"
+      "  --json <file>      where every row goes as JSON (default: %s next to\n"
+      "                     this program); the charts are drawn next to it:\n"
+      "                     volley-vs-lateness.png, coreactor-vs-caf.png,\n"
+      "                     coreactor-vs-caf-memory.png (gnuplot; skipped without it)\n"
+      "  --no-caf           do not run the CAF arm\n"
+      "  --require-caf      fail (exit 2), before running anything, unless the CAF arm\n"
+      "                     is there (built: libcaf-dev found at build time); by default\n"
+      "                     a build without it runs our arm and says \"CAF arm skipped\"\n"
+      "  --help, -h         this text\n"
+      "  --benchmark_*      passed to Google Benchmark in both arms, after (so over) the\n"
+      "                     defaults: --benchmark_repetitions=<n>  --benchmark_min_time=<s>\n"
+      "                     --benchmark_min_warmup_time=<s>  --benchmark_list_tests=true\n"
+      "                     --benchmark_enable_random_interleaving=true (on a busy machine,\n"
+      "                     spreads its noise over all benchmarks: fairer ratios)\n"
+      "                     Ours only: --benchmark_out=<file> --benchmark_out_format=...\n"
+      "                     (--benchmark_format is ignored: the table is this program's)\n"
+      "\n"
+      "Exit status: 0 every benchmark completed (missed targets included, CAF arm\n"
+      "skipped included), 1 a benchmark failed its completion check or the CAF arm\n"
+      "failed, 2 bad command line (unknown flag, no row matching --filter,\n"
+      "--require-caf without the CAF arm).\n",
+      kProgram, static_cast<int>(std::string_view(kProgram).size()), "", kCafProgram,
+      kQuick.repetitions, kQuick.minTime, kFull.repetitions, kFull.minTime, kDefaultJson);
 }
 
-// ---- collecting the medians -----------------------------------------------------
-
-/// The median of `samples` (which must not be empty).
-double medianOfSamples(std::vector<double> samples) {
-  std::sort(samples.begin(), samples.end());
-  const std::size_t mid = samples.size() / 2;
-  return samples.size() % 2 == 1 ? samples[mid] : (samples[mid - 1] + samples[mid]) / 2;
+/// A bad command line: the reason, then the usage, on stderr. Returns 2.
+int badCommandLine(const std::string& reason) {
+  std::fprintf(stderr, "%s: %s\n\n", kProgram, reason.c_str());
+  printUsage(stderr);
+  return 2;
 }
 
-/// What the harness knows of one benchmark once it has run.
-struct Figure {
-  std::vector<double> samples;           // the figure (ns_per_op, ...) of each repetition
-  std::optional<double> reportedMedian;  // Google Benchmark's, with aggregates only
-  std::string error;                     // the first error a repetition reported
-  const char* unit = "ns/op";            // "B/actor" for a bytes_per_op figure
-  // The benchmark's other counters, per repetition (actor/memory's side figures).
-  std::map<std::string, std::vector<double>> extras;
+// ---- collecting our arm's figures -----------------------------------------------
 
-  bool failed() const { return !error.empty(); }
-  std::optional<double> median() const {
-    if (failed()) return std::nullopt;
-    if (samples.empty()) return reportedMedian;
-    return medianOfSamples(samples);
-  }
-  std::optional<double> extraMedian(const std::string& counter) const {
-    const auto it = extras.find(counter);
-    if (failed() || it == extras.end() || it->second.empty()) return std::nullopt;
-    return medianOfSamples(it->second);
-  }
-  /// (max - min) / median over the repetitions, in percent: how far to trust
-  /// the median (and a ratio built on it) on this machine, this run.
-  std::optional<double> spreadPercent() const {
-    const std::optional<double> mid = median();
-    if (samples.size() < 2 || !mid || *mid <= 0) return std::nullopt;
-    const auto [low, high] = std::minmax_element(samples.begin(), samples.end());
-    return (*high - *low) / *mid * 100;
-  }
-  /// How many repetitions the median is over, or "-" when only Google
-  /// Benchmark's own median was reported (--benchmark_display_aggregates_only).
-  std::string repetitions() const {
-    return samples.empty() ? std::string("-") : std::to_string(samples.size());
-  }
-};
-
-/// Collects each benchmark's ns_per_op over its repetitions, and shows one
-/// progress line per benchmark on stderr. The table is printed by main, from
-/// what this kept.
+/// Collects each benchmark's figure counter over its repetitions into
+/// `results`, and shows one progress line per benchmark on stderr.
 class MedianReporter final : public benchmark::BenchmarkReporter {
  public:
+  explicit MedianReporter(RunResults& results) : results_(&results) {}
+
   bool ReportContext(const Context& context) override {
     PrintBasicContext(&GetErrorStream(), context);
-    cpus_ = context.cpu_info.num_cpus;
-    if (!context.cpu_info.load_avg.empty()) loadAverage_ = context.cpu_info.load_avg.front();
+    results_->cpus = context.cpu_info.num_cpus;
+    if (!context.cpu_info.load_avg.empty()) {
+      results_->loadAverage = context.cpu_info.load_avg.front();
+    }
     return true;
   }
 
@@ -163,7 +146,7 @@ class MedianReporter final : public benchmark::BenchmarkReporter {
     std::vector<std::string> touched;
     for (const Run& run : runs) {
       const std::string name = nameOf(run);
-      Figure& figure = figureFor(name);
+      Figure& figure = results_->ours.figureFor(name);
       if (std::find(touched.begin(), touched.end(), name) == touched.end()) {
         touched.push_back(name);
       }
@@ -171,38 +154,20 @@ class MedianReporter final : public benchmark::BenchmarkReporter {
         if (figure.error.empty()) figure.error = run.error_message;
         continue;
       }
-      auto counter = run.counters.find(kNsPerOpCounter);
-      if (counter == run.counters.end()) {
-        counter = run.counters.find(kBytesPerOpCounter);
-        figure.unit = name.starts_with("schedule/") ? "B/sched" : "B/actor";
-      }
-      if (counter == run.counters.end()) {
-        counter = run.counters.find(kLateUsCounter);
-        figure.unit = "us late";
-      }
-      if (counter == run.counters.end()) continue;
+      std::map<std::string, double> counters;
+      for (const auto& [counter, value] : run.counters) counters[counter] = value.value;
       if (run.run_type == Run::RT_Iteration) {
-        figure.samples.push_back(counter->second.value);
-        for (const auto& [name, value] : run.counters) {
-          if (name != counter->first) figure.extras[name].push_back(value.value);
-        }
+        figure.addRepetition(counters);
       } else if (run.aggregate_name == "median") {
-        figure.reportedMedian = counter->second.value;
+        for (const auto& [counter, value] : counters) {
+          if (const char* unit = unitOfCounter(counter)) {
+            figure.unit = unit;
+            figure.reportedMedian = value;
+          }
+        }
       }
     }
     for (const std::string& name : touched) progress(name);
-  }
-
-  const Figure* find(const std::string& name) const {
-    const auto it = figures_.find(name);
-    return it == figures_.end() ? nullptr : &it->second;
-  }
-  const std::vector<std::string>& order() const { return order_; }
-  int cpus() const { return cpus_; }
-  std::optional<double> loadAverage() const { return loadAverage_; }
-  bool anyFailed() const {
-    return std::any_of(figures_.begin(), figures_.end(),
-                       [](const auto& entry) { return entry.second.failed(); });
   }
 
  private:
@@ -213,14 +178,8 @@ class MedianReporter final : public benchmark::BenchmarkReporter {
                                      : run.run_name.function_name + "/" + run.run_name.args;
   }
 
-  Figure& figureFor(const std::string& name) {
-    auto [it, inserted] = figures_.try_emplace(name);
-    if (inserted) order_.push_back(name);
-    return it->second;
-  }
-
   void progress(const std::string& name) {
-    const Figure& figure = figures_.at(name);
+    const Figure& figure = *results_->ours.find(name);
     if (std::find(shown_.begin(), shown_.end(), name) != shown_.end()) return;
     char line[256];
     if (figure.failed()) {
@@ -244,11 +203,8 @@ class MedianReporter final : public benchmark::BenchmarkReporter {
     GetErrorStream() << line << std::flush;
   }
 
-  std::map<std::string, Figure> figures_;
-  std::vector<std::string> order_;  // in the order they ran
+  RunResults* results_;
   std::vector<std::string> shown_;  // progress lines printed
-  int cpus_ = 0;
-  std::optional<double> loadAverage_;  // 1-minute load average when the run began
 };
 
 // ---- the table ------------------------------------------------------------------
@@ -261,71 +217,6 @@ constexpr bool kOptimisedBuild = true;
 #else
 constexpr bool kOptimisedBuild = false;
 #endif
-
-/// What one op is, for the table.
-std::string describeOp(std::string_view name) {
-  if (name == "floor/ring") return "ring push + pop + indirect call, 16-byte entry";
-  if (name == "floor/asio-post") return "asio::post hop, io_context(1)";
-  if (name.starts_with("hop/")) return "one turn: a Task re-executing via Dispatcher&";
-  if (name.starts_with("volley/")) return "one request/response round trip (2 hops)";
-  if (const std::size_t at = name.find("/backlog/"); at != std::string_view::npos) {
-    return "one unit of " + std::string(name.substr(at + 9)) + " executed at once";
-  }
-  if (name.starts_with("actor/tell/")) {
-    return "one tell of a batch of " + std::string(name.substr(11)) + " into one actor, handled";
-  }
-  if (name.starts_with("actor/pingpong/")) return "one ping -> pong round trip of two actors";
-  if (name == "actor/ask/from-actor") return "one ask from an actor (same isolate), answered";
-  if (name == "actor/ask/from-driver") return "one ask from the driving thread (same isolate) (*)";
-  if (name == "actor/spawn/100") return "one actor spawned, started, stopped; 100 at once";
-  if (name.starts_with("actor/spawn/")) {
-    return "one actor spawned and started; " + std::string(name.substr(12)) + " at once";
-  }
-  if (name == "actor/memory") return "RSS per idle actor: 100k, one message each";
-  if (name.starts_with("schedule/add+cancel/")) {
-    return "one scheduleOnce or cancel by " + std::string(name.substr(20)) + ", 1M live";
-  }
-  if (name == "schedule/fire/1M") return "one due one-shot fired and handled, 1M due at once";
-  if (name == "schedule/memory") return "malloc'd bytes per live schedule, 8-byte message";
-  if (name == "schedule/lateness/idle") return "p50 fire lateness, 200 one-shots, idle isolate";
-  if (name == "schedule/lateness/volley") {
-    return "p50 fire lateness, 200 one-shots, hybrid volley on the isolate";
-  }
-  return "";
-}
-
-/// A target: a ratio of two figures of this run (`denominator` set), or an
-/// absolute bound on one figure, in `unit` (`denominator` null).
-struct Target {
-  const char* label;
-  const char* numerator;
-  const char* denominator;
-  double atMost;
-  const char* unit = "";
-};
-
-// The design's targets. The ratios hold on any machine; the absolute bounds
-// are stated for the machine kind the figures below were taken on (a 2-vCPU
-// VM), so a slower machine misses them without the design being at fault.
-constexpr Target kTargets[] = {
-    {"microtask hop / ring floor", "hop/microtask", "floor/ring", 3.0},
-    {"immediate hop / raw asio hop", "hop/immediate", "floor/asio-post", 1.5},
-    {"hybrid volley / microtask volley", "volley/hybrid", "volley/microtask", 1.3},
-    {"hybrid unit at 100k / at 1k backlog", "hybrid/backlog/100000", "hybrid/backlog/1000", 1.3},
-    {"hybrid unit at 1M / at 1k backlog", "hybrid/backlog/1000000", "hybrid/backlog/1000", 2.0},
-    {"spawn per actor at 100k / at 10k", "actor/spawn/100000", "actor/spawn/10000", 1.3},
-    {"tell, per message (1k batch)", "actor/tell/1000", nullptr, 10, "ns"},
-    {"tell, per message (10k batch)", "actor/tell/10000", nullptr, 10, "ns"},
-    {"ping-pong, per round trip", "actor/pingpong/10000", nullptr, 30, "ns"},
-    {"ask from an actor, same isolate", "actor/ask/from-actor", nullptr, 100, "ns"},
-    {"ask from the driving thread (*)", "actor/ask/from-driver", nullptr, 100, "ns"},
-    {"spawn + start + stop, per actor", "actor/spawn/100", nullptr, 300, "ns"},
-    {"memory per idle actor (RSS)", "actor/memory", nullptr, 256, "B"},
-    {"schedule or cancel, 1M live, by handle", "schedule/add+cancel/handle", nullptr, 100, "ns"},
-    {"schedule or cancel, 1M live, by reference", "schedule/add+cancel/reference", nullptr, 300,
-     "ns"},
-    {"memory per live schedule", "schedule/memory", nullptr, 128, "B"},
-};
 
 /// Peers' figures, measured earlier on this kind of machine and quoted here,
 /// beside the figure of ours that does the same work.
@@ -344,25 +235,6 @@ constexpr PeerRow kPeers[] = {
     {"idle actor, memory", "~1.2 KB", "~2.4 KB", "actor/memory", " (RSS)"},
 };
 
-/// The median of `name`, or why there is none (in `why`).
-std::optional<double> medianOf(const MedianReporter& reporter, const char* name, std::string& why) {
-  const Figure* figure = reporter.find(name);
-  if (figure == nullptr) {
-    why = std::string("n/a: ") + name + " did not run";
-    return std::nullopt;
-  }
-  if (figure->failed()) {
-    why = std::string("n/a: ") + name + " FAILED";
-    return std::nullopt;
-  }
-  const std::optional<double> median = figure->median();
-  if (!median || *median <= 0) {
-    why = std::string("n/a: no figure for ") + name;
-    return std::nullopt;
-  }
-  return median;
-}
-
 /// "12.34 ns", "300 ns", "1.30x": a figure or a bound with its unit.
 std::string withUnit(double value, const char* unit) {
   char text[32];
@@ -376,7 +248,7 @@ std::string withUnit(double value, const char* unit) {
   return text;
 }
 
-void printTargets(const MedianReporter& reporter, bool ratios) {
+void printTargets(const std::vector<TargetResult>& targets, bool ratios) {
   if (ratios) {
     std::printf("\n  %-40s %10s  %10s  %s\n", "target (ratio of this run's medians)", "ratio",
                 "target", "result");
@@ -384,7 +256,8 @@ void printTargets(const MedianReporter& reporter, bool ratios) {
     std::printf("\n  %-40s %10s  %10s  %s\n", "target (absolute, this machine kind)", "figure",
                 "target", "result");
   }
-  for (const Target& target : kTargets) {
+  for (const TargetResult& result : targets) {
+    const Target& target = *result.target;
     if ((target.denominator != nullptr) != ratios) continue;
     char bound[32];
     if (ratios) {
@@ -392,40 +265,94 @@ void printTargets(const MedianReporter& reporter, bool ratios) {
     } else {
       std::snprintf(bound, sizeof bound, "<= %g %s", target.atMost, target.unit);
     }
-    std::string why;
-    const std::optional<double> num = medianOf(reporter, target.numerator, why);
-    const std::optional<double> den = num && ratios ? medianOf(reporter, target.denominator, why)
-                                      : num         ? std::optional<double>(1.0)
-                                                    : std::nullopt;
-    if (!num || !den) {
-      std::printf("  %-40s %10s  %10s  %s\n", target.label, "-", bound, why.c_str());
+    if (!result.value) {
+      std::printf("  %-40s %10s  %10s  %s\n", target.label, "-", bound, result.why.c_str());
       continue;
     }
-    const double value = *num / *den;
-    char result[64];
-    if (value <= target.atMost) {
-      std::snprintf(result, sizeof result, "met");
+    char verdict[64];
+    if (result.met()) {
+      std::snprintf(verdict, sizeof verdict, "met");
     } else {
-      std::snprintf(result, sizeof result, "MISSED by %.0f%%", (value / target.atMost - 1) * 100);
+      std::snprintf(verdict, sizeof verdict, "MISSED by %.0f%%",
+                    (*result.value / target.atMost - 1) * 100);
     }
-    std::printf("  %-40s %10s  %10s  %s\n", target.label, withUnit(value, target.unit).c_str(),
-                bound, result);
+    std::printf("  %-40s %10s  %10s  %s\n", target.label,
+                withUnit(*result.value, target.unit).c_str(), bound, verdict);
   }
 }
 
-void printTable(const MedianReporter& reporter) {
+/// coreactor against CAF on each shared row, or why there is no CAF column.
+void printArms(const RunResults& results) {
+  const CafArmRun& caf = results.caf;
+  std::printf("\n  coreactor against CAF, measured in this run (each arm in its own process)\n");
+  if (!caf.ran()) {
+    std::printf("  %s\n", caf.message.c_str());
+    return;
+  }
+  // How CAF was set up, as it reported it, wrapped to the table's width.
+  std::string line = "  CAF:";
+  for (const auto& [key, value] : caf.config) {
+    const std::string shown =
+        key == "scheduler.max-throughput" && value == "18446744073709551615" ? "unbounded" : value;
+    const std::string item = " " + key + " " + shown + ",";
+    if (line.size() + item.size() > 92) {
+      std::printf("%s\n", line.c_str());
+      line = "      ";
+    }
+    line += item;
+  }
+  line.pop_back();  // the last comma
+  std::printf("%s\n\n", line.c_str());
+  std::printf("  %-36s %11s %11s  %13s  %s\n", "row", "coreactor", "CAF", "coreactor/CAF",
+              "spread ours / CAF");
+  for (const SharedRow& row : sharedRows(results)) {
+    const char* unit = std::string_view(row.unit) == "B/actor" ? "B" : "ns";
+    const auto figure = [&](const std::optional<double>& value, const ArmFigures& arm,
+                            const std::string& name) {
+      if (value) return withUnit(*value, unit);
+      const Figure* f = arm.find(name);
+      return std::string(f == nullptr ? "did not run" : f->failed() ? "FAILED" : "n/a");
+    };
+    const auto spread = [&](const ArmFigures& arm, const std::string& name) {
+      const Figure* f = arm.find(name);
+      const std::optional<double> percent = f == nullptr ? std::nullopt : f->spreadPercent();
+      char text[16] = "-";
+      if (percent) std::snprintf(text, sizeof text, "%.0f%%", *percent);
+      return std::string(text);
+    };
+    char ratio[32] = "-";
+    if (row.ratio) std::snprintf(ratio, sizeof ratio, "%.3fx", *row.ratio);
+    const std::string ours = workloads::ourCounterpart(row.name);
+    std::printf("  %-36s %11s %11s  %13s  %s / %s\n", row.name.c_str(),
+                figure(row.ours, results.ours, ours).c_str(),
+                figure(row.caf, caf.figures, row.name).c_str(), ratio,
+                spread(results.ours, ours).c_str(), spread(caf.figures, row.name).c_str());
+  }
+  std::printf(
+      "  (a ratio below 1: coreactor is faster, or smaller; CAF with one scheduler thread\n"
+      "   against one isolate: docs/benchmarks.md says how each arm is set up. CAF arms each\n"
+      "   ask's deadline on its timer thread; .../no-deadline is CAF without one, beside our\n"
+      "   ask, which always has one)\n");
+  for (const std::string& name : caf.figures.order()) {
+    const Figure& figure = *caf.figures.find(name);
+    if (figure.failed()) std::printf("  CAF %s FAILED: %s\n", name.c_str(), figure.error.c_str());
+  }
+}
+
+void printTable(const RunResults& results, const std::vector<TargetResult>& targets) {
   std::printf("\ncoreactor benchmarks: medians over repetitions, ns per op (bytes for memory)\n");
   // A busy machine (a parallel build) skews the ratios: say how busy it was.
   std::printf(
-      "  %d CPUs, load average %.2f when the run began; coreactor built %s\n", reporter.cpus(),
-      reporter.loadAverage().value_or(0.0),
+      "  %d CPUs, load average %.2f when the run began; coreactor built %s\n", results.cpus,
+      results.loadAverage.value_or(0.0),
       kOptimisedBuild ? "with NDEBUG (release)" : "WITHOUT NDEBUG: figures are not representative");
-  std::printf("  malloc thresholds pinned: mmap %d MiB, trim %d MiB (bench/main.cpp says why)\n\n",
-              kMmapThreshold >> 20, kTrimThreshold >> 20);
+  std::printf(
+      "  malloc thresholds pinned: mmap %d MiB, trim %d MiB (bench/BenchSupport.hpp says why)\n\n",
+      kMmapThreshold >> 20, kTrimThreshold >> 20);
   std::printf("  %-24s %10s %-7s %4s  %6s  %s\n", "benchmark", "figure", "", "reps", "spread",
               "one op is");
-  for (const std::string& name : reporter.order()) {
-    const Figure& figure = *reporter.find(name);
+  for (const std::string& name : results.ours.order()) {
+    const Figure& figure = *results.ours.find(name);
     if (figure.failed()) {
       std::printf("  %-24s %10s %-7s %4s  %6s  %s\n", name.c_str(), "FAILED", "", "", "",
                   figure.error.c_str());
@@ -442,7 +369,7 @@ void printTable(const MedianReporter& reporter) {
     }
   }
   std::printf("  (spread: (max - min) / median over the repetitions)\n");
-  if (const Figure* memory = reporter.find("actor/memory"); memory != nullptr) {
+  if (const Figure* memory = results.ours.find("actor/memory"); memory != nullptr) {
     const std::optional<double> system = memory->extraMedian(kSystemBytesCounter);
     const std::optional<double> systemHeap = memory->extraMedian(kSystemHeapBytesCounter);
     const std::optional<double> heap = memory->extraMedian(kHeapBytesPerOpCounter);
@@ -455,7 +382,7 @@ void printTable(const MedianReporter& reporter) {
     }
   }
   for (const char* name : {"schedule/lateness/idle", "schedule/lateness/volley"}) {
-    const Figure* late = reporter.find(name);
+    const Figure* late = results.ours.find(name);
     if (late == nullptr) continue;
     const std::optional<double> p50 = late->median();
     const std::optional<double> p99 = late->extraMedian(kLateUsP99Counter);
@@ -468,35 +395,46 @@ void printTable(const MedianReporter& reporter) {
           name, *p50 / 1000, *p99 / 1000, *u50, *u99);
     }
   }
-  std::printf(
-      "  (*) the stand-in measured before ReceiveContext::ask existed: askWith from the driving\n"
-      "      thread, the loop thread in manual mode, so the same-isolate path (reply slot,\n"
-      "      timer, tell, reply) without the continuation hop back into an asking actor. The\n"
-      "      ask target is stated for actor/ask/from-actor.\n");
+  if (results.ours.find("actor/ask/from-driver") != nullptr) {
+    std::printf(
+        "  (*) the stand-in measured before ReceiveContext::ask existed: askWith from the driving\n"
+        "      thread, the loop thread in manual mode, so the same-isolate path (reply slot,\n"
+        "      timer, tell, reply) without the continuation hop back into an asking actor. The\n"
+        "      ask target is stated for actor/ask/from-actor.\n");
+  }
+  bool anyLateness = false;
+  for (const std::string& name : results.ours.order()) anyLateness |= name.starts_with("lateness/");
+  if (anyLateness) {
+    std::printf(
+        "  lateness/*: how late a 100 us repeating timer fires while a volley keeps the isolate\n"
+        "      busy; a dispatcher that never yields (microtask) lets it fire only after the\n"
+        "      whole volley, capped at 1M round trips (bench/DispatchBench.cpp)\n");
+  }
 
-  printTargets(reporter, /*ratios=*/true);
-  printTargets(reporter, /*ratios=*/false);
+  printArms(results);
+  printTargets(targets, /*ratios=*/true);
+  printTargets(targets, /*ratios=*/false);
 
   // The seeds' dispatchers page (the TypeScript original): "setImmediate
   // costs about 2.4 µs", a volley round trip "8.1 µs" under Immediate, and
   // microtasks made "the same volley ... almost four times faster".
   std::printf("\n  %-40s %14s  %14s\n", "the seeds' claim beside ours", "TypeScript", "coreactor");
   std::string why;
-  if (const std::optional<double> hop = medianOf(reporter, "hop/immediate", why)) {
+  if (const std::optional<double> hop = medianOf(results.ours, "hop/immediate", why)) {
     std::printf("  %-40s %14s  %11.1f ns  (%.0fx cheaper)\n", "macrotask hop (setImmediate)",
                 "~2400 ns", *hop, 2400.0 / *hop);
   } else {
     std::printf("  %-40s %14s  %s\n", "macrotask hop (setImmediate)", "~2400 ns", why.c_str());
   }
-  if (const std::optional<double> trip = medianOf(reporter, "volley/immediate", why)) {
+  if (const std::optional<double> trip = medianOf(results.ours, "volley/immediate", why)) {
     std::printf("  %-40s %14s  %11.1f ns  (%.0fx cheaper)\n", "immediate volley round trip",
                 "~8100 ns", *trip, 8100.0 / *trip);
   } else {
     std::printf("  %-40s %14s  %s\n", "immediate volley round trip", "~8100 ns", why.c_str());
   }
-  const std::optional<double> slow = medianOf(reporter, "volley/immediate", why);
+  const std::optional<double> slow = medianOf(results.ours, "volley/immediate", why);
   const std::optional<double> fast =
-      slow ? medianOf(reporter, "volley/microtask", why) : std::nullopt;
+      slow ? medianOf(results.ours, "volley/microtask", why) : std::nullopt;
   if (slow && fast) {
     std::printf("  %-40s %14s  %13.2fx\n", "immediate volley / microtask volley", "~4x",
                 *slow / *fast);
@@ -506,12 +444,13 @@ void printTable(const MedianReporter& reporter) {
 
   // Measured earlier on this kind of machine (CAF 0.17 with its
   // single-threaded scheduler; the TypeScript original on Node), not re-run
-  // here: compare orders of magnitude, not percentages.
+  // here: compare orders of magnitude, not percentages. CAF's figures of this
+  // run are in the table above.
   std::printf("\n  %-40s %14s  %14s  %s\n", "peers (quoted, not measured in this run)", "CAF 0.17",
               "TypeScript", "coreactor (this run)");
   for (const PeerRow& row : kPeers) {
     std::string ours;
-    if (const std::optional<double> median = medianOf(reporter, row.ours, why)) {
+    if (const std::optional<double> median = medianOf(results.ours, row.ours, why)) {
       const bool bytes = std::string_view(row.ours) == "actor/memory";
       ours = withUnit(*median, bytes ? "B" : "ns") + "  " + row.ours + row.note;
     } else {
@@ -521,40 +460,124 @@ void printTable(const MedianReporter& reporter) {
   }
 }
 
+// ---- the command line -------------------------------------------------------------
+
+struct Options {
+  bool quick = false;
+  std::optional<std::string> filter;
+  std::optional<std::string> json;
+  bool noCaf = false;
+  bool requireCaf = false;
+  std::vector<std::string> passThrough;  // --benchmark_* flags
+};
+
+/// Parses argv into `options`; returns the reason for a bad command line, or
+/// "" (and sets `help` for --help).
+std::string parseOptions(int argc, char** argv, Options& options, bool& help) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    // --name value or --name=value
+    const auto valueOf = [&](std::string_view flag, std::optional<std::string>& into) -> int {
+      if (arg == flag) {
+        if (i + 1 >= argc) return -1;
+        into = argv[++i];
+        return 1;
+      }
+      if (arg.starts_with(flag) && arg.size() > flag.size() && arg[flag.size()] == '=') {
+        into = std::string(arg.substr(flag.size() + 1));
+        return 1;
+      }
+      return 0;
+    };
+    int taken = 0;
+    if (arg == "--quick") {
+      options.quick = true;
+    } else if (arg == "--help" || arg == "-h") {
+      help = true;
+    } else if (arg == "--no-caf") {
+      options.noCaf = true;
+    } else if (arg == "--require-caf") {
+      options.requireCaf = true;
+    } else if ((taken = valueOf("--filter", options.filter)) != 0) {
+      if (taken < 0 || options.filter->empty()) return "--filter needs a regular expression";
+    } else if ((taken = valueOf("--json", options.json)) != 0) {
+      if (taken < 0 || options.json->empty()) return "--json needs a file name";
+    } else if (arg.starts_with("--benchmark_")) {
+      options.passThrough.emplace_back(arg);
+    } else {
+      return "unknown flag '" + std::string(arg) + "'";
+    }
+  }
+  if (options.noCaf && options.requireCaf)
+    return "--no-caf and --require-caf contradict each other";
+  return "";
+}
+
+/// --filter <regex> as --benchmark_filter: Google Benchmark matches the name
+/// with its own suffixes ("actor/tell/1000/manual_time"), so a trailing `$`,
+/// meant for the row's name, may be followed by them.
+std::string benchmarkFilter(const std::string& filter) {
+  if (!filter.ends_with('$') || filter.ends_with("\\$")) return "--benchmark_filter=" + filter;
+  return "--benchmark_filter=" + filter.substr(0, filter.size() - 1) +
+         "(/(manual_time|iterations:[0-9]+|repeats:[0-9]+|threads:[0-9]+))*$";
+}
+
+/// The flags the CAF arm gets: --quick, the filter, and the --benchmark_*
+/// flags that make sense in a second process (not the output file: both arms
+/// would write it; not the listing: it is ours).
+std::vector<std::string> cafArguments(const Options& options) {
+  std::vector<std::string> args;
+  if (options.quick) args.emplace_back("--quick");
+  for (const std::string& flag : options.passThrough) {
+    if (flag.starts_with("--benchmark_out") || flag.starts_with("--benchmark_list_tests") ||
+        flag.starts_with("--benchmark_format")) {
+      continue;
+    }
+    args.push_back(flag);
+  }
+  if (options.filter) args.push_back(benchmarkFilter(*options.filter));
+  return args;
+}
+
+std::filesystem::path jsonPath(const Options& options) {
+  if (options.json) return *options.json;
+  const std::string self = ownExecutablePath();
+  return self.empty() ? std::filesystem::path(kDefaultJson)
+                      : std::filesystem::path(self).parent_path() / kDefaultJson;
+}
+
 int run(int argc, char** argv) {
   // actor/memory runs this program again as its child process.
   // It keeps glibc's start-up malloc settings: a fresh process is its point.
   if (argc == 2 && std::string_view(argv[1]) == kMemoryProbeFlag) return runActorMemoryProbe();
-  mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
-  mallopt(M_TRIM_THRESHOLD, kTrimThreshold);
-  bool quick = false;
-  std::vector<std::string> passThrough;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--quick") {
-      quick = true;
-    } else if (arg == "--help" || arg == "-h") {
-      printUsage(stdout);
-      return 0;
-    } else if (arg.starts_with("--benchmark_")) {
-      passThrough.emplace_back(arg);
-    } else {
-      std::fprintf(stderr, "%s: unknown flag '%s'\n\n", kProgram, argv[i]);
-      printUsage(stderr);
-      return 2;
+  pinMallocThresholds();
+
+  Options options;
+  bool help = false;
+  if (const std::string bad = parseOptions(argc, argv, options, help); !bad.empty()) {
+    return badCommandLine(bad);
+  }
+  if (help) {
+    printUsage(stdout);
+    return 0;
+  }
+  if (options.requireCaf) {
+    if (const CafArmRun arm = cafArmAvailability(); arm.status != CafArmRun::Status::kRan) {
+      return badCommandLine("--require-caf: " + arm.message);
     }
   }
 
   // Our defaults first, so that a --benchmark_* flag given by the user, parsed
-  // later, overrides them.
-  const RunDefaults& defaults = quick ? kQuick : kFull;
+  // later, overrides them; --filter last, over a --benchmark_filter.
+  const workloads::RunDefaults& defaults = options.quick ? kQuick : kFull;
   std::vector<std::string> args = {
       argv[0],
       "--benchmark_repetitions=" + std::to_string(defaults.repetitions),
       std::string("--benchmark_min_time=") + defaults.minTime,
       std::string("--benchmark_min_warmup_time=") + defaults.warmUpTime,
   };
-  args.insert(args.end(), passThrough.begin(), passThrough.end());
+  args.insert(args.end(), options.passThrough.begin(), options.passThrough.end());
+  if (options.filter) args.push_back(benchmarkFilter(*options.filter));
   std::vector<char*> cargs;
   cargs.reserve(args.size() + 1);
   for (std::string& arg : args) cargs.push_back(arg.data());
@@ -572,17 +595,51 @@ int run(int argc, char** argv) {
   registerDispatchBenchmarks();
   registerActorBenchmarks();
   registerScheduleBenchmarks();
-  MedianReporter reporter;
+  RunResults results;
+  results.quick = options.quick;
+  results.optimisedBuild = kOptimisedBuild;
+  MedianReporter reporter(results);
   const std::size_t ran = benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
 
   if (ran == 0) {
-    std::fprintf(stderr, "%s: no benchmark matched --benchmark_filter\n", kProgram);
-    return 2;
+    return badCommandLine("no workload matches the filter" +
+                          (options.filter ? " '" + *options.filter + "'" : std::string()) +
+                          "; --benchmark_list_tests=true lists the names");
   }
-  if (reporter.order().empty()) return 0;  // --benchmark_list_tests: nothing ran
-  printTable(reporter);
-  return reporter.anyFailed() ? 1 : 0;
+  if (results.ours.order().empty()) return 0;  // --benchmark_list_tests: nothing ran
+
+  if (options.noCaf) {
+    results.caf.status = CafArmRun::Status::kOff;
+    results.caf.message = "CAF arm skipped: --no-caf";
+  } else {
+    results.caf = runCafArm(cafArguments(options));
+  }
+  if (!results.caf.ran()) std::fprintf(stderr, "%s\n", results.caf.message.c_str());
+
+  const std::vector<TargetResult> targets = evaluateTargets(results.ours);
+  printTable(results, targets);
+
+  const std::filesystem::path json = jsonPath(options);
+  const std::filesystem::path dir =
+      json.has_parent_path() ? json.parent_path() : std::filesystem::path(".");
+  std::error_code ignored;
+  std::filesystem::create_directories(dir, ignored);
+  const RunCharts charts = writeRunCharts(results, dir);
+  std::string jsonError;
+  const bool jsonWritten = writeJsonReport(results, targets, charts.drawn, json, jsonError);
+
+  std::printf("\n  files\n");
+  if (jsonWritten) {
+    std::printf("  every row as JSON: %s\n", json.c_str());
+  } else {
+    std::printf("  JSON FAILED: %s\n", jsonError.c_str());
+  }
+  for (const std::filesystem::path& png : charts.drawn) std::printf("  chart: %s\n", png.c_str());
+  for (const std::string& note : charts.notes) std::printf("  %s\n", note.c_str());
+
+  const bool failed = results.ours.anyFailed() || results.caf.failed() || !jsonWritten;
+  return failed ? 1 : 0;
 }
 
 }  // namespace

@@ -153,7 +153,7 @@ void Scheduler::expire() {
   // Empty every bucket that `t` reaches (all of them up to t's own), then
   // re-file relative to t what is not due yet.
   const std::size_t reach = bucketOf(t);
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> due;
+  std::vector<Due> due;
   due.swap(scratch_);
   due.clear();
   std::uint32_t collected = kNil;  // a list through `next`
@@ -176,17 +176,19 @@ void Scheduler::expire() {
     if (e.deadline <= t) {
       e.state = State::Due;
       e.prev = e.next = kNil;
-      due.emplace_back(s, e.generation);
+      due.push_back(Due{e.deadline, e.seq, s, e.generation});
     } else {
       file(s);
     }
   }
-  std::sort(due.begin(), due.end(), [this](const auto& a, const auto& b) {
-    const Entry& x = at(a.first);
-    const Entry& y = at(b.first);
+  // Sorted on keys copied out of the entries: a million due entries sort
+  // without a cache miss per comparison.
+  std::sort(due.begin(), due.end(), [](const Due& x, const Due& y) {
     return x.deadline < y.deadline || (x.deadline == y.deadline && x.seq < y.seq);
   });
-  for (const auto& [slot, generation] : due) {
+  for (const Due& d : due) {
+    const std::uint32_t slot = d.slot;
+    const std::uint32_t generation = d.generation;
     // A tick may run a handler at once (a calling-thread dispatcher) that
     // cancels or pauses what is due next: only what is still due fires.
     if (at(slot).generation != generation || at(slot).state != State::Due) continue;

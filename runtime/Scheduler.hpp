@@ -164,7 +164,13 @@ class Scheduler final : public Task {
   std::uint64_t mask_ = 0;  // bit i-1 set: bucket i (1..64) is not empty
   std::int64_t last_ = 0;
   std::uint64_t nextSeq_ = 0;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> scratch_;  // (slot, generation) due
+  struct Due {
+    std::int64_t deadline;
+    std::uint64_t seq;
+    std::uint32_t slot;
+    std::uint32_t generation;
+  };
+  std::vector<Due> scratch_;  // what one expiry fires, reused
   TimerId timer_;
   std::int64_t timerDeadline_ = 0;
   bool timerArmed_ = false;

@@ -1,0 +1,246 @@
+// bench/Charts.cpp — see the header.
+#include "Charts.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "ChildProcess.hpp"
+#include "DispatchBench.hpp"
+
+namespace coreactor::bench {
+namespace {
+
+/// A string as a gnuplot string literal (double quotes, escaped).
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string number(std::optional<double> value) {
+  if (!value) return "-";  // `set datafile missing "-"`
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", *value);
+  return text;
+}
+
+std::string script(const Chart& chart, const std::filesystem::path& png) {
+  std::ostringstream gp;
+  gp << "# Drawn by coreactor-bench (bench/Charts.cpp); run `gnuplot " << chart.name
+     << ".gp` to redraw.\n";
+  gp << "set terminal pngcairo size 1100,620 noenhanced font \"sans,10\"\n";
+  gp << "set output " << quoted(png.string()) << "\n";
+  gp << "set title " << quoted(chart.title) << "\n";
+  gp << "set xlabel " << quoted(chart.xLabel) << "\n";
+  gp << "set ylabel " << quoted(chart.yLabel) << "\n";
+  gp << "set datafile missing \"-\"\n";
+  gp << "set grid ytics\n";
+  gp << "set key top left\n";
+  if (chart.logX) gp << "set logscale x\n";
+  if (chart.logY) gp << "set logscale y\n";
+
+  std::vector<Chart::Row> rows = chart.rows;
+  if (chart.kind == Chart::Kind::kLines) {
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.x < b.x; });
+  }
+  // Columns: 1 label, 2 x, then one per series.
+  gp << "$data << EOD\n";
+  for (const Chart::Row& row : rows) {
+    gp << quoted(row.label) << " " << number(row.x);
+    for (std::size_t i = 0; i < chart.series.size(); ++i) {
+      gp << " " << number(i < row.values.size() ? row.values[i] : std::nullopt);
+    }
+    gp << "\n";
+  }
+  gp << "EOD\n";
+
+  switch (chart.kind) {
+    case Chart::Kind::kGroupedBars:
+      gp << "set style data histogram\n"
+            "set style histogram clustered gap 1\n"
+            "set style fill solid 0.85 border -1\n"
+            "set boxwidth 0.9\n"
+            "set xtics rotate by -25 nomirror\n"
+            "set bmargin 7\n";
+      // A linear axis starts at 0, with room above the tallest bar for its
+      // value (a log axis ends on the decade above it anyway).
+      if (!chart.logY) gp << "set yrange [0:*]\nset offsets 0, 0, graph 0.08, 0\n";
+      gp << "plot ";
+      for (std::size_t i = 0; i < chart.series.size(); ++i) {
+        gp << (i == 0 ? "$data" : ", ''") << " using " << i + 3 << (i == 0 ? ":xtic(1)" : "")
+           << " title " << quoted(chart.series[i]);
+      }
+      // The value above each bar.
+      for (std::size_t i = 0; i < chart.series.size(); ++i) {
+        const double shift = (static_cast<double>(i) - (chart.series.size() - 1) / 2.0) /
+                             (chart.series.size() + 1.0);
+        const std::size_t column = i + 3;
+        gp << ", '' using ($0 + " << shift << "):" << column << ":($" << column
+           << " >= 100 ? sprintf(\"%.0f\", $" << column << ") : sprintf(\"%.3g\", $" << column
+           << ")) with labels offset 0,0.7 font \",8\" notitle";
+      }
+      gp << "\n";
+      break;
+    case Chart::Kind::kLabelledPoints:
+      gp << "set offsets graph 0.1, graph 0.25, graph 0.1, graph 0.1\n";
+      if (chart.series.size() == 1) gp << "unset key\n";
+      gp << "plot ";
+      for (std::size_t i = 0; i < chart.series.size(); ++i) {
+        gp << (i == 0 ? "" : ", ") << "$data using 2:" << i + 3
+           << " with points pointtype 7 pointsize 1.6 title " << quoted(chart.series[i])
+           << ", '' using 2:" << i + 3 << ":1 with labels offset 1.2,0.8 left notitle";
+      }
+      gp << "\n";
+      break;
+    case Chart::Kind::kLines:
+      gp << "plot ";
+      for (std::size_t i = 0; i < chart.series.size(); ++i) {
+        gp << (i == 0 ? "" : ", ") << "$data using 2:" << i + 3
+           << " with linespoints pointtype 7 title " << quoted(chart.series[i]);
+      }
+      gp << "\n";
+      break;
+  }
+  return gp.str();
+}
+
+void removeStale(const std::filesystem::path& dir, const std::string& name) {
+  std::error_code ignored;
+  std::filesystem::remove(dir / (name + ".png"), ignored);
+  std::filesystem::remove(dir / (name + ".gp"), ignored);
+}
+
+// ---- the run's charts ------------------------------------------------------------------
+
+constexpr const char* kDispatchers[] = {"microtask", "immediate", "hybrid", "throughput"};
+
+/// (a) Each dispatcher's volley cost against its timer's lateness under that
+/// volley: down and to the left is better; a dispatcher cannot be both.
+std::optional<Chart> volleyAgainstLateness(const RunResults& results) {
+  Chart chart;
+  chart.name = "volley-vs-lateness";
+  chart.kind = Chart::Kind::kLabelledPoints;
+  chart.title =
+      "Dispatchers: volley round trip (volley/*) against a 100 us timer's lateness during it "
+      "(lateness/*)";
+  chart.xLabel = "volley round trip, ns (lower is faster)";
+  chart.yLabel = "timer lateness under the volley, us (median; log scale)";
+  chart.logY = true;
+  chart.series = {"dispatcher"};
+  for (const char* dispatcher : kDispatchers) {
+    std::string why;
+    const std::optional<double> volley =
+        medianOf(results.ours, std::string("volley/") + dispatcher, why);
+    const std::optional<double> late =
+        medianOf(results.ours, std::string("lateness/") + dispatcher, why);
+    if (!volley || !late) continue;
+    // A probe that fired once a pass was starved: it fired after the capped volley.
+    const Figure* lateness = results.ours.find(std::string("lateness/") + dispatcher);
+    const std::optional<double> fires = lateness->extraMedian(kProbeFiresPerPassCounter);
+    const bool starved = fires && *fires < 2;
+    chart.rows.push_back(
+        {std::string(dispatcher) + (starved ? " (starved until the volley ends)" : ""),
+         *volley,
+         {late}});
+  }
+  if (chart.rows.empty()) return std::nullopt;
+  return chart;
+}
+
+/// (b) coreactor against CAF on each shared row, in one unit per chart.
+std::optional<Chart> armsChart(const RunResults& results, const char* unit, const char* name,
+                               const char* yLabel, bool logY) {
+  Chart chart;
+  chart.name = name;
+  chart.kind = Chart::Kind::kGroupedBars;
+  chart.title = "coreactor against CAF 0.17, the same workloads (bench/Workloads.hpp), " +
+                std::string(unit) + "; lower is better";
+  chart.xLabel = "";
+  chart.yLabel = yLabel;
+  chart.logY = logY;
+  chart.series = {"coreactor", "CAF 0.17 (one scheduler thread)"};
+  for (const SharedRow& row : sharedRows(results)) {
+    if (std::string(row.unit) != unit || (!row.ours && !row.caf)) continue;
+    std::string label = row.name.starts_with("actor/") ? row.name.substr(6) : row.name;
+    chart.rows.push_back({label, 0, {row.ours, row.caf}});
+  }
+  if (chart.rows.empty()) return std::nullopt;
+  return chart;
+}
+
+}  // namespace
+
+PlotOutcome plotChart(const Chart& chart, const std::filesystem::path& dir) {
+  PlotOutcome outcome;
+  outcome.png = dir / (chart.name + ".png");
+  const std::filesystem::path gpFile = dir / (chart.name + ".gp");
+  {
+    std::ofstream out(gpFile);
+    out << script(chart, outcome.png);
+    if (!out) {
+      outcome.error = "cannot write " + gpFile.string();
+      return outcome;
+    }
+  }
+  const ChildResult child = runChild({"gnuplot", gpFile.string()});
+  if (!child.started) {
+    outcome.gnuplotMissing = child.notFound;
+    outcome.error = child.error;
+    return outcome;
+  }
+  if (child.exitCode != 0) {
+    outcome.error = "gnuplot failed on " + gpFile.string() + " (its stderr above says why)";
+    return outcome;
+  }
+  outcome.drawn = true;
+  return outcome;
+}
+
+RunCharts writeRunCharts(const RunResults& results, const std::filesystem::path& dir) {
+  struct Planned {
+    const char* name;
+    std::optional<Chart> chart;
+    const char* whyNot;
+  };
+  const Planned planned[] = {
+      {"volley-vs-lateness", volleyAgainstLateness(results), "no volley/* with lateness/* rows"},
+      {"coreactor-vs-caf",
+       armsChart(results, "ns/op", "coreactor-vs-caf", "ns per op (log scale)", true),
+       "no CAF figures in this run"},
+      {"coreactor-vs-caf-memory",
+       armsChart(results, "B/actor", "coreactor-vs-caf-memory", "bytes per idle actor (RSS)",
+                 false),
+       "no CAF memory figure in this run"},
+  };
+  RunCharts charts;
+  bool gnuplotMissing = false;
+  for (const Planned& plan : planned) {
+    if (!plan.chart || gnuplotMissing) {
+      removeStale(dir, plan.name);
+      if (!plan.chart)
+        charts.notes.push_back(std::string("chart ") + plan.name + " skipped: " + plan.whyNot);
+      continue;
+    }
+    const PlotOutcome outcome = plotChart(*plan.chart, dir);
+    if (outcome.gnuplotMissing) {
+      gnuplotMissing = true;
+      removeStale(dir, plan.name);
+      charts.notes.push_back(
+          "charts skipped: gnuplot not found (scripts/bench installs gnuplot-nox)");
+    } else if (!outcome.drawn) {
+      charts.failed = true;
+      charts.notes.push_back(std::string("chart ") + plan.name + " FAILED: " + outcome.error);
+    } else {
+      charts.drawn.push_back(outcome.png);
+    }
+  }
+  return charts;
+}
+
+}  // namespace coreactor::bench

@@ -1,0 +1,58 @@
+// bench/MemoryProbe.hpp — actor/memory's method, shared by both arms: resident
+// bytes per idle actor, each measurement taken in a fresh child process.
+//
+// Resident memory is a process-wide figure, and a heap that earlier benchmarks
+// grew and freed would serve the actors from pages already counted, making
+// them look free. So each measurement runs in a fresh child process (the arm's
+// own executable again, with its probe flag alone), which reports three points:
+//   bare    before the actor system exists,
+//   system  after the system was created (and, for coreactor, a first
+//           runUntilIdle: the guardian),
+//   idle    after 100,000 actors were spawned, started and each given one
+//           message, all of it handled.
+// bytes per idle actor = (idle - system) / actors, RSS from /proc/self/statm;
+// the system's fixed cost (system - bare) is reported apart. malloc's own count
+// of bytes in use (mallinfo2) is reported beside it as a cross-check: RSS
+// counts whole pages, malloc counts what it handed out.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <string>
+
+namespace coreactor::bench {
+
+/// actor/memory: resident bytes of the empty system itself (after create, less before).
+inline constexpr const char* kSystemBytesCounter = "system_bytes";
+/// actor/memory: the part of kSystemBytesCounter that malloc handed out (the
+/// rest is code and libraries paged in by first use, and thread stacks).
+inline constexpr const char* kSystemHeapBytesCounter = "system_heap_bytes";
+/// actor/memory: malloc's bytes in use per idle actor (a cross-check of the RSS figure).
+inline constexpr const char* kHeapBytesPerOpCounter = "heap_bytes_per_op";
+
+struct MemoryPoint {
+  long long rss = 0;   // resident bytes
+  long long heap = 0;  // bytes malloc has handed out (arenas + mmapped chunks)
+};
+
+/// This process's resident bytes and malloc's bytes in use, now.
+MemoryPoint memoryNow();
+
+/// What the child reports.
+struct MemoryReading {
+  MemoryPoint bare;
+  MemoryPoint system;
+  MemoryPoint idle;
+  long long actors = 0;  ///< idle actors that were started and handled their message
+};
+
+/// The child's side: prints `reading` on stdout as the one line the parent parses.
+void printMemoryReading(const MemoryReading& reading);
+
+/// The benchmark's side, one child per iteration: runs this program again
+/// with `probeFlag` alone, checks that it reported `actors` idle actors, and
+/// sets kBytesPerOpCounter and the counters above from the last reading.
+void measureMemoryInChild(benchmark::State& state, const char* probeFlag, std::int64_t actors);
+
+}  // namespace coreactor::bench

@@ -1,0 +1,742 @@
+// bench/caf/CafBench.cpp — coreactor-bench-caf, the CAF arm: the actor rows of
+// coreactor-bench (bench/ActorBench.cpp) run on CAF 0.17 (Debian's
+// libcaf-dev), with the same sizes (bench/Workloads.hpp), the same completion
+// checks and the same repetitions (bench/BenchSupport.hpp), in a process of
+// its own. coreactor-bench runs it as a child and reads its stdout; run alone,
+// it prints the same lines:
+//   config <key> <value>           how CAF was set up, once at the start
+//   sample <row> <counter> <value> one repetition's counter (ns_per_op, ...)
+//   failed <row> <reason>          the row failed its completion check or threw
+//   rows <n>                       how many rows ran, at the end
+// Progress goes to stderr. Exit status: 0 every row completed, 1 a row
+// failed, 2 bad command line.
+//
+// How CAF is set up, and why (docs/benchmarks.md has the whole story):
+//   - scheduler.max-threads = 1: one worker thread runs every actor, as one
+//     isolate runs ours. CAF's default (one worker per core) would put the two
+//     sides of a ping-pong on two cores and measure its cross-core hand-off
+//     against our same-thread send; the per-core figure is the one to compare.
+//     The policy stays CAF's default (work stealing), and so does
+//     scheduler.max-throughput (unbounded: an actor drains its mailbox).
+//   - logging: Debian builds CAF with CAF_LOG_LEVEL QUIET (compiled out); the
+//     logger's verbosities are set to quiet besides, so no log thread runs.
+//   - actors: CAF's default, event-based (scheduled) actors, spawned with no
+//     options; messages are small structs of one int, as ours.
+//   - ask: request(...).then(...) with the same 10 s deadline as ours (CAF
+//     arms and cancels it on its timer thread). With 10,000 asks in flight
+//     (actor/ask/from-actor) CAF 0.17 finds each answer's handler by a linear
+//     search (its unordered_flat_map of pending responses is a vector), so
+//     that row grows with the fan-out; actor/ask/one-at-a-time, one ask in
+//     flight, is the per-ask cost without it. One more row, CAF only, asks
+//     one at a time without a deadline (caf::infinite): every ask of ours has
+//     one, so it is the comparison most favourable to CAF, and shows what its
+//     deadlines cost it.
+//   - time: the worker thread takes it, from the first send to the last
+//     message's completion, and hands it back (OpMeter::measureTimed). Our arm
+//     runs its loop on the benchmark's thread; here the benchmark's thread only
+//     sends one message to start a round and waits for the round to finish, and
+//     neither wake-up is in the figure.
+//   - completion: each round counts what its actors actually did (messages
+//     handled, round trips, answers, starts, stops) and the benchmark thread
+//     checks the counts against what was asked, as in our arm. A message that
+//     is lost leaves the round unfinished: after kRoundTimeout the row fails
+//     and the process exits 1.
+#include <benchmark/benchmark.h>
+
+#include <caf/all.hpp>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <future>
+#include <set>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "BenchSupport.hpp"
+#include "MemoryProbe.hpp"
+#include "Workloads.hpp"
+
+namespace coreactor::bench::cafarm {
+
+using WallClock = std::chrono::steady_clock;
+
+/// One timed round of a row: started by one message from the benchmark's
+/// thread, finished on the worker thread. The worker fills it; the benchmark's
+/// thread reads it once `done` is set (the promise orders the two).
+struct Round {
+  std::int64_t ran = 0;
+  WallClock::time_point begin{};
+  WallClock::time_point end{};
+  std::promise<void> done;
+
+  void finish(std::int64_t count) {
+    ran = count;
+    end = WallClock::now();
+    done.set_value();
+  }
+};
+
+// ---- the messages: small structs, as our arm's -------------------------------------
+
+struct Go {
+  Round* round;
+};
+struct Count {
+  int value;
+};
+struct Flush {
+  Round* round;
+};
+struct Ping {
+  int n;
+};
+struct Pong {
+  int n;
+};
+struct Request {
+  int n;
+};
+struct Response {
+  int n;
+};
+struct AllStarted {};
+struct StopAll {
+  Round* round;
+};
+
+}  // namespace coreactor::bench::cafarm
+
+// Local messages only: CAF 0.17 wants a type to be serialisable unless told
+// it never leaves the process.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::Go)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::Count)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::Flush)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::Ping)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::Pong)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::Request)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::Response)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::AllStarted)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::StopAll)
+
+namespace coreactor::bench::cafarm {
+namespace {
+
+using workloads::kAsks;
+using workloads::kAskTimeout;
+using workloads::kIdleActors;
+using workloads::kLifecycleActors;
+using workloads::kPopulations;
+using workloads::kRoundTrips;
+using workloads::kTellBatches;
+
+constexpr const char* kProgram = "coreactor-bench-caf";
+/// The hidden flag that makes this program actor/memory's child (alone).
+constexpr const char* kMemoryProbeFlag = "--caf-memory-probe";
+/// How long the benchmark's thread waits for one round. Rounds take
+/// milliseconds; one that has not finished after this lost a message.
+constexpr std::chrono::seconds kRoundTimeout{60};
+
+// ---- the actor system -----------------------------------------------------------------
+
+class BenchConfig final : public caf::actor_system_config {
+ public:
+  BenchConfig() {
+    set("scheduler.max-threads", 1);
+    set("logger.verbosity", caf::atom("quiet"));
+    set("logger.file-verbosity", caf::atom("quiet"));
+    set("logger.console-verbosity", caf::atom("quiet"));
+  }
+};
+
+/// One actor system per benchmark run, as our arm makes one ActorSystem, and
+/// the row it runs. The actors it keeps are told to exit before the system's
+/// destructor waits for every actor to be done.
+class Arm {
+ public:
+  explicit Arm(std::string row) : row_(std::move(row)), system_(config_) {}
+  ~Arm() {
+    for (const caf::actor& actor : keep_) {
+      caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+    }
+  }
+  Arm(const Arm&) = delete;
+  Arm& operator=(const Arm&) = delete;
+
+  /// Spawns a long-lived actor (a function-based one from `args`, or a `T`).
+  template <class T = void, class... Args>
+  caf::actor spawn(Args&&... args) {
+    caf::actor actor;
+    if constexpr (std::is_void_v<T>) {
+      actor = system_.spawn(std::forward<Args>(args)...);
+    } else {
+      actor = system_.spawn<T>(std::forward<Args>(args)...);
+    }
+    keep_.push_back(actor);
+    return actor;
+  }
+
+  /// Starts a round with `message` to `driver` and waits for it. A round
+  /// that never finishes lost work: the row is reported failed and the
+  /// process ends (the actor system could not shut down with a stuck actor).
+  template <class Message>
+  OpMeter::Timed runRound(const caf::actor& driver, Round& round, Message message) {
+    std::future<void> finished = round.done.get_future();
+    caf::anon_send(driver, message);
+    if (finished.wait_for(kRoundTimeout) != std::future_status::ready) {
+      const long long seconds = kRoundTimeout.count();
+      std::printf("failed %s a round did not finish within %lld s: work was lost\n", row_.c_str(),
+                  seconds);
+      std::fflush(stdout);
+      std::fprintf(stderr, "%s: %s did not finish a round within %lld s\n", kProgram, row_.c_str(),
+                   seconds);
+      std::_Exit(1);
+    }
+    return OpMeter::Timed{round.ran, round.end - round.begin};
+  }
+
+ private:
+  std::string row_;
+  BenchConfig config_;
+  caf::actor_system system_;
+  std::vector<caf::actor> keep_;
+};
+
+// ---- actor/tell/<N> -----------------------------------------------------------------------
+
+/// Counts its Count messages; a Flush (sent after a batch, so handled after
+/// all of it: CAF keeps the order between two actors) finishes the round.
+class Sink final : public caf::event_based_actor {
+ public:
+  explicit Sink(caf::actor_config& config) : caf::event_based_actor(config) {}
+  caf::behavior make_behavior() override {
+    return {
+        [this](const Count&) { ++received_; },
+        [this](const Flush& flush) {
+          flush.round->finish(received_);
+          received_ = 0;
+        },
+    };
+  }
+
+ private:
+  std::int64_t received_ = 0;
+};
+
+/// Sends a batch of tells to the sink, then the Flush.
+caf::behavior teller(caf::event_based_actor* self, caf::actor sink, std::int64_t batch) {
+  return {[=](const Go& go) {
+    go.round->begin = WallClock::now();
+    for (std::int64_t i = 0; i < batch; ++i) self->send(sink, Count{static_cast<int>(i)});
+    self->send(sink, Flush{go.round});
+  }};
+}
+
+void tellBatch(benchmark::State& state, std::int64_t batch) {
+  Arm arm(workloads::tellRow(batch));
+  const caf::actor sink = arm.spawn<Sink>();
+  const caf::actor driver = arm.spawn(teller, sink, batch);
+  OpMeter meter;
+  for (auto _ : state) {
+    Round round;
+    if (!meter.measureTimed(state, "messages", batch,
+                            [&] { return arm.runRound(driver, round, Go{&round}); })) {
+      break;
+    }
+  }
+  meter.report(state);
+}
+
+// ---- actor/pingpong/<N> -------------------------------------------------------------------
+
+struct Rally {
+  std::int64_t target = 0;
+  std::int64_t pings = 0;  // received by the responder
+  std::int64_t pongs = 0;  // received by the requester: completed round trips
+  Round* round = nullptr;
+};
+
+/// Answers a Ping with a Pong: a handler's result goes back to the sender.
+caf::behavior pingResponder(caf::event_based_actor*, Rally* rally) {
+  return {[=](const Ping& ping) {
+    ++rally->pings;
+    return Pong{ping.n};
+  }};
+}
+
+/// Starts the rally on Go, answers each Pong with the next Ping until the
+/// target, then finishes the round.
+caf::behavior pingRequester(caf::event_based_actor* self, caf::actor responder, Rally* rally) {
+  return {
+      [=](const Go& go) {
+        rally->pings = 0;
+        rally->pongs = 0;
+        rally->round = go.round;
+        go.round->begin = WallClock::now();
+        self->send(responder, Ping{0});
+      },
+      [=](const Pong& pong) {
+        if (++rally->pongs < rally->target) {
+          self->send(responder, Ping{pong.n + 1});
+        } else {
+          rally->round->finish(rally->pongs);
+        }
+      },
+  };
+}
+
+void pingPong(benchmark::State& state) {
+  Rally rally;  // first: it outlives the actors that count into it
+  Arm arm(workloads::pingPongRow());
+  rally.target = kRoundTrips;
+  const caf::actor responder = arm.spawn(pingResponder, &rally);
+  const caf::actor requester = arm.spawn(pingRequester, responder, &rally);
+  OpMeter meter;
+  for (auto _ : state) {
+    Round round;
+    const bool ok = meter.measureTimed(state, "round trips", kRoundTrips,
+                                       [&] { return arm.runRound(requester, round, Go{&round}); });
+    // Every round trip needs its ping to have been handled too.
+    if (!ok || !checkCompleted(state, "pings", kRoundTrips, rally.pings)) break;
+  }
+  meter.report(state);
+}
+
+// ---- actor/ask/from-actor -------------------------------------------------------------------
+
+struct AskTally {
+  std::int64_t answered = 0;  // completed with a Response
+  std::int64_t failed = 0;    // completed with an error (a timeout)
+  Round* round = nullptr;
+
+  /// Counts one outcome in; true (and the round finished) after the last.
+  bool completed() {
+    if (answered + failed != kAsks) return false;
+    round->finish(answered);
+    return true;
+  }
+};
+
+/// Replies to each Request.
+caf::behavior askResponder(caf::event_based_actor*) {
+  return {[](const Request& request) { return Response{request.n}; }};
+}
+
+/// On Go, sends kAsks requests at once, each with the shared deadline, and
+/// counts the outcomes in the continuations (which run in its own turns).
+caf::behavior asker(caf::event_based_actor* self, caf::actor responder, AskTally* tally) {
+  return {[=](const Go& go) {
+    *tally = AskTally{0, 0, go.round};
+    go.round->begin = WallClock::now();
+    for (std::int64_t i = 0; i < kAsks; ++i) {
+      self->request(responder, kAskTimeout, Request{static_cast<int>(i)})
+          .then(
+              [=](const Response&) {
+                ++tally->answered;
+                tally->completed();
+              },
+              [=](caf::error&) {
+                ++tally->failed;
+                tally->completed();
+              });
+    }
+  }};
+}
+
+/// Sends the next request of a one-at-a-time run, with `timeout` (the
+/// shared deadline, or caf::infinite); its continuation sends the one after,
+/// until the tally is complete.
+void askNext(caf::event_based_actor* self, const caf::actor& responder, AskTally* tally,
+             caf::duration timeout) {
+  const int n = static_cast<int>(tally->answered + tally->failed);
+  self->request(responder, timeout, Request{n})
+      .then(
+          [=](const Response&) {
+            ++tally->answered;
+            if (!tally->completed()) askNext(self, responder, tally, timeout);
+          },
+          [=](caf::error&) {
+            ++tally->failed;
+            if (!tally->completed()) askNext(self, responder, tally, timeout);
+          });
+}
+
+/// On Go, asks kAsks times, one at a time, each with the shared deadline.
+caf::behavior oneAtATimeAsker(caf::event_based_actor* self, caf::actor responder, AskTally* tally) {
+  return {[=](const Go& go) {
+    *tally = AskTally{0, 0, go.round};
+    go.round->begin = WallClock::now();
+    askNext(self, responder, tally, caf::duration{kAskTimeout});
+  }};
+}
+
+/// The same without a deadline (actor/ask/one-at-a-time/no-deadline).
+caf::behavior oneAtATimeAskerWithoutDeadline(caf::event_based_actor* self, caf::actor responder,
+                                             AskTally* tally) {
+  return {[=](const Go& go) {
+    *tally = AskTally{0, 0, go.round};
+    go.round->begin = WallClock::now();
+    askNext(self, responder, tally, caf::duration{caf::infinite});
+  }};
+}
+
+using AskerBehavior = caf::behavior (*)(caf::event_based_actor*, caf::actor, AskTally*);
+
+/// actor/ask/from-actor (all asks at once) and actor/ask/one-at-a-time.
+void ask(benchmark::State& state, const char* row, AskerBehavior behavior) {
+  AskTally tally;  // first: it outlives the actors that count into it
+  Arm arm(row);
+  const caf::actor responder = arm.spawn(askResponder);
+  const caf::actor driver = arm.spawn(behavior, responder, &tally);
+  OpMeter meter;
+  for (auto _ : state) {
+    Round round;
+    if (!meter.measureTimed(state, "asks answered", kAsks,
+                            [&] { return arm.runRound(driver, round, Go{&round}); })) {
+      break;
+    }
+  }
+  meter.report(state);
+}
+
+// ---- actor/spawn/<N> and actor/memory -------------------------------------------------------
+
+/// What a spawner's round waits for.
+enum class Shape {
+  kLifecycle,   ///< actor/spawn/100: the last start stops them all; the last stop finishes
+  kPopulation,  ///< actor/spawn/<N>: the last start finishes; StopAll stops them later
+  kIdle,        ///< actor/memory: each gets one Count; the last one handled finishes
+};
+
+/// What the counted actors of one run report: starts, messages and stops,
+/// and when to finish a round.
+struct Tally {
+  Shape shape = Shape::kPopulation;
+  std::int64_t target = 0;
+  std::int64_t started = 0;
+  std::int64_t received = 0;
+  std::int64_t stopped = 0;
+  caf::actor spawner;
+  std::vector<caf::actor> refs;
+  Round* round = nullptr;
+
+  void onStarted(caf::event_based_actor& self) {
+    if (++started != target) return;
+    if (shape == Shape::kLifecycle) {
+      self.send(spawner, AllStarted{});
+    } else if (shape == Shape::kPopulation) {
+      round->finish(started);
+    }
+  }
+  void onReceived() {
+    if (++received == target) round->finish(received);
+  }
+  void onStopped() {
+    if (++stopped == target) round->finish(stopped);
+  }
+};
+
+/// Counts its start (its behaviour is made when it first runs), its Count
+/// messages and its stop (on_exit, once it has quit).
+class Counted final : public caf::event_based_actor {
+ public:
+  Counted(caf::actor_config& config, Tally* tally)
+      : caf::event_based_actor(config), tally_(tally) {}
+  caf::behavior make_behavior() override {
+    tally_->onStarted(*this);
+    return {[this](const Count&) { tally_->onReceived(); }};
+  }
+  void on_exit() override { tally_->onStopped(); }
+
+ private:
+  Tally* tally_;
+};
+
+/// Tells every actor of the tally to exit (an exit message: CAF's stop) and
+/// drops the references to them.
+void stopAll(caf::event_based_actor* self, Tally* tally) {
+  for (const caf::actor& actor : tally->refs) {
+    self->send_exit(actor, caf::exit_reason::user_shutdown);
+  }
+  tally->refs.clear();
+}
+
+/// Spawns `tally->target` counted actors on Go (and, for actor/memory, gives
+/// each one Count); stops them on AllStarted (from the last one started) or
+/// on StopAll (from the benchmark's thread).
+caf::behavior spawner(caf::event_based_actor* self, Tally* tally) {
+  return {
+      [=](const Go& go) {
+        tally->started = 0;
+        tally->received = 0;
+        tally->stopped = 0;
+        tally->round = go.round;
+        go.round->begin = WallClock::now();
+        for (std::int64_t i = 0; i < tally->target; ++i) {
+          tally->refs.push_back(self->spawn<Counted>(tally));
+          if (tally->shape == Shape::kIdle) self->send(tally->refs.back(), Count{1});
+        }
+      },
+      [=](const AllStarted&) { stopAll(self, tally); },
+      [=](const StopAll& stop) {
+        tally->round = stop.round;
+        stopAll(self, tally);
+      },
+  };
+}
+
+/// actor/spawn/100: spawn, start and stop, all on the clock.
+void spawnLifecycle(benchmark::State& state, std::int64_t actors) {
+  Tally tally;  // first: it outlives the actors that count into it
+  Arm arm(workloads::spawnRow(actors));
+  tally.shape = Shape::kLifecycle;
+  tally.target = actors;
+  tally.refs.reserve(static_cast<std::size_t>(actors));
+  const caf::actor driver = arm.spawn(spawner, &tally);
+  tally.spawner = driver;
+  OpMeter meter;
+  for (auto _ : state) {
+    Round round;
+    const bool ok = meter.measureTimed(state, "actors through start and stop", actors,
+                                       [&] { return arm.runRound(driver, round, Go{&round}); });
+    if (!ok || !checkCompleted(state, "actors started", actors, tally.started)) break;
+  }
+  meter.report(state);
+}
+
+/// actor/spawn/<N>: spawn and start on the clock; the stop is checked off it.
+void spawnPopulation(benchmark::State& state, std::int64_t actors) {
+  Tally tally;  // first: it outlives the actors that count into it
+  Arm arm(workloads::spawnRow(actors));
+  tally.shape = Shape::kPopulation;
+  tally.target = actors;
+  tally.refs.reserve(static_cast<std::size_t>(actors));
+  const caf::actor driver = arm.spawn(spawner, &tally);
+  OpMeter meter;
+  for (auto _ : state) {
+    Round started;
+    if (!meter.measureTimed(state, "actors started", actors,
+                            [&] { return arm.runRound(driver, started, Go{&started}); })) {
+      break;
+    }
+    Round stopped;
+    if (!OpMeter::unmeasured(state, "actors stopped", actors, [&] {
+          return arm.runRound(driver, stopped, StopAll{&stopped}).ran;
+        })) {
+      break;
+    }
+  }
+  meter.report(state);
+}
+
+void measureMemory(benchmark::State& state) {
+  measureMemoryInChild(state, kMemoryProbeFlag, kIdleActors);
+}
+
+/// actor/memory's child: the CAF side of bench/MemoryProbe.hpp.
+int runMemoryProbe() {
+  try {
+    Tally tally;
+    tally.shape = Shape::kIdle;
+    tally.target = kIdleActors;
+    // Made before the first point, and written to, so that its pages are in
+    // the baseline rather than in the actors' figure.
+    tally.refs.resize(static_cast<std::size_t>(kIdleActors));
+    tally.refs.clear();
+    MemoryReading reading;
+    reading.bare = memoryNow();
+    Arm arm(workloads::kMemoryRow);
+    const caf::actor driver = arm.spawn(spawner, &tally);
+    reading.system = memoryNow();
+    Round idle;
+    std::future<void> handled = idle.done.get_future();
+    caf::anon_send(driver, Go{&idle});
+    if (handled.wait_for(kRoundTimeout) != std::future_status::ready) {
+      std::fprintf(stderr, "%s: the idle actors did not all handle their message\n",
+                   kMemoryProbeFlag);
+      std::_Exit(1);
+    }
+    reading.idle = memoryNow();
+    if (tally.started != kIdleActors || tally.received != kIdleActors) {
+      std::fprintf(stderr, "%s: %lld of %lld actors started, %lld messages of %lld handled\n",
+                   kMemoryProbeFlag, static_cast<long long>(tally.started),
+                   static_cast<long long>(kIdleActors), static_cast<long long>(tally.received),
+                   static_cast<long long>(kIdleActors));
+      return 1;
+    }
+    // The actors that count must also be whole: all of them stop cleanly.
+    Round stopped;
+    std::future<void> allStopped = stopped.done.get_future();
+    caf::anon_send(driver, StopAll{&stopped});
+    if (allStopped.wait_for(kRoundTimeout) != std::future_status::ready ||
+        tally.stopped != kIdleActors) {
+      std::fprintf(stderr, "%s: not all %lld actors stopped\n", kMemoryProbeFlag,
+                   static_cast<long long>(kIdleActors));
+      std::_Exit(1);
+    }
+    reading.actors = tally.received;
+    printMemoryReading(reading);
+    return 0;
+  } catch (...) {
+    std::fprintf(stderr, "%s: threw: %s\n", kMemoryProbeFlag,
+                 describeException(std::current_exception()).c_str());
+    return 1;
+  }
+}
+
+// ---- the output: lines for coreactor-bench ----------------------------------------------------
+
+/// Prints each repetition's counters as `sample` lines on stdout, a failure
+/// as a `failed` line, and one progress line per row on stderr.
+class LineReporter final : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      const std::string name = run.run_name.function_name;
+      if (run.error_occurred) {
+        if (failed_.insert(name).second) {
+          std::printf("failed %s %s\n", name.c_str(), run.error_message.c_str());
+          std::fprintf(stderr, "[caf] %-24s FAILED: %s\n", name.c_str(), run.error_message.c_str());
+          anyFailed_ = true;
+        }
+        continue;
+      }
+      if (run.run_type != Run::RT_Iteration) continue;
+      for (const auto& [counter, value] : run.counters) {
+        std::printf("sample %s %s %.17g\n", name.c_str(), counter.c_str(), value.value);
+      }
+      auto figure = run.counters.find(kNsPerOpCounter);
+      if (figure == run.counters.end()) figure = run.counters.find(kBytesPerOpCounter);
+      if (figure != run.counters.end()) {
+        std::fprintf(stderr, "[caf] %-24s %9.2f %s (repetition %lld)\n", name.c_str(),
+                     figure->second.value, figure->first == kNsPerOpCounter ? "ns/op" : "B/actor",
+                     static_cast<long long>(run.repetition_index + 1));
+      }
+    }
+    std::fflush(stdout);
+  }
+  bool anyFailed() const { return anyFailed_; }
+
+ private:
+  std::set<std::string> failed_;  // rows already reported failed
+  bool anyFailed_ = false;
+};
+
+void registerBenchmarks() {
+  const auto timed = [](benchmark::internal::Benchmark* b) {
+    b->UseManualTime()->Unit(benchmark::kMicrosecond);
+  };
+  for (const std::int64_t batch : kTellBatches) {
+    timed(benchmark::RegisterBenchmark(workloads::tellRow(batch).c_str(), &tellBatch, batch));
+  }
+  timed(benchmark::RegisterBenchmark(workloads::pingPongRow().c_str(), &pingPong));
+  timed(benchmark::RegisterBenchmark(workloads::kAskRow, &ask, workloads::kAskRow, &asker));
+  timed(benchmark::RegisterBenchmark(workloads::kAskOneAtATimeRow, &ask,
+                                     workloads::kAskOneAtATimeRow, &oneAtATimeAsker));
+  timed(benchmark::RegisterBenchmark(workloads::kAskNoDeadlineRow, &ask,
+                                     workloads::kAskNoDeadlineRow,
+                                     &oneAtATimeAskerWithoutDeadline));
+  timed(benchmark::RegisterBenchmark(workloads::spawnRow(kLifecycleActors).c_str(), &spawnLifecycle,
+                                     kLifecycleActors));
+  for (const std::int64_t actors : kPopulations) {
+    timed(benchmark::RegisterBenchmark(workloads::spawnRow(actors).c_str(), &spawnPopulation,
+                                       actors));
+  }
+  benchmark::RegisterBenchmark(workloads::kMemoryRow, &measureMemory)->Iterations(1);
+}
+
+void printUsage(std::FILE* out) {
+  std::fprintf(out,
+               "usage: %s [--quick] [--benchmark_<flag>=<value> ...]\n"
+               "\n"
+               "The CAF arm of coreactor-bench: the shared actor rows (bench/Workloads.hpp) on\n"
+               "CAF %d.%d.%d with one scheduler thread. coreactor-bench runs it and reads its\n"
+               "stdout: 'config <key> <value>', 'sample <row> <counter> <value>' per\n"
+               "repetition, 'failed <row> <reason>', and 'rows <n>' at the end.\n"
+               "\n"
+               "  --quick        %d repetitions of %s s instead of %d of %s s\n"
+               "  --help, -h     this text\n"
+               "  --benchmark_*  passed to Google Benchmark (--benchmark_filter=<regex>, ...)\n"
+               "\n"
+               "Exit status: 0 every row completed (none matching a filter included),\n"
+               "1 a row failed its completion check, 2 bad command line.\n",
+               kProgram, CAF_MAJOR_VERSION, CAF_MINOR_VERSION, CAF_PATCH_VERSION,
+               workloads::kQuick.repetitions, workloads::kQuick.minTime,
+               workloads::kFull.repetitions, workloads::kFull.minTime);
+}
+
+/// How CAF is set up, read back from a system made with the benchmarks' config.
+void printConfig() {
+  BenchConfig config;
+  caf::actor_system system{config};
+  std::printf("config caf-version %d.%d.%d\n", CAF_MAJOR_VERSION, CAF_MINOR_VERSION,
+              CAF_PATCH_VERSION);
+  std::printf("config scheduler.policy %s\n",
+              caf::to_string(caf::get_or(system.config(), "scheduler.policy",
+                                         caf::defaults::scheduler::policy))
+                  .c_str());
+  std::printf("config scheduler.max-threads %zu\n", system.scheduler().num_workers());
+  std::printf("config scheduler.max-throughput %zu\n", system.scheduler().max_throughput());
+  std::printf("config logging compiled-out\n");
+  std::printf("config actors event-based\n");
+}
+
+int run(int argc, char** argv) {
+  if (argc == 2 && std::string_view(argv[1]) == kMemoryProbeFlag) return runMemoryProbe();
+  pinMallocThresholds();
+  bool quick = false;
+  std::vector<std::string> passThrough;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--quick") {
+      quick = true;
+    } else if (arg == "--help" || arg == "-h") {
+      printUsage(stdout);
+      return 0;
+    } else if (arg.starts_with("--benchmark_")) {
+      passThrough.emplace_back(arg);
+    } else {
+      std::fprintf(stderr, "%s: unknown flag '%s'\n\n", kProgram, argv[i]);
+      printUsage(stderr);
+      return 2;
+    }
+  }
+  const workloads::RunDefaults& defaults = quick ? workloads::kQuick : workloads::kFull;
+  std::vector<std::string> args = {
+      argv[0],
+      "--benchmark_repetitions=" + std::to_string(defaults.repetitions),
+      std::string("--benchmark_min_time=") + defaults.minTime,
+      std::string("--benchmark_min_warmup_time=") + defaults.warmUpTime,
+  };
+  args.insert(args.end(), passThrough.begin(), passThrough.end());
+  std::vector<char*> cargs;
+  for (std::string& arg : args) cargs.push_back(arg.data());
+  cargs.push_back(nullptr);
+  int cargc = static_cast<int>(args.size());
+  benchmark::Initialize(&cargc, cargs.data());
+  if (benchmark::ReportUnrecognizedArguments(cargc, cargs.data())) {
+    std::fprintf(stderr, "\n");
+    printUsage(stderr);
+    return 2;
+  }
+
+  printConfig();
+  registerBenchmarks();
+  LineReporter reporter;
+  const std::size_t ran = benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  std::printf("rows %zu\n", ran);
+  return reporter.anyFailed() ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace coreactor::bench::cafarm
+
+int main(int argc, char** argv) {
+  return coreactor::bench::cafarm::run(argc, argv);
+}

@@ -113,6 +113,33 @@ ActorSystemOptions ActorSystemOptions::withIsolates(std::size_t count) const {
   return o;
 }
 
+ActorSystemOptions ActorSystemOptions::withPinning(Pinning pinning) const {
+  ActorSystemOptions o = *this;
+  o.pinning_ = pinning;
+  return o;
+}
+
+ActorSystemOptions ActorSystemOptions::withNumaNode(int node) const {
+  if (node < 0) {
+    throwError(Error::ErrInvalidOption, "withNumaNode(" + std::to_string(node) + "): no such node");
+  }
+  ActorSystemOptions o = *this;
+  o.numaNode_ = node;
+  return o;
+}
+
+ActorOptions ActorOptions::withKey(std::string key) const {
+  ActorOptions o = *this;
+  o.key_ = std::move(key);
+  return o;
+}
+
+ActorOptions ActorOptions::withRoundRobin() const {
+  ActorOptions o = *this;
+  o.roundRobin_ = true;
+  return o;
+}
+
 ActorSystemOptions ActorSystemOptions::withManualRun(bool manual) const {
   ActorSystemOptions o = *this;
   o.manualRun_ = manual;
@@ -341,6 +368,9 @@ void ActorSystem::runUntilIdle() {
 }
 std::size_t ActorSystem::isolateCount() const noexcept {
   return core_->isolateCount();
+}
+std::vector<IsolatePlacement> ActorSystem::placement() const {
+  return core_->placement();
 }
 Isolate& ActorSystem::isolate(std::size_t index) {
   return *core_->runtime(index).isolate;

@@ -1,11 +1,26 @@
 // The system: isolates, the send paths, spawning, ask, shutdown.
 #include "SystemCore.hpp"
 
+#include "Topology.hpp"
+
 #include "Logging.hpp"
 
 #include "coreactor/Dispatchers.hpp"
 
 namespace coreactor::detail {
+
+namespace {
+// FNV-1a, 64 bits: the same key lands on the same isolate in every run.
+std::uint64_t stableHash(std::string_view key) noexcept {
+  std::uint64_t h = 14695981039346656037ull;
+  for (const char c : key) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+}  // namespace
+
 
 using SysKind = SystemMessage::Kind;
 
@@ -72,13 +87,17 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
   logger_ = makeSystemLogger(name_, options_.logSinks(),
                              static_cast<spdlog::level::level_enum>(options_.logLevel()));
   if (options_.manualRun()) tManualDriver = this;
-  const std::size_t count = options_.isolates();
+  planPlacement();  // ErrInvalidOption for a node or a pinning the machine cannot give
+  const std::size_t count = placement_.size();
   for (std::size_t i = 0; i < count; ++i) {
     auto rt = std::make_unique<IsolateRuntime>();
     rt->index = static_cast<std::uint32_t>(i);
     rt->isolate = std::make_unique<Isolate>(IsolateOptions{.name = name_ + "/" + std::to_string(i),
                                                            .clock = options_.clock(),
-                                                           .ioHandlersPerTurn = 64});
+                                                           .ioHandlersPerTurn = 64,
+                                                           .onThreadStart = [this, i] {
+                                                             pinIsolate(i);
+                                                           }});
     rt->core = this;
     rt->isolate->setUserData(rt.get());
     rt->crossings = std::make_unique<Crossings>(*this, *rt, count, options_.ringSlots(),
@@ -295,9 +314,13 @@ ActorRef SystemCore::spawn(ActorCell* parent, const std::string& path, ActorOpti
   if (!running() && parent == nullptr) {
     throwError(Error::ErrActorSystemNotStarted, "spawn of " + path + " on a stopped system");
   }
-  const std::size_t index = options.isolate().has_value() ? *options.isolate()
-                            : parent != nullptr           ? parent->home().index
-                                                          : placeTopLevel(options);
+  const std::size_t index =
+      options.isolate().has_value() ? *options.isolate()
+      : options.key().has_value()   ? static_cast<std::size_t>(stableHash(*options.key()) %
+                                                             isolates_.size())
+      : options.roundRobin() || parent == nullptr
+          ? placeTopLevel(options)
+          : parent->home().index;
   IsolateRuntime& home = runtime(index);  // ErrIsolateOutOfRange
   Dispatcher* dispatcher = home.dispatcher.get();
   if (options.dispatcher() != nullptr) {
@@ -320,6 +343,99 @@ ActorRef SystemCore::spawn(ActorCell* parent, const std::string& path, ActorOpti
 std::size_t SystemCore::placeTopLevel(const ActorOptions&) {
   // Top-level actors without a placement go round the isolates.
   return roundRobin_.fetch_add(1, std::memory_order_relaxed) % isolates_.size();
+}
+
+// ---- placement and pinning (SPEC L5) -----------------------------------------------
+
+void SystemCore::planPlacement() {
+  const Topology& machine = Topology::machine();
+  std::vector<unsigned> allowed;
+  if (options_.numaNode()) {
+    allowed = machine.cpusOfNode(*options_.numaNode());
+    if (allowed.empty()) {
+      std::string nodes;
+      for (int n : machine.numaNodes()) nodes += (nodes.empty() ? "" : ", ") + std::to_string(n);
+      throwError(Error::ErrInvalidOption, "withNumaNode(" + std::to_string(*options_.numaNode()) +
+                                              "): this machine's NUMA nodes are " + nodes);
+    }
+  } else {
+    for (const Topology::Cpu& cpu : machine.cpus()) allowed.push_back(cpu.os);
+  }
+  std::size_t count = options_.isolates();
+  if (count == 0) count = options_.manualRun() ? 1 : allowed.size();
+  const Pinning pinning = options_.manualRun() ? Pinning::None : options_.pinning();
+  if (options_.pinning() != Pinning::None && count > allowed.size()) {
+    throwError(Error::ErrInvalidOption,
+               std::to_string(count) + " isolates pinned on " + std::to_string(allowed.size()) +
+                   " CPUs: at most one isolate per CPU when pinning");
+  }
+  // The NUMA nodes of the allowed CPUs, in order.
+  std::vector<int> nodes;
+  for (const Topology::Cpu& cpu : machine.cpus()) {
+    if (std::find(allowed.begin(), allowed.end(), cpu.os) != allowed.end() &&
+        std::find(nodes.begin(), nodes.end(), cpu.numaNode) == nodes.end()) {
+      nodes.push_back(cpu.numaNode);
+    }
+  }
+  placement_.resize(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    IsolatePlacement& p = placement_[i];
+    p.isolate = i;
+    switch (pinning) {
+      case Pinning::None:
+        p.cpus = allowed;
+        if (options_.manualRun() && options_.pinning() != Pinning::None) {
+          p.note = "manual run: the caller's thread drives the loops";
+        }
+        break;
+      case Pinning::PerCore: {
+        const unsigned cpu = allowed[i];
+        p.cpus = {cpu};
+        for (const Topology::Cpu& c : machine.cpus()) {
+          if (c.os == cpu) p.numaNode = c.numaNode;
+        }
+        break;
+      }
+      case Pinning::PerNumaNode: {
+        p.numaNode = nodes[i % nodes.size()];
+        for (unsigned cpu : machine.cpusOfNode(p.numaNode)) {
+          if (std::find(allowed.begin(), allowed.end(), cpu) != allowed.end()) p.cpus.push_back(cpu);
+        }
+        break;
+      }
+    }
+  }
+}
+
+void SystemCore::pinIsolate(std::size_t index) noexcept {
+  std::string why;
+  std::vector<unsigned> cpus;
+  {
+    std::lock_guard<std::mutex> lock(placementMutex_);
+    cpus = placement_[index].cpus;
+  }
+  const bool wanted = options_.pinning() != Pinning::None;
+  if (wanted) why = Topology::machine().pinThisThread(cpus);
+  std::string list;
+  for (unsigned cpu : cpus) list += (list.empty() ? "" : ",") + std::to_string(cpu);
+  {
+    std::lock_guard<std::mutex> lock(placementMutex_);
+    placement_[index].pinned = wanted && why.empty();
+    placement_[index].note = why;
+  }
+  if (!wanted) {
+    logger_->debug("isolate {} runs on CPUs {} (not pinned)", index, list);
+  } else if (why.empty()) {
+    logger_->info("isolate {} pinned to CPUs {} (NUMA node {})", index, list,
+                  placement_[index].numaNode);
+  } else {
+    logger_->warn("isolate {} not pinned to CPUs {}: {}", index, list, why);
+  }
+}
+
+std::vector<IsolatePlacement> SystemCore::placement() const {
+  std::lock_guard<std::mutex> lock(placementMutex_);
+  return placement_;
 }
 
 ActorRef SystemCore::spawnTopLevel(std::string name, ActorOptions options, ActorFactory factory) {

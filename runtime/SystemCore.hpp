@@ -330,6 +330,7 @@ class SystemCore {
   spdlog::logger& log() noexcept { return *logger_; }
   const Clock& clock() const noexcept { return *clock_; }
   std::size_t isolateCount() const noexcept { return isolates_.size(); }
+  std::vector<IsolatePlacement> placement() const;
   IsolateRuntime& runtime(std::size_t index);
   bool running() const noexcept { return state_.load(std::memory_order_acquire) == State::Running; }
   std::uint64_t deadLetterCount() const noexcept {
@@ -476,6 +477,10 @@ class SystemCore {
   std::unordered_map<std::uint64_t, std::string> topNames_;
   std::atomic<std::uint64_t> topGenerated_{0};
   std::atomic<std::uint64_t> roundRobin_{0};
+  mutable std::mutex placementMutex_;
+  std::vector<IsolatePlacement> placement_;  // guarded by placementMutex_
+  void planPlacement();
+  void pinIsolate(std::size_t index) noexcept;
   mutable std::mutex scheduleNamesMutex_;
   std::unordered_map<std::string, ScheduleHandle> scheduleNames_;
   std::mutex stopMutex_;

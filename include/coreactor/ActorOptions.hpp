@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "coreactor/Clock.hpp"
@@ -74,8 +75,16 @@ class ActorOptions {
   /// Messages handled per turn (SPEC D7). Throws ErrInvalidThroughput for 0.
   ActorOptions withThroughput(std::size_t messagesPerTurn) const;
   ActorOptions withMailbox(MailboxOptions mailbox) const;
+  /// Placement (SPEC X4). Without any, a top-level actor goes round the
+  /// isolates and a child lives on its parent's isolate.
   /// Places the actor on isolate `index` (checked at spawn: ErrIsolateOutOfRange).
   ActorOptions withIsolate(std::size_t index) const;
+  /// Places the actor by key: the same key always lands on the same isolate
+  /// (a stable 64-bit FNV-1a hash of the key, modulo the isolate count), so
+  /// actors that belong together (one per user, per shard) meet.
+  ActorOptions withKey(std::string key) const;
+  /// Places the actor round-robin over the isolates, even as a child.
+  ActorOptions withRoundRobin() const;
   /// Passivation (SPEC A10): the actor stops itself (gracefully: postStop
   /// runs, watchers get Terminated) once it has handled no message for
   /// `idleTimeout`; it stops between 1 and 1.25 idle timeouts after its last
@@ -87,6 +96,8 @@ class ActorOptions {
   const std::optional<std::size_t>& throughput() const noexcept { return throughput_; }
   const MailboxOptions& mailbox() const noexcept { return mailbox_; }
   const std::optional<std::size_t>& isolate() const noexcept { return isolate_; }
+  const std::optional<std::string>& key() const noexcept { return key_; }
+  bool roundRobin() const noexcept { return roundRobin_; }
   std::chrono::nanoseconds passivation() const noexcept { return passivation_; }
 
  private:
@@ -94,7 +105,16 @@ class ActorOptions {
   std::optional<std::size_t> throughput_;
   MailboxOptions mailbox_;
   std::optional<std::size_t> isolate_;
+  std::optional<std::string> key_;
+  bool roundRobin_ = false;
   std::chrono::nanoseconds passivation_{0};
+};
+
+/// How isolate threads are bound to CPUs (SPEC L5).
+enum class Pinning {
+  None,         ///< the kernel schedules them anywhere (the default)
+  PerCore,      ///< isolate i on the i-th allowed CPU, alone
+  PerNumaNode,  ///< isolate i on all CPUs of NUMA node (i mod nodes)
 };
 
 class ActorSystemOptions {
@@ -112,8 +132,19 @@ class ActorSystemOptions {
   ActorSystemOptions withDispatcherFactory(DispatcherFactory factory) const;
   /// Default messages per turn for every actor (SPEC D7). ErrInvalidThroughput for 0.
   ActorSystemOptions withThroughput(std::size_t messagesPerTurn) const;
-  /// How many isolates (loops, threads) the system runs. ErrInvalidOption for 0.
+  /// How many isolates (loops, threads) the system runs. Default: one per
+  /// CPU this process may use (hwloc, honouring its cpuset; with
+  /// withNumaNode, that node's CPUs), and one with withManualRun.
+  /// ErrInvalidOption for 0 or more than 4096.
   ActorSystemOptions withIsolates(std::size_t count) const;
+  /// Binds isolate threads to CPUs. Checked at create: ErrInvalidOption for
+  /// more isolates than CPUs. A machine that cannot pin runs unpinned and
+  /// says why (ActorSystem::placement, and the log).
+  ActorSystemOptions withPinning(Pinning pinning) const;
+  /// Keeps the system on one NUMA node: its isolates use (and with pinning,
+  /// are bound to) that node's CPUs. Checked at create: ErrInvalidOption for
+  /// a node the machine does not have.
+  ActorSystemOptions withNumaNode(int node) const;
   /// The caller drives the loops (ActorSystem::runUntilIdle) instead of
   /// threads of their own: deterministic tests (TestKit).
   ActorSystemOptions withManualRun(bool manual = true) const;
@@ -135,7 +166,10 @@ class ActorSystemOptions {
   const std::shared_ptr<Dispatcher>& dispatcher() const noexcept { return dispatcher_; }
   const DispatcherFactory& dispatcherFactory() const noexcept { return factory_; }
   std::size_t throughput() const noexcept { return throughput_; }
+  /// 0: the default (see withIsolates).
   std::size_t isolates() const noexcept { return isolates_; }
+  Pinning pinning() const noexcept { return pinning_; }
+  const std::optional<int>& numaNode() const noexcept { return numaNode_; }
   bool manualRun() const noexcept { return manualRun_; }
   const Clock* clock() const noexcept { return clock_; }
   const std::vector<std::shared_ptr<spdlog::sinks::sink>>& logSinks() const noexcept {
@@ -149,7 +183,9 @@ class ActorSystemOptions {
   std::shared_ptr<Dispatcher> dispatcher_;
   DispatcherFactory factory_;
   std::size_t throughput_ = kDefaultThroughput;
-  std::size_t isolates_ = 1;
+  std::size_t isolates_ = 0;
+  Pinning pinning_ = Pinning::None;
+  std::optional<int> numaNode_;
   bool manualRun_ = false;
   const Clock* clock_ = nullptr;
   std::vector<std::shared_ptr<spdlog::sinks::sink>> logSinks_;

@@ -30,6 +30,7 @@
 #include <system_error>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "coreactor/Actor.hpp"
 #include "coreactor/ActorOptions.hpp"
@@ -45,6 +46,15 @@ class Isolate;
 namespace detail {
 class SystemCore;
 }
+
+/// Where one isolate runs (SPEC L5): logged at start, and through placement().
+struct IsolatePlacement {
+  std::size_t isolate = 0;
+  std::vector<unsigned> cpus;  ///< the CPUs it may run on (all allowed ones when unpinned)
+  int numaNode = -1;           ///< its NUMA node when pinned to one; -1 otherwise
+  bool pinned = false;         ///< bound to `cpus` (once its thread has started)
+  std::string note;            ///< why it is not pinned, when it was asked to be
+};
 
 /// How an ask ends: the reply (error empty) or an error (ErrAskTimeout, ErrDead, ...).
 using AskCompletion = std::function<void(Message* reply, std::error_code error)>;
@@ -174,6 +184,9 @@ class ActorSystem {
   void runUntilIdle();
 
   std::size_t isolateCount() const noexcept;
+  /// Where each isolate runs. Pinning happens as each isolate's thread
+  /// starts: ask again after the first message an isolate handled to see it.
+  std::vector<IsolatePlacement> placement() const;
   /// Throws ErrIsolateOutOfRange.
   Isolate& isolate(std::size_t index);
   /// The system default dispatcher instance of isolate `index`.

@@ -4,8 +4,12 @@
 // has a generous deadline and the assertions are about counts and order.
 #include <gtest/gtest.h>
 
+#include <sched.h>
+
 #include <atomic>
 #include <future>
+#include <map>
+#include <set>
 #include <thread>
 
 #include "TestSupport.hpp"
@@ -202,6 +206,140 @@ TEST(Isolates, TheBufferOptionRefusesARingOfFewerThanTwoSlots) {
   // SPEC X3, bad input.
   EXPECT_EQ(test::errorOf([] { ActorSystemOptions::create().withCrossIsolateBuffer(1, 10); }),
             Error::ErrInvalidOption);
+}
+
+// ---- placement and pinning (SPEC L5, X4) ---------------------------------------------
+
+std::vector<unsigned> allowedCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  sched_getaffinity(0, sizeof set, &set);
+  std::vector<unsigned> cpus;
+  for (unsigned c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  }
+  return cpus;
+}
+
+struct WhereAmI {};
+
+// Replies with the CPUs its thread may run on.
+void reportAffinity(ReceiveContext& ctx) {
+  if (ctx.is<WhereAmI>()) ctx.reply(allowedCpus());
+}
+
+TEST(Isolates, ByDefaultASystemRunsOneIsolatePerCpuItMayUse) {
+  // SPEC L5: the default count comes from the topology (the process's cpuset).
+  auto system = ActorSystem::create("default", ActorSystemOptions::create().withLogLevel(LogLevel::Off));
+  EXPECT_EQ(system->isolateCount(), allowedCpus().size());
+  const auto placement = system->placement();
+  ASSERT_EQ(placement.size(), system->isolateCount());
+  for (const IsolatePlacement& p : placement) {
+    EXPECT_FALSE(p.pinned) << "no pinning unless asked";
+    EXPECT_EQ(p.cpus, allowedCpus());
+  }
+  system->shutdown();
+  auto manual = ActorSystem::create("manual", ActorSystemOptions::create().withManualRun());
+  EXPECT_EQ(manual->isolateCount(), 1u) << "a manual system drives one loop unless told";
+}
+
+TEST(Isolates, PinnedPerCoreEachIsolateRunsOnItsOwnCpu) {
+  // SPEC L5: pinning per core, verified from inside each isolate's thread.
+  const std::vector<unsigned> cpus = allowedCpus();
+  if (cpus.size() < 2) GTEST_SKIP() << "one CPU: nothing to pin apart";
+  auto system = ActorSystem::create("pinned", ActorSystemOptions::create()
+                                                  .withIsolates(2)
+                                                  .withPinning(Pinning::PerCore)
+                                                  .withLogLevel(LogLevel::Off));
+  std::vector<std::vector<unsigned>> seen;
+  for (std::size_t i = 0; i < 2; ++i) {
+    ActorRef probe = system->spawn("where" + std::to_string(i), reportAffinity,
+                                   ActorOptions::create().withIsolate(i));
+    seen.push_back(system->ask<std::vector<unsigned>>(probe, WhereAmI{}, 30s).get());
+  }
+  const auto placement = system->placement();
+  if (!placement[0].pinned) GTEST_SKIP() << "this machine cannot pin: " << placement[0].note;
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_TRUE(placement[i].pinned);
+    EXPECT_EQ(placement[i].cpus, std::vector<unsigned>{cpus[i]});
+    EXPECT_EQ(seen[i], placement[i].cpus) << "isolate " << i << " runs where it says";
+  }
+  system->shutdown();
+}
+
+TEST(Isolates, PinnedPerNumaNodeAnIsolateMayUseEveryCpuOfItsNode) {
+  // SPEC L5.
+  auto system = ActorSystem::create("numa", ActorSystemOptions::create()
+                                                .withIsolates(1)
+                                                .withPinning(Pinning::PerNumaNode)
+                                                .withLogLevel(LogLevel::Off));
+  ActorRef probe = system->spawn("where", reportAffinity);
+  const auto seen = system->ask<std::vector<unsigned>>(probe, WhereAmI{}, 30s).get();
+  const auto placement = system->placement();
+  if (!placement[0].pinned) GTEST_SKIP() << "this machine cannot pin: " << placement[0].note;
+  EXPECT_GE(placement[0].numaNode, 0);
+  EXPECT_EQ(seen, placement[0].cpus);
+  system->shutdown();
+}
+
+TEST(Isolates, APinningOrANodeTheMachineCannotGiveIsANamedError) {
+  // SPEC L5, bad input.
+  const std::size_t cpus = allowedCpus().size();
+  EXPECT_EQ(test::errorOf([&] {
+              ActorSystem::create("too-many", ActorSystemOptions::create()
+                                                  .withIsolates(cpus + 1)
+                                                  .withPinning(Pinning::PerCore));
+            }),
+            Error::ErrInvalidOption);
+  EXPECT_EQ(test::errorOf([] {
+              ActorSystem::create("no-node", ActorSystemOptions::create().withNumaNode(999));
+            }),
+            Error::ErrInvalidOption);
+  EXPECT_EQ(test::errorOf([] { ActorSystemOptions::create().withNumaNode(-1); }),
+            Error::ErrInvalidOption);
+  // Unpinned, more isolates than CPUs is allowed (they share the CPUs).
+  auto shared = ActorSystem::create(
+      "shared", ActorSystemOptions::create().withIsolates(cpus + 1).withLogLevel(LogLevel::Off));
+  EXPECT_EQ(shared->isolateCount(), cpus + 1);
+  shared->shutdown();
+}
+
+TEST(Isolates, PlacementByIndexByKeyRoundRobinAndByDefaultTheParentsIsolate) {
+  // SPEC X4.
+  auto system = ActorSystem::create(
+      "place", ActorSystemOptions::create().withIsolates(4).withManualRun());
+  std::map<std::string, std::uint32_t> first;
+  std::set<std::uint32_t> used;
+  for (int i = 0; i < 64; ++i) {
+    const std::string key = "user-" + std::to_string(i % 16);
+    ActorRef a = system->spawn("", [](ReceiveContext&) {}, ActorOptions::create().withKey(key));
+    auto [it, inserted] = first.emplace(key, a.isolateIndex());
+    EXPECT_EQ(it->second, a.isolateIndex()) << "the same key, the same isolate";
+    used.insert(a.isolateIndex());
+  }
+  EXPECT_GE(used.size(), 3u) << "16 keys spread over the isolates";
+  EXPECT_EQ(system->spawn("on2", [](ReceiveContext&) {}, ActorOptions::create().withIsolate(2))
+                .isolateIndex(),
+            2u);
+  std::vector<std::uint32_t> children;
+  ActorRef parent = system->spawn(
+      "parent",
+      [&](ReceiveContext& ctx) {
+        if (!ctx.is<WhereAmI>()) return;
+        children.push_back(ctx.spawn("kid", [](ReceiveContext&) {}).isolateIndex());
+        for (int i = 0; i < 4; ++i) {
+          children.push_back(ctx.spawn("rr" + std::to_string(i), [](ReceiveContext&) {},
+                                       ActorOptions::create().withRoundRobin())
+                                 .isolateIndex());
+        }
+      },
+      ActorOptions::create().withIsolate(3));
+  parent.tell(WhereAmI{});
+  system->runUntilIdle();
+  ASSERT_EQ(children.size(), 5u);
+  EXPECT_EQ(children[0], 3u) << "a child lives on its parent's isolate";
+  EXPECT_EQ(std::set<std::uint32_t>(children.begin() + 1, children.end()).size(), 4u)
+      << "round-robin children go round all four";
 }
 
 }  // namespace

@@ -1,0 +1,79 @@
+// The machine as hwloc sees it. See Topology.hpp.
+#include "Topology.hpp"
+
+#include <hwloc.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+namespace coreactor::detail {
+
+namespace {
+hwloc_topology_t handle(void* t) {
+  return static_cast<hwloc_topology_t>(t);
+}
+}  // namespace
+
+const Topology& Topology::machine() {
+  static const Topology topology;
+  return topology;
+}
+
+Topology::Topology() {
+  hwloc_topology_t t = nullptr;
+  if (hwloc_topology_init(&t) == 0 && hwloc_topology_load(t) == 0) {
+    topology_ = t;
+    const int pus = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
+    const int nodes = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);
+    for (int n = 0; n < nodes; ++n) {
+      nodes_.push_back(static_cast<int>(hwloc_get_obj_by_type(t, HWLOC_OBJ_NUMANODE, n)->os_index));
+    }
+    for (int i = 0; i < pus; ++i) {
+      const hwloc_obj_t pu = hwloc_get_obj_by_type(t, HWLOC_OBJ_PU, static_cast<unsigned>(i));
+      int node = 0;
+      for (int n = 0; n < nodes; ++n) {
+        const hwloc_obj_t numa = hwloc_get_obj_by_type(t, HWLOC_OBJ_NUMANODE, n);
+        if (numa->cpuset != nullptr && hwloc_bitmap_isset(numa->cpuset, pu->os_index)) {
+          node = static_cast<int>(numa->os_index);
+        }
+      }
+      cpus_.push_back(Cpu{pu->os_index, node});
+    }
+  } else if (t != nullptr) {
+    hwloc_topology_destroy(t);
+  }
+  if (cpus_.empty()) {
+    const unsigned n = std::max(1u, std::thread::hardware_concurrency());
+    for (unsigned i = 0; i < n; ++i) cpus_.push_back(Cpu{i, 0});
+  }
+  if (nodes_.empty()) nodes_.push_back(0);
+  std::sort(nodes_.begin(), nodes_.end());
+}
+
+Topology::~Topology() {
+  if (topology_ != nullptr) hwloc_topology_destroy(handle(topology_));
+}
+
+std::vector<unsigned> Topology::cpusOfNode(int node) const {
+  std::vector<unsigned> out;
+  for (const Cpu& cpu : cpus_) {
+    if (cpu.numaNode == node) out.push_back(cpu.os);
+  }
+  return out;
+}
+
+std::string Topology::pinThisThread(const std::vector<unsigned>& cpus) const {
+  if (topology_ == nullptr) return "hwloc could not read this machine's topology";
+  if (cpus.empty()) return "no CPU to pin to";
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  for (unsigned cpu : cpus) hwloc_bitmap_set(set, cpu);
+  const int rc = hwloc_set_cpubind(handle(topology_), set, HWLOC_CPUBIND_THREAD);
+  const int error = errno;
+  hwloc_bitmap_free(set);
+  if (rc != 0) return std::string("hwloc_set_cpubind failed: ") + std::strerror(error);
+  return {};
+}
+
+}  // namespace coreactor::detail

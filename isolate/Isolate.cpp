@@ -190,6 +190,10 @@ void Isolate::postOwned(Task& task) {
   }
 }
 
+std::size_t Isolate::inboxSizeApprox() const noexcept {
+  return cold_->inbox.size_approx();
+}
+
 void Isolate::wake() noexcept {
   Cold& cold = *cold_;
   std::atomic_thread_fence(std::memory_order_seq_cst);

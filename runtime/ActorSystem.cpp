@@ -73,6 +73,13 @@ ActorSystemOptions ActorSystemOptions::withCrossIsolateBuffer(std::size_t ringSl
   return o;
 }
 
+ActorSystemOptions ActorSystemOptions::withForeignInboxLimit(std::size_t limit) const {
+  if (limit == 0) throwError(Error::ErrInvalidOption, "withForeignInboxLimit(0)");
+  ActorSystemOptions o = *this;
+  o.foreignInboxLimit_ = limit;
+  return o;
+}
+
 ActorOptions ActorOptions::withPassivation(std::chrono::nanoseconds idleTimeout) const {
   if (idleTimeout <= std::chrono::nanoseconds::zero()) {
     throwError(Error::ErrInvalidOption, "withPassivation needs a positive idle timeout, got " +
@@ -371,6 +378,9 @@ std::size_t ActorSystem::isolateCount() const noexcept {
 }
 std::vector<IsolatePlacement> ActorSystem::placement() const {
   return core_->placement();
+}
+TransportStats ActorSystem::transportStats() const noexcept {
+  return core_->transportStats();
 }
 Isolate& ActorSystem::isolate(std::size_t index) {
   return *core_->runtime(index).isolate;

@@ -204,7 +204,20 @@ void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
     here->crossings->send(rt, Crossing{target, std::move(envelope)});
     return;
   }
-  // From a thread that is no isolate: the target isolate's MPSC inbox.
+  // From a thread that is no isolate: the target isolate's MPSC inbox,
+  // waiting while it is full (SPEC X3: block for foreign threads).
+  if (rt.isolate->inboxSizeApprox() >= options_.foreignInboxLimit() && !options_.manualRun()) {
+    foreignBlocked_.fetch_add(1, std::memory_order_relaxed);
+    for (int spins = 0; rt.isolate->inboxSizeApprox() >= options_.foreignInboxLimit() &&
+                        running() && !rt.isolate->stopped();
+         ++spins) {
+      if (spins < 64) {
+        std::this_thread::yield();
+      } else {
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      }
+    }
+  }
   auto* task = new RemoteDelivery(*this, target, std::move(envelope));
   try {
     rt.isolate->post(*task);
@@ -431,6 +444,18 @@ void SystemCore::pinIsolate(std::size_t index) noexcept {
   } else {
     logger_->warn("isolate {} not pinned to CPUs {}: {}", index, list, why);
   }
+}
+
+TransportStats SystemCore::transportStats() const noexcept {
+  TransportStats stats;
+  for (const auto& rt : isolates_) {
+    const Crossings::Stats& c = rt->crossings->stats();
+    stats.crossings += c.sent.load(std::memory_order_relaxed);
+    stats.overflowed += c.overflowed.load(std::memory_order_relaxed);
+    stats.refused += c.refused.load(std::memory_order_relaxed);
+  }
+  stats.foreignBlocked = foreignBlocked_.load(std::memory_order_relaxed);
+  return stats;
 }
 
 std::vector<IsolatePlacement> SystemCore::placement() const {

@@ -331,6 +331,7 @@ class SystemCore {
   const Clock& clock() const noexcept { return *clock_; }
   std::size_t isolateCount() const noexcept { return isolates_.size(); }
   std::vector<IsolatePlacement> placement() const;
+  TransportStats transportStats() const noexcept;
   IsolateRuntime& runtime(std::size_t index);
   bool running() const noexcept { return state_.load(std::memory_order_acquire) == State::Running; }
   std::uint64_t deadLetterCount() const noexcept {
@@ -468,6 +469,7 @@ class SystemCore {
   std::atomic<State> state_{State::Running};
   std::atomic<std::uint64_t> deadLetters_{0};
   std::atomic<std::uint64_t> staleTicks_{0};
+  std::atomic<std::uint64_t> foreignBlocked_{0};
   ActorRef guardian_;
 
   std::mutex topMutex_;

@@ -162,6 +162,11 @@ class ActorSystemOptions {
   /// a dead letter ("backpressure"), counted. Defaults: 1024 and 1M.
   /// ErrInvalidOption for fewer than 2 slots.
   ActorSystemOptions withCrossIsolateBuffer(std::size_t ringSlots, std::size_t overflowLimit) const;
+  /// Backpressure on threads that are no isolate (SPEC X3): a tell from such
+  /// a thread to an isolate whose inbox holds `limit` messages waits until
+  /// the isolate has taken some (counted in ActorSystem::transportStats).
+  /// Default 1M. ErrInvalidOption for 0.
+  ActorSystemOptions withForeignInboxLimit(std::size_t limit) const;
 
   const std::shared_ptr<Dispatcher>& dispatcher() const noexcept { return dispatcher_; }
   const DispatcherFactory& dispatcherFactory() const noexcept { return factory_; }
@@ -178,6 +183,7 @@ class ActorSystemOptions {
   LogLevel logLevel() const noexcept { return logLevel_; }
   std::size_t ringSlots() const noexcept { return ringSlots_; }
   std::size_t overflowLimit() const noexcept { return overflowLimit_; }
+  std::size_t foreignInboxLimit() const noexcept { return foreignInboxLimit_; }
 
  private:
   std::shared_ptr<Dispatcher> dispatcher_;
@@ -192,6 +198,7 @@ class ActorSystemOptions {
   LogLevel logLevel_ = LogLevel::Info;
   std::size_t ringSlots_ = 1024;
   std::size_t overflowLimit_ = std::size_t{1} << 20;
+  std::size_t foreignInboxLimit_ = std::size_t{1} << 20;
 };
 
 }  // namespace coreactor

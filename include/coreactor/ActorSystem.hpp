@@ -56,6 +56,14 @@ struct IsolatePlacement {
   std::string note;            ///< why it is not pinned, when it was asked to be
 };
 
+/// What crossed between isolates so far (SPEC X1, X3).
+struct TransportStats {
+  std::uint64_t crossings = 0;       ///< messages sent isolate to isolate (rings)
+  std::uint64_t overflowed = 0;      ///< of which waited in an overflow list first
+  std::uint64_t refused = 0;         ///< dead-lettered: the overflow list was at its bound
+  std::uint64_t foreignBlocked = 0;  ///< tells from other threads that waited for room
+};
+
 /// How an ask ends: the reply (error empty) or an error (ErrAskTimeout, ErrDead, ...).
 using AskCompletion = std::function<void(Message* reply, std::error_code error)>;
 
@@ -187,6 +195,7 @@ class ActorSystem {
   /// Where each isolate runs. Pinning happens as each isolate's thread
   /// starts: ask again after the first message an isolate handled to see it.
   std::vector<IsolatePlacement> placement() const;
+  TransportStats transportStats() const noexcept;
   /// Throws ErrIsolateOutOfRange.
   Isolate& isolate(std::size_t index);
   /// The system default dispatcher instance of isolate `index`.

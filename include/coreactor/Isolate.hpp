@@ -219,6 +219,9 @@ class Isolate {
   void stop() noexcept;
   /// Waits for the thread started by start() to finish. Any thread but the loop's.
   void join();
+  /// Tasks posted from other threads and not yet taken by the loop
+  /// (approximate while others post). Any thread.
+  std::size_t inboxSizeApprox() const noexcept;
   /// Makes a sleeping loop take a look at its queues and clock. Any thread.
   /// Fences first, and costs a system call only when the loop sleeps.
   void wake() noexcept;

@@ -28,6 +28,7 @@ struct Go {
   ActorRef to;
   std::int64_t count;
 };
+struct WhereAmI {};
 
 template <class F>
 bool eventually(F&& done, std::chrono::seconds within = 60s) {
@@ -101,6 +102,9 @@ TEST(Isolates, AFullRingAndOverflowListDeadLetterTheRestAndCountIt) {
       << received.load() << " + " << dead.load();
   EXPECT_GT(backpressure.load(), 0);
   EXPECT_EQ(backpressure.load(), dead.load());
+  const TransportStats stats = system->transportStats();
+  EXPECT_EQ(stats.refused, static_cast<std::uint64_t>(backpressure.load())) << "counted";
+  EXPECT_GT(stats.overflowed, 0u);
   EXPECT_GE(received.load(), 102) << "the ring and the overflow list were used";
   system->shutdown();
 }
@@ -202,6 +206,32 @@ TEST(Isolates, StopWithTheRingsFullAccountsForEveryMessage) {
   EXPECT_EQ(outOfOrder.load(), 0);
 }
 
+TEST(Isolates, AForeignThreadWaitsForRoomInAFullInboxAndLosesNothing) {
+  // SPEC X3 for threads that are no isolate: block, counted.
+  auto system = ActorSystem::create("foreign", ActorSystemOptions::create()
+                                                   .withIsolates(1)
+                                                   .withForeignInboxLimit(100)
+                                                   .withLogLevel(LogLevel::Off));
+  std::promise<void> release;
+  std::shared_future<void> gate = release.get_future().share();
+  std::atomic<int> received{0};
+  ActorRef slow = system->spawn("slow", [&](ReceiveContext& ctx) {
+    if (ctx.is<WhereAmI>()) gate.wait();  // holds the isolate until released
+    if (ctx.is<Numbered>()) received.fetch_add(1);
+  });
+  slow.tell(WhereAmI{});
+  std::thread sender([&] {
+    for (int i = 0; i < 1000; ++i) slow.tell(Numbered{i});
+  });
+  EXPECT_TRUE(eventually([&] { return system->transportStats().foreignBlocked > 0; }));
+  release.set_value();
+  sender.join();
+  EXPECT_TRUE(eventually([&] { return received.load() == 1000; })) << received.load();
+  EXPECT_EQ(test::errorOf([] { ActorSystemOptions::create().withForeignInboxLimit(0); }),
+            Error::ErrInvalidOption);
+  system->shutdown();
+}
+
 TEST(Isolates, TheBufferOptionRefusesARingOfFewerThanTwoSlots) {
   // SPEC X3, bad input.
   EXPECT_EQ(test::errorOf([] { ActorSystemOptions::create().withCrossIsolateBuffer(1, 10); }),
@@ -220,8 +250,6 @@ std::vector<unsigned> allowedCpus() {
   }
   return cpus;
 }
-
-struct WhereAmI {};
 
 // Replies with the CPUs its thread may run on.
 void reportAffinity(ReceiveContext& ctx) {

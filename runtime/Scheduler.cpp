@@ -47,9 +47,8 @@ void Scheduler::release(std::uint32_t slot) noexcept {
     at(e.ownerPrev).ownerNext = e.ownerNext;
     at(e.ownerNext).ownerPrev = e.ownerPrev;
   }
-  if (e.reference != nullptr) {
-    core_.forgetScheduleName(*e.reference, ScheduleHandle(home_.index, slot, e.generation));
-    e.reference = nullptr;
+  if ((e.flags & kNamed) != 0) {
+    core_.forgetScheduleName(e.nameHash, ScheduleHandle(home_.index, slot, e.generation));
   }
   if (e.state != State::Anchor && (e.flags & kPassivation) == 0) {
     live_.fetch_sub(1, std::memory_order_relaxed);
@@ -275,12 +274,12 @@ ScheduleHandle Scheduler::add(Message&& message, const ActorRef& target, const A
   Entry& e = at(slot);
   const ScheduleHandle handle(home_.index, slot, e.generation);
   if (!reference.empty()) {
-    e.reference = core_.bindScheduleName(reference, handle);
-    if (e.reference == nullptr) {
+    if (!core_.bindScheduleName(reference, handle, e.nameHash)) {
       e.next = freeHead_;  // never used: straight back to the free list
       freeHead_ = slot;
       return ScheduleHandle();
     }
+    e.flags = kNamed;
   }
   live_.fetch_add(1, std::memory_order_relaxed);
   e.message = std::move(message);
@@ -346,8 +345,8 @@ std::error_code Scheduler::apply(Op op, ScheduleHandle handle) {
 bool Scheduler::forgetName(ScheduleHandle handle) noexcept {
   if (handle.slot() >= capacity_) return false;
   Entry& e = at(handle.slot());
-  if (e.generation != handle.generation() || e.reference == nullptr) return false;
-  e.reference = nullptr;
+  if (e.generation != handle.generation() || (e.flags & kNamed) == 0) return false;
+  e.flags &= static_cast<std::uint8_t>(~kNamed);
   return true;
 }
 

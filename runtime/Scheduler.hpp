@@ -110,10 +110,10 @@ class Scheduler final : public Task {
 
  private:
   enum class State : std::uint8_t { Free, Armed, Due, Paused, Anchor };
-  enum Flag : std::uint8_t { kPassivation = 1 };
+  enum Flag : std::uint8_t { kPassivation = 1, kNamed = 2 };
 
   // 120 bytes: the references are kept as ids (the system is known), and a
-  // named schedule points at its key in the system's namespace.
+  // named schedule keeps its name's hash (to leave the namespace by it).
   struct Entry {
     std::int64_t deadline = 0;  // ns on the clock; Paused: the delay left
     std::uint64_t seq = 0;      // arm order, for equal deadlines
@@ -128,7 +128,7 @@ class Scheduler final : public Task {
     std::uint8_t flags = 0;
     std::uint64_t target = kNoRef;  // ActorRef::id()
     std::uint64_t sender = kNoRef;
-    const std::string* reference = nullptr;  // named only: the namespace's key
+    std::uint64_t nameHash = 0;  // named only (kNamed): its key's hash in the namespace
     Message message;
   };
   static constexpr std::uint64_t kNoRef = ~std::uint64_t{0};

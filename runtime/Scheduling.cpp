@@ -145,18 +145,16 @@ std::size_t SystemCore::scheduleCount() const noexcept {
   return n;
 }
 
-const std::string* SystemCore::bindScheduleName(const std::string& reference,
-                                                ScheduleHandle handle) {
+bool SystemCore::bindScheduleName(const std::string& reference, ScheduleHandle handle,
+                                  std::uint64_t& hash) {
+  hash = ScheduleNames::hashOf(reference);
   std::lock_guard<std::mutex> lock(scheduleNamesMutex_);
-  if (scheduleNames_.empty()) scheduleNames_.reserve(1024);
-  const auto [it, inserted] = scheduleNames_.try_emplace(reference, handle);
-  return inserted ? &it->first : nullptr;
+  return scheduleNames_.insert(reference, hash, handle);
 }
 
-void SystemCore::forgetScheduleName(const std::string& reference, ScheduleHandle handle) noexcept {
+void SystemCore::forgetScheduleName(std::uint64_t hash, ScheduleHandle handle) noexcept {
   std::lock_guard<std::mutex> lock(scheduleNamesMutex_);
-  auto it = scheduleNames_.find(reference);
-  if (it != scheduleNames_.end() && it->second == handle) scheduleNames_.erase(it);
+  scheduleNames_.erase(hash, handle);
 }
 
 ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
@@ -218,16 +216,17 @@ ScheduleResult SystemCore::controlSchedule(Scheduler::Op op, ScheduleHandle hand
 ScheduleResult SystemCore::controlSchedule(Scheduler::Op op, const std::string& reference) {
   if (!running()) return {fault(Error::ErrActorSystemNotStarted)};
   ScheduleHandle handle;
+  const std::uint64_t hash = ScheduleNames::hashOf(reference);
   {
     std::lock_guard<std::mutex> lock(scheduleNamesMutex_);
-    auto it = scheduleNames_.find(reference);
-    if (it == scheduleNames_.end()) return {fault(Error::ErrScheduleNotFound)};
-    handle = it->second;
+    const ScheduleHandle* bound = scheduleNames_.find(reference, hash);
+    if (bound == nullptr) return {fault(Error::ErrScheduleNotFound)};
+    handle = *bound;
     // A cancel on the holding isolate frees the name here, under the one
     // lock it already holds, instead of taking it again from release().
     if (op == Scheduler::Op::Cancel) {
       IsolateRuntime& rt = *isolates_[handle.isolateIndex()];
-      if (isLocal(rt) && rt.scheduler->forgetName(handle)) scheduleNames_.erase(it);
+      if (isLocal(rt) && rt.scheduler->forgetName(handle)) scheduleNames_.erase(hash, handle);
     }
   }
   return controlSchedule(op, handle);

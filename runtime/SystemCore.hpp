@@ -27,6 +27,7 @@
 #include "ActorTable.hpp"
 #include "Mailbox.hpp"
 #include "ObjectRing.hpp"
+#include "ScheduleNames.hpp"
 #include "Scheduler.hpp"
 #include "transport/SpscRing.hpp"
 #include "coreactor/ActorSystem.hpp"
@@ -403,10 +404,10 @@ class SystemCore {
   bool admitTick(Message& message) noexcept;
   /// The actor has not fully stopped. Any thread (the tables are read atomically).
   bool isAlive(const ActorRef& ref) const noexcept;
-  /// The system-wide reference namespace (S2). Binding gives the key as
-  /// stored (stable until forgotten), or nullptr when the reference is held.
-  const std::string* bindScheduleName(const std::string& reference, ScheduleHandle handle);
-  void forgetScheduleName(const std::string& reference, ScheduleHandle handle) noexcept;
+  /// The system-wide reference namespace (S2). Binding sets `hash` (what
+  /// forgetting takes) and fails when the reference is held.
+  bool bindScheduleName(const std::string& reference, ScheduleHandle handle, std::uint64_t& hash);
+  void forgetScheduleName(std::uint64_t hash, ScheduleHandle handle) noexcept;
   /// A passivation check of `target`, on its isolate.
   bool passivationCheck(const ActorRef& target);
 
@@ -484,7 +485,7 @@ class SystemCore {
   void planPlacement();
   void pinIsolate(std::size_t index) noexcept;
   mutable std::mutex scheduleNamesMutex_;
-  std::unordered_map<std::string, ScheduleHandle> scheduleNames_;
+  ScheduleNames scheduleNames_;  // guarded by scheduleNamesMutex_
   std::mutex stopMutex_;
   bool tornDown_ = false;            // guarded by stopMutex_
   bool stopLoopsWhenEmpty_ = false;  // guarded by topMutex_

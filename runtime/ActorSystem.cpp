@@ -63,8 +63,8 @@ ActorOptions ActorOptions::withIsolate(std::size_t index) const {
 
 ActorSystemOptions ActorSystemOptions::withCrossIsolateBuffer(std::size_t ringSlots,
                                                               std::size_t overflowLimit) const {
-  if (ringSlots < 2) {
-    throwError(Error::ErrInvalidOption, "withCrossIsolateBuffer needs at least 2 ring slots, got " +
+  if (ringSlots < 2 || ringSlots > (std::size_t{1} << 20)) {
+    throwError(Error::ErrInvalidOption, "withCrossIsolateBuffer needs 2 to 1M ring slots, got " +
                                             std::to_string(ringSlots));
   }
   ActorSystemOptions o = *this;

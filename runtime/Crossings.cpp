@@ -19,9 +19,16 @@
 
 namespace coreactor::detail {
 
+namespace {
+// How long a sender whose rings are all full waits before it looks again
+// (instead of spinning on them): about a batch of the receiver's work.
+constexpr auto kRetryAfter = std::chrono::microseconds(20);
+}  // namespace
+
 Crossings::Crossings(SystemCore& core, IsolateRuntime& home, std::size_t isolates,
                      std::size_t ringSlots, std::size_t overflowLimit)
-    : core_(core),
+    : Task(&onRetry, &onRetry),
+      core_(core),
       home_(home),
       ringSlots_(ringSlots),
       overflowLimit_(overflowLimit),
@@ -46,10 +53,9 @@ void Crossings::send(IsolateRuntime& to, Crossing&& crossing) {
     }
     to.crossings->incoming_[home_.index].store(peer.ring, std::memory_order_release);
   }
-  stats_.sent.fetch_add(1, std::memory_order_relaxed);
   if (!peer.overflow.empty() || !peer.ring->tryPush(std::move(crossing))) {
     if (crossing.system == nullptr && peer.overflow.size() >= overflowLimit_) {
-      stats_.refused.fetch_add(1, std::memory_order_relaxed);
+      bump(stats_.refused);
       core_.failAskOf(crossing.envelope.sender, make_error_code(Error::ErrMailboxFull));
       core_.deadLetter(crossing.target, std::move(crossing.envelope),
                        "backpressure: the overflow list to its isolate is full");
@@ -57,8 +63,9 @@ void Crossings::send(IsolateRuntime& to, Crossing&& crossing) {
     }
     if (peer.overflow.empty()) backlog_.push_back(to.index);
     peer.overflow.push_back(std::move(crossing));
-    stats_.overflowed.fetch_add(1, std::memory_order_relaxed);
+    bump(stats_.overflowed);
   }
+  bump(stats_.sent);
   if (!peer.owesWake) {
     peer.owesWake = true;
     owed_.push_back(to.index);
@@ -73,14 +80,37 @@ void Crossings::poll() {
     }
   }
   if (!backlog_.empty()) {
-    std::vector<std::uint32_t> still;
+    stillBacklogged_.clear();
     for (std::uint32_t peer : backlog_) {
       flushOverflow(peer);
-      if (!peers_[peer].overflow.empty()) still.push_back(peer);
+      if (!peers_[peer].overflow.empty()) stillBacklogged_.push_back(peer);
     }
-    backlog_.swap(still);
+    backlog_.swap(stillBacklogged_);
+    // Rings still full: look again shortly rather than spin on them (the
+    // receivers do not signal room; a short timer costs less than a spin).
+    if (!backlog_.empty() && !retryArmed_ && !backlogCanMove()) {
+      try {
+        home_.isolate->setTimeout(kRetryAfter, *this, TimerOptions{.referenced = false});
+        retryArmed_ = true;
+      } catch (const std::system_error&) {
+        // The isolate is stopping: the teardown dead-letters the backlog.
+      }
+    }
   }
   payWakes();
+}
+
+void Crossings::onRetry(Task& task) noexcept {
+  // Nothing to do here: the loop polls this isolate's Crossings right after.
+  static_cast<Crossings&>(task).retryArmed_ = false;
+}
+
+bool Crossings::backlogCanMove() const noexcept {
+  for (std::uint32_t peer : backlog_) {
+    const Ring* ring = peers_[peer].ring;
+    if (ring->sizeApprox() < ring->capacity()) return true;
+  }
+  return false;
 }
 
 void Crossings::flushOverflow(std::uint32_t index) {
@@ -103,7 +133,9 @@ void Crossings::payWakes() noexcept {
 }
 
 bool Crossings::pending() const noexcept {
-  if (!backlog_.empty()) return true;  // undelivered overflow: keep polling until it drains
+  // Undelivered overflow is work as long as a ring has room for it; with
+  // every ring full, the retry timer wakes the loop.
+  if (!backlog_.empty() && backlogCanMove()) return true;
   for (std::size_t k = 0; k < peerCount_; ++k) {
     const Ring* ring = incoming_[k].load(std::memory_order_acquire);
     if (ring != nullptr && !ring->empty()) return true;

@@ -206,7 +206,10 @@ void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
   }
   // From a thread that is no isolate: the target isolate's MPSC inbox,
   // waiting while it is full (SPEC X3: block for foreign threads).
-  if (rt.isolate->inboxSizeApprox() >= options_.foreignInboxLimit() && !options_.manualRun()) {
+  // Only a thread that runs no loop at all waits: an isolate of another
+  // system must not stall its own loop on ours.
+  if (rt.isolate->inboxSizeApprox() >= options_.foreignInboxLimit() && !options_.manualRun() &&
+      Isolate::current() == nullptr) {
     foreignBlocked_.fetch_add(1, std::memory_order_relaxed);
     for (int spins = 0; rt.isolate->inboxSizeApprox() >= options_.foreignInboxLimit() &&
                         running() && !rt.isolate->stopped();
@@ -376,8 +379,9 @@ void SystemCore::planPlacement() {
   }
   std::size_t count = options_.isolates();
   if (count == 0) count = options_.manualRun() ? 1 : allowed.size();
+  // A manual system never pins: its caller's thread drives every loop.
   const Pinning pinning = options_.manualRun() ? Pinning::None : options_.pinning();
-  if (options_.pinning() != Pinning::None && count > allowed.size()) {
+  if (pinning != Pinning::None && count > allowed.size()) {
     throwError(Error::ErrInvalidOption,
                std::to_string(count) + " isolates pinned on " + std::to_string(allowed.size()) +
                    " CPUs: at most one isolate per CPU when pinning");
@@ -397,6 +401,7 @@ void SystemCore::planPlacement() {
     switch (pinning) {
       case Pinning::None:
         p.cpus = allowed;
+        if (options_.numaNode()) p.numaNode = *options_.numaNode();  // bound to the node's CPUs
         if (options_.manualRun() && options_.pinning() != Pinning::None) {
           p.note = "manual run: the caller's thread drives the loops";
         }
@@ -427,7 +432,8 @@ void SystemCore::pinIsolate(std::size_t index) noexcept {
     std::lock_guard<std::mutex> lock(placementMutex_);
     cpus = placement_[index].cpus;
   }
-  const bool wanted = options_.pinning() != Pinning::None;
+  // Pinned as asked, or kept on the NUMA node the options name.
+  const bool wanted = options_.pinning() != Pinning::None || options_.numaNode().has_value();
   if (wanted) why = Topology::machine().pinThisThread(cpus);
   std::string list;
   for (unsigned cpu : cpus) list += (list.empty() ? "" : ",") + std::to_string(cpu);

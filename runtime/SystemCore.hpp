@@ -90,7 +90,7 @@ struct Crossing {
 /// overflow list per peer for when that ring is full (SPEC X3), and the
 /// wake-ups it owes peers, paid once per loop iteration and before it
 /// sleeps. Isolate-local except where noted.
-class Crossings final : public Isolate::Poller {
+class Crossings final : public Isolate::Poller, public Task {
  public:
   using Ring = transport::SpscRing<Crossing>;
   static constexpr std::size_t kBatch = 256;  // per peer and per loop iteration
@@ -111,11 +111,16 @@ class Crossings final : public Isolate::Poller {
   /// After every loop has stopped: what is in flight becomes dead letters.
   void drainAtTeardown() noexcept;
 
+  // Written by the owning isolate only (a plain add, no locked instruction),
+  // read from any thread.
   struct Stats {
     std::atomic<std::uint64_t> sent{0};        ///< crossings that entered a ring or overflow
     std::atomic<std::uint64_t> overflowed{0};  ///< of which went through an overflow list
     std::atomic<std::uint64_t> refused{0};     ///< dead-lettered: the overflow was at its bound
   };
+  static void bump(std::atomic<std::uint64_t>& counter) noexcept {
+    counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
   const Stats& stats() const noexcept { return stats_; }
 
  private:
@@ -127,6 +132,8 @@ class Crossings final : public Isolate::Poller {
   void deliver(Crossing&& crossing) noexcept;
   void flushOverflow(std::uint32_t peer);
   void payWakes() noexcept;
+  bool backlogCanMove() const noexcept;
+  static void onRetry(Task& task) noexcept;
 
   SystemCore& core_;
   IsolateRuntime& home_;
@@ -138,6 +145,8 @@ class Crossings final : public Isolate::Poller {
   std::vector<Peer> peers_;               // [receiver]
   std::vector<std::uint32_t> owed_;       // peers owed a wake-up
   std::vector<std::uint32_t> backlog_;    // peers with an overflow list
+  std::vector<std::uint32_t> stillBacklogged_;  // scratch of poll()
+  bool retryArmed_ = false;  // a short timer to retry a backlog whose rings are full
   std::mutex ownedMutex_;                 // owned_: senders add, from their threads
   Stats stats_;
 };

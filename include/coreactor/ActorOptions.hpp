@@ -141,9 +141,9 @@ class ActorSystemOptions {
   /// more isolates than CPUs. A machine that cannot pin runs unpinned and
   /// says why (ActorSystem::placement, and the log).
   ActorSystemOptions withPinning(Pinning pinning) const;
-  /// Keeps the system on one NUMA node: its isolates use (and with pinning,
-  /// are bound to) that node's CPUs. Checked at create: ErrInvalidOption for
-  /// a node the machine does not have.
+  /// Keeps the system on one NUMA node: its isolate threads are bound to
+  /// that node's CPUs (one each with Pinning::PerCore). Memory is not bound.
+  /// Checked at create: ErrInvalidOption for a node the machine does not have.
   ActorSystemOptions withNumaNode(int node) const;
   /// The caller drives the loops (ActorSystem::runUntilIdle) instead of
   /// threads of their own: deterministic tests (TestKit).
@@ -160,11 +160,12 @@ class ActorSystemOptions {
   /// and in front of it, when it is full, an overflow list of at most
   /// `overflowLimit` messages on the sender's side; past that, a message is
   /// a dead letter ("backpressure"), counted. Defaults: 1024 and 1M.
-  /// ErrInvalidOption for fewer than 2 slots.
+  /// ErrInvalidOption for fewer than 2 or more than 1M slots.
   ActorSystemOptions withCrossIsolateBuffer(std::size_t ringSlots, std::size_t overflowLimit) const;
   /// Backpressure on threads that are no isolate (SPEC X3): a tell from such
   /// a thread to an isolate whose inbox holds `limit` messages waits until
   /// the isolate has taken some (counted in ActorSystem::transportStats).
+  /// Only threads that run no loop wait; an isolate of another system never does.
   /// Default 1M. ErrInvalidOption for 0.
   ActorSystemOptions withForeignInboxLimit(std::size_t limit) const;
 

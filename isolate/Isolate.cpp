@@ -338,6 +338,10 @@ void Isolate::runMacrotasks() {
     runUnit(unit);
     drainMicrotasks();
     if (stopRequested_.load(std::memory_order_relaxed)) return;
+    // A busy loop (a hybrid dispatcher's pump is one macrotask of up to 64
+    // turns) looks at its pollers between macrotasks too, not only once per
+    // iteration: a message from another isolate waits one macrotask at most.
+    if (!pollers_.empty() && n > 1) runPollers();
   }
 }
 

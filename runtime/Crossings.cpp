@@ -19,16 +19,9 @@
 
 namespace coreactor::detail {
 
-namespace {
-// How long a sender whose rings are all full waits before it looks again
-// (instead of spinning on them): about a batch of the receiver's work.
-constexpr auto kRetryAfter = std::chrono::microseconds(20);
-}  // namespace
-
 Crossings::Crossings(SystemCore& core, IsolateRuntime& home, std::size_t isolates,
                      std::size_t ringSlots, std::size_t overflowLimit)
-    : Task(&onRetry, &onRetry),
-      core_(core),
+    : core_(core),
       home_(home),
       ringSlots_(ringSlots),
       overflowLimit_(overflowLimit),
@@ -75,8 +68,10 @@ void Crossings::send(IsolateRuntime& to, Crossing&& crossing) {
 void Crossings::poll() {
   for (std::size_t k = 0; k < peerCount_; ++k) {
     Ring* ring = incoming_[k].load(std::memory_order_acquire);
-    if (ring != nullptr) {
-      ring->consume([this](Crossing&& c) noexcept { deliver(std::move(c)); }, kBatch);
+    if (ring != nullptr &&
+        ring->consume([this](Crossing&& c) noexcept { deliver(std::move(c)); }, kBatch) != 0 &&
+        ring->takeWaiting()) {
+      core_.isolates_[k]->isolate->wake();  // its sender sleeps on a full ring: room now
     }
   }
   if (!backlog_.empty()) {
@@ -86,29 +81,14 @@ void Crossings::poll() {
       if (!peers_[peer].overflow.empty()) stillBacklogged_.push_back(peer);
     }
     backlog_.swap(stillBacklogged_);
-    // Rings still full: look again shortly rather than spin on them (the
-    // receivers do not signal room; a short timer costs less than a spin).
-    if (!backlog_.empty() && !retryArmed_ && !backlogCanMove()) {
-      try {
-        home_.isolate->setTimeout(kRetryAfter, *this, TimerOptions{.referenced = false});
-        retryArmed_ = true;
-      } catch (const std::system_error&) {
-        // The isolate is stopping: the teardown dead-letters the backlog.
-      }
-    }
   }
   payWakes();
-}
-
-void Crossings::onRetry(Task& task) noexcept {
-  // Nothing to do here: the loop polls this isolate's Crossings right after.
-  static_cast<Crossings&>(task).retryArmed_ = false;
 }
 
 bool Crossings::backlogCanMove() const noexcept {
   for (std::uint32_t peer : backlog_) {
     const Ring* ring = peers_[peer].ring;
-    if (ring->sizeApprox() < ring->capacity()) return true;
+    if (ring->hasRoom()) return true;
   }
   return false;
 }
@@ -133,9 +113,14 @@ void Crossings::payWakes() noexcept {
 }
 
 bool Crossings::pending() const noexcept {
-  // Undelivered overflow is work as long as a ring has room for it; with
-  // every ring full, the retry timer wakes the loop.
-  if (!backlog_.empty() && backlogCanMove()) return true;
+  // Undelivered overflow is work as long as a ring has room for it. With
+  // every ring full the loop may sleep: each full ring is told its producer
+  // waits, and its consumer wakes us when it takes something.
+  if (!backlog_.empty()) {
+    if (backlogCanMove()) return true;
+    for (std::uint32_t peer : backlog_) peers_[peer].ring->markProducerWaiting();
+    if (backlogCanMove()) return true;
+  }
   for (std::size_t k = 0; k < peerCount_; ++k) {
     const Ring* ring = incoming_[k].load(std::memory_order_acquire);
     if (ring != nullptr && !ring->empty()) return true;

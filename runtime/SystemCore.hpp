@@ -90,7 +90,7 @@ struct Crossing {
 /// overflow list per peer for when that ring is full (SPEC X3), and the
 /// wake-ups it owes peers, paid once per loop iteration and before it
 /// sleeps. Isolate-local except where noted.
-class Crossings final : public Isolate::Poller, public Task {
+class Crossings final : public Isolate::Poller {
  public:
   using Ring = transport::SpscRing<Crossing>;
   static constexpr std::size_t kBatch = 256;  // per peer and per loop iteration
@@ -133,7 +133,6 @@ class Crossings final : public Isolate::Poller, public Task {
   void flushOverflow(std::uint32_t peer);
   void payWakes() noexcept;
   bool backlogCanMove() const noexcept;
-  static void onRetry(Task& task) noexcept;
 
   SystemCore& core_;
   IsolateRuntime& home_;
@@ -146,7 +145,6 @@ class Crossings final : public Isolate::Poller, public Task {
   std::vector<std::uint32_t> owed_;       // peers owed a wake-up
   std::vector<std::uint32_t> backlog_;    // peers with an overflow list
   std::vector<std::uint32_t> stillBacklogged_;  // scratch of poll()
-  bool retryArmed_ = false;  // a short timer to retry a backlog whose rings are full
   std::mutex ownedMutex_;                 // owned_: senders add, from their threads
   Stats stats_;
 };

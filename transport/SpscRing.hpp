@@ -76,6 +76,22 @@ class SpscRing {
     return consumer_.head.load(std::memory_order_relaxed) ==
            producer_.tail.load(std::memory_order_acquire);
   }
+  /// The room protocol, for a producer that found the ring full and would
+  /// rather sleep than spin: it raises the flag, fences, and looks again
+  /// (hasRoom); a consumer that took something fences and takes the flag
+  /// (takeWaiting), waking the producer if it was up. Either the producer
+  /// sees the room or the consumer sees the flag.
+  void markProducerWaiting() noexcept {
+    producerWaiting_.store(true, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  }
+  bool hasRoom() const noexcept { return sizeApprox() <= mask_; }
+  bool takeWaiting() noexcept {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    return producerWaiting_.load(std::memory_order_relaxed) &&
+           producerWaiting_.exchange(false, std::memory_order_relaxed);
+  }
+
   std::size_t sizeApprox() const noexcept {
     return producer_.tail.load(std::memory_order_acquire) -
            consumer_.head.load(std::memory_order_acquire);
@@ -104,6 +120,7 @@ class SpscRing {
   std::unique_ptr<Slot[]> slots_;
   Producer producer_;
   Consumer consumer_;
+  alignas(kLine) std::atomic<bool> producerWaiting_{false};
 };
 
 }  // namespace coreactor::transport

@@ -5,9 +5,11 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <system_error>
 
 #include "ChildProcess.hpp"
+#include "CrossBench.hpp"
 #include "DispatchBench.hpp"
 
 namespace coreactor::bench {
@@ -44,6 +46,18 @@ std::string script(const Chart& chart, const std::filesystem::path& png) {
   gp << "set key top left\n";
   if (chart.logX) gp << "set logscale x\n";
   if (chart.logY) gp << "set logscale y\n";
+  if (chart.integerX) {
+    double lowest = 0;
+    double highest = 0;
+    for (const Chart::Row& row : chart.rows) {
+      if (&row == &chart.rows.front() || row.x < lowest) lowest = row.x;
+      if (&row == &chart.rows.front() || row.x > highest) highest = row.x;
+    }
+    // A tick per integer while they fit; half a unit of room on each side.
+    if (highest - lowest <= 16) gp << "set xtics 1\n";
+    gp << "set xrange [" << number(lowest - 0.5) << ":" << number(highest + 0.5) << "]\n";
+  }
+  if (chart.yFromZero) gp << "set yrange [0:*]\n";
 
   std::vector<Chart::Row> rows = chart.rows;
   if (chart.kind == Chart::Kind::kLines) {
@@ -101,8 +115,14 @@ std::string script(const Chart& chart, const std::filesystem::path& png) {
     case Chart::Kind::kLines:
       gp << "plot ";
       for (std::size_t i = 0; i < chart.series.size(); ++i) {
+        const bool reference = chart.referenceLines && i > 0;
         gp << (i == 0 ? "" : ", ") << "$data using 2:" << i + 3
-           << " with linespoints pointtype 7 title " << quoted(chart.series[i]);
+           << (reference ? " with lines dashtype 2 linewidth 1.5" : " with linespoints pointtype 7")
+           << " title " << quoted(chart.series[i]);
+      }
+      // The first series' value beside each of its points.
+      if (chart.referenceLines) {
+        gp << ", '' using 2:3:(sprintf(\"%.3g\", $3)) with labels offset 0,1 notitle";
       }
       gp << "\n";
       break;
@@ -174,6 +194,45 @@ std::optional<Chart> armsChart(const RunResults& results, const char* unit, cons
   return chart;
 }
 
+/// (c) Aggregate throughput against the number of isolates, each running its
+/// own ping-pong pair (isolates/scaling/<n>), beside linear scaling from one
+/// isolate and the target (0.9 of linear).
+std::optional<Chart> scalingChart(const RunResults& results) {
+  Chart chart;
+  chart.name = "isolate-scaling";
+  chart.kind = Chart::Kind::kLines;
+  chart.title =
+      "Isolates: aggregate ping-pong throughput, one same-isolate pair per isolate "
+      "(isolates/scaling/<n>); higher is better";
+  chart.xLabel = crossThreadsPinned() ? "isolates (each pinned to its own CPU)"
+                                      : "isolates (unpinned: this process has one CPU)";
+  chart.yLabel = "round trips per second, millions (all pairs together)";
+  chart.integerX = true;
+  chart.yFromZero = true;
+  chart.referenceLines = true;
+  chart.series = {"measured", "linear: n x one isolate", "target: 0.9 x linear"};
+  std::string why;
+  const std::optional<double> one = medianOf(results.ours, scalingRow(1), why);
+  const double millionsAtOne = one ? 1e3 / *one : 0;  // round trips per second at 1
+  const std::string_view family = kScalingFamily;
+  for (const std::string& name : results.ours.order()) {
+    if (!name.starts_with(family)) continue;
+    const double n = std::stod(name.substr(family.size()));
+    const std::optional<double> ns = medianOf(results.ours, name, why);
+    std::optional<double> linear;
+    std::optional<double> target;
+    if (millionsAtOne > 0) {
+      linear = n * millionsAtOne;
+      target = 0.9 * n * millionsAtOne;
+    }
+    chart.rows.push_back({name.substr(family.size()),
+                          n,
+                          {ns ? std::optional<double>(1e3 / *ns) : std::nullopt, linear, target}});
+  }
+  if (chart.rows.size() < 2) return std::nullopt;
+  return chart;
+}
+
 }  // namespace
 
 PlotOutcome plotChart(const Chart& chart, const std::filesystem::path& dir) {
@@ -217,6 +276,7 @@ RunCharts writeRunCharts(const RunResults& results, const std::filesystem::path&
        armsChart(results, "B/actor", "coreactor-vs-caf-memory", "bytes per idle actor (RSS)",
                  false),
        "no CAF memory figure in this run"},
+      {"isolate-scaling", scalingChart(results), "fewer than two isolates/scaling/<n> rows"},
   };
   RunCharts charts;
   bool gnuplotMissing = false;

@@ -38,6 +38,10 @@ struct Chart {
   std::string yLabel;
   bool logX = false;
   bool logY = false;
+  bool integerX = false;   ///< x counts things (isolates): a tick at each integer
+  bool yFromZero = false;  ///< a linear y axis starting at 0
+  /// kLines: every series but the first is a reference (dashed, no points)
+  bool referenceLines = false;
   std::vector<std::string> series;
   std::vector<Row> rows;
 };
@@ -63,8 +67,10 @@ struct RunCharts {
 
 /// Draws the run's charts into `dir`: (a) volley-vs-lateness, each
 /// dispatcher's volley cost against its timer lateness; (b) coreactor-vs-caf
-/// (ns per op) and coreactor-vs-caf-memory (bytes per idle actor). A chart
-/// whose rows did not run is skipped, and an older file of that name removed.
+/// (ns per op) and coreactor-vs-caf-memory (bytes per idle actor); (c)
+/// isolate-scaling, aggregate round trips per second against the number of
+/// isolates. A chart whose rows did not run is skipped, and an older file of
+/// that name removed.
 RunCharts writeRunCharts(const RunResults& results, const std::filesystem::path& dir);
 
 }  // namespace coreactor::bench

@@ -85,9 +85,10 @@ std::string figureJson(const Figure& figure, const std::string& indent) {
 std::string targetJson(const TargetResult& result) {
   const Target& target = *result.target;
   std::ostringstream out;
-  out << "{\"label\": " << str(target.label) << ", \"numerator\": " << str(target.numerator)
-      << ", \"denominator\": " << (target.denominator ? str(target.denominator) : "null")
-      << ", \"value\": " << num(result.value) << ", \"at_most\": " << num(target.atMost)
+  out << "{\"label\": " << str(result.label) << ", \"numerator\": " << str(result.numerator)
+      << ", \"denominator\": " << (target.denominator ? str(target.denominator) : "null");
+  if (result.times != 1) out << ", \"times\": " << num(result.times);
+  out << ", \"value\": " << num(result.value) << ", \"at_most\": " << num(target.atMost)
       << ", \"unit\": " << str(target.denominator ? "x" : target.unit) << ", \"status\": "
       << str(!result.value  ? "n/a"
              : result.met() ? "met"
@@ -154,7 +155,7 @@ bool writeJsonReport(const RunResults& results, const std::vector<TargetResult>&
     }
     std::string rowTargets;
     for (const TargetResult& target : targets) {
-      if (name != target.target->numerator) continue;
+      if (name != target.numerator) continue;
       rowTargets += (rowTargets.empty() ? "" : ", ") + targetJson(target);
     }
     out << ",\n      \"targets\": [" << rowTargets << "]\n    }";

@@ -2,9 +2,12 @@
 #include "Results.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
+#include <system_error>
 
 #include "BenchSupport.hpp"
+#include "CrossBench.hpp"
 #include "ScheduleBench.hpp"
 #include "Workloads.hpp"
 
@@ -22,6 +25,8 @@ const char* unitOfCounter(std::string_view counter) {
   if (counter == kMicrosCounter) return "us";
   if (counter == kLateUsCounter) return "us late";
   if (counter == kBytesPerScheduleCounter) return "B/sched";
+  if (counter == kCpuPercentCounter) return "% cpu";
+  if (counter == kP50NsCounter) return "ns p50";
   return nullptr;
 }
 
@@ -84,7 +89,56 @@ bool ArmFigures::anyFailed() const {
 
 // ---- rows ------------------------------------------------------------------------------
 
+namespace {
+
+/// What one op of a cross-isolate row is (bench/CrossBench.cpp), or "".
+std::string describeCrossOp(std::string_view name) {
+  if (name == "floor/spsc-bulk") {
+    return "one 8-byte item, boost spsc_queue(1024), thread to thread, popped 256 at once";
+  }
+  if (name == "floor/busy-poll-rtt") {
+    return "one round trip of an atomic word, both threads spinning";
+  }
+  if (name == "floor/eventfd-rtt") return "one round trip through two eventfds, blocking reads";
+  if (name == "isolates/transport/8B") {
+    return "one 8-byte item, our SpscRing(1024), thread to thread, consumed 256 at once";
+  }
+  if (name == "isolates/transport/88B") {
+    return "the same, one 88-byte crossing (target, Message, sender, pointer)";
+  }
+  if (name == "isolates/tell/cross") {
+    return "one tell of a burst of 100000, isolate 0 -> 1, handled";
+  }
+  if (name == "isolates/tell/same") {
+    return "one tell of a burst of 100000, isolate 0 -> 0, handled";
+  }
+  if (name == "isolates/pingpong/busy") {
+    return "one round trip, isolate 0 <-> 1, both kept busy by a self-telling actor";
+  }
+  if (name == "isolates/pingpong/idle") {
+    return "one round trip, isolate 0 <-> 1, each asleep between messages";
+  }
+  if (name.starts_with(kScalingFamily)) {
+    return "one round trip, aggregate over " +
+           std::string(name.substr(std::string_view(kScalingFamily).size())) +
+           " isolates, one pair on each";
+  }
+  if (name == "isolates/ask/foreign") {
+    return "p50 of one ask from the benchmark's thread to an isolate, one at a time";
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string describeOp(std::string_view name) {
+  if (name == "isolates/idle-cpu") {
+    return "CPU of an idle system of one isolate per CPU, % of one core";
+  }
+  if (std::string cross = describeCrossOp(name); !cross.empty()) {
+    // On one CPU the two sides time-share it: say so beside the figure.
+    return crossThreadsPinned() ? cross : cross + " (unpinned: 1 CPU)";
+  }
   if (name == "floor/ring") return "ring push + pop + indirect call, 16-byte entry";
   if (name == "floor/asio-post") return "asio::post hop, io_context(1)";
   if (name.starts_with("hop/")) return "one turn: a Task re-executing via Dispatcher&";
@@ -167,18 +221,66 @@ constexpr Target kTargets[] = {
     {"schedule or cancel, 1M live, by reference", "schedule/add+cancel/reference", nullptr, 300,
      "ns"},
     {"memory per live schedule", "schedule/memory", nullptr, 128, "B"},
+    // Across isolates (bench/CrossBench.cpp), against floors of the same run.
+    {"spsc transport 8B / boost spsc floor", "isolates/transport/8B", "floor/spsc-bulk", 2.0},
+    {"spsc transport 88B / boost spsc floor", "isolates/transport/88B", "floor/spsc-bulk", 2.0},
+    // Throughput across at least 0.7 of throughput on one isolate.
+    {"tell across isolates / on one isolate", "isolates/tell/cross", "isolates/tell/same", 1 / 0.7},
+    {"ping-pong across, busy / busy-poll floor", "isolates/pingpong/busy", "floor/busy-poll-rtt",
+     1.5},
+    {"ping-pong across, idle / eventfd floor", "isolates/pingpong/idle", "floor/eventfd-rtt", 1.2},
+    // Aggregate throughput at N isolates at least 0.9 x N x throughput at 1:
+    // ns(N) x N / ns(1) <= 1 / 0.9, N the most isolates that ran.
+    {"scaling: ns at {n} isolates x {n} / at 1", kScalingFamily, "isolates/scaling/1", 1 / 0.9, "",
+     true},
+    {"idle system, CPU", "isolates/idle-cpu", nullptr, 1, "% cpu"},
 };
+
+/// The largest n of the rows `family`<n> that ran, or 0.
+std::size_t largestOfFamily(const ArmFigures& ours, std::string_view family) {
+  std::size_t largest = 0;
+  for (const std::string& name : ours.order()) {
+    if (!name.starts_with(family)) continue;
+    std::size_t n = 0;
+    const char* first = name.data() + family.size();
+    const char* last = name.data() + name.size();
+    const auto [end, error] = std::from_chars(first, last, n);
+    if (error == std::errc() && end == last) largest = std::max(largest, n);
+  }
+  return largest;
+}
+
+/// `text` with every "{n}" replaced by `value`.
+std::string withN(std::string text, const std::string& value) {
+  for (std::size_t at = text.find("{n}"); at != std::string::npos; at = text.find("{n}", at)) {
+    text.replace(at, 3, value);
+    at += value.size();
+  }
+  return text;
+}
 
 }  // namespace
 
 std::vector<TargetResult> evaluateTargets(const ArmFigures& ours) {
   std::vector<TargetResult> results;
   for (const Target& target : kTargets) {
-    TargetResult result{&target, std::nullopt, {}};
-    const std::optional<double> num = medianOf(ours, target.numerator, result.why);
+    TargetResult result{&target, target.label, target.numerator, std::nullopt, {}};
+    if (target.timesLargest) {
+      const std::size_t n = largestOfFamily(ours, target.numerator);
+      if (n < 2) {
+        result.label = withN(target.label, "N");
+        result.why = "n/a: no " + std::string(target.numerator) + "<n> row with n >= 2 ran";
+        results.push_back(std::move(result));
+        continue;
+      }
+      result.label = withN(target.label, std::to_string(n));
+      result.numerator += std::to_string(n);
+      result.times = static_cast<double>(n);
+    }
+    const std::optional<double> num = medianOf(ours, result.numerator, result.why);
     std::optional<double> den = 1.0;
     if (num && target.denominator != nullptr) den = medianOf(ours, target.denominator, result.why);
-    if (num && den) result.value = *num / *den;
+    if (num && den) result.value = *num / *den * result.times;
     results.push_back(std::move(result));
   }
   return results;

@@ -102,20 +102,28 @@ std::optional<double> medianOf(const ArmFigures& arm, const std::string& name, s
 
 /// A target: a ratio of two figures of this run (`denominator` set), or an
 /// absolute bound on one figure, in `unit` (`denominator` null).
+/// With `timesLargest`, `numerator` names a family of rows ("isolates/scaling/"
+/// + n): the row of the largest n that ran is the numerator, the ratio is
+/// multiplied by that n, and "{n}" in `label` stands for it.
 struct Target {
   const char* label;
   const char* numerator;
   const char* denominator;
   double atMost;
   const char* unit = "";
+  bool timesLargest = false;
 };
 
 /// A target checked against this run: `value` is the ratio or the figure, or
-/// empty with `why` set.
+/// empty with `why` set. `label` and `numerator` are the target's, resolved
+/// (a family's largest row, its n in the label).
 struct TargetResult {
   const Target* target;
+  std::string label;
+  std::string numerator;
   std::optional<double> value;
   std::string why;
+  double times = 1;  ///< what the ratio was multiplied by (timesLargest: the n)
 
   bool met() const { return value && *value <= target->atMost; }
 };

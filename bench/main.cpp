@@ -1,17 +1,21 @@
 // bench/main.cpp — coreactor-bench, coreactor's "main job": runs every
-// dispatch benchmark (bench/DispatchBench.cpp) and every actor benchmark
-// (bench/ActorBench.cpp), then the CAF arm (coreactor-bench-caf, a process of
-// its own: bench/CafArm.hpp) on the actor rows both arms share
-// (bench/Workloads.hpp), and prints what one op costs, coreactor against CAF,
-// and whether the design's targets hold, all from the same run. Every row
-// goes to a JSON file too, and the charts are drawn next to it.
+// dispatch benchmark (bench/DispatchBench.cpp), every actor benchmark
+// (bench/ActorBench.cpp), the scheduler's (bench/ScheduleBench.cpp) and the
+// cross-isolate ones with their floors (bench/CrossBench.cpp), then the CAF
+// arm (coreactor-bench-caf, a process of its own: bench/CafArm.hpp) on the
+// actor rows both arms share (bench/Workloads.hpp), and prints what one op
+// costs, coreactor against CAF, and whether the design's targets hold, all
+// from the same run. Every row goes to a JSON file too, and the charts are
+// drawn next to it.
 //
 // Reading the output. While it runs, stderr gets the machine context and one
 // line per benchmark as it completes (the CAF arm's lines start "[caf]"). At
 // the end stdout gets one table:
 //   - each figure: the median, over the repetitions, of the benchmark's own
 //     counter: ns per op (time over ops that actually ran); bytes per idle
-//     actor for actor/memory; microseconds of lateness for lateness/*;
+//     actor for actor/memory; microseconds of lateness for lateness/*; the
+//     median ns of one ask for isolates/ask/foreign; % of one core for
+//     isolates/idle-cpu;
 //   - coreactor against CAF: each shared row's two medians and their ratio,
 //     coreactor / CAF (below 1: we are faster);
 //   - the targets, each marked "met" or "MISSED by X%" (how far above the
@@ -37,6 +41,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <filesystem>
@@ -53,11 +58,12 @@
 #include "CafArm.hpp"
 #include "Charts.hpp"
 #include "ChildProcess.hpp"
+#include "CrossBench.hpp"
 #include "DispatchBench.hpp"
-#include "ScheduleBench.hpp"
 #include "JsonReport.hpp"
 #include "MemoryProbe.hpp"
 #include "Results.hpp"
+#include "ScheduleBench.hpp"
 #include "Workloads.hpp"
 
 namespace coreactor::bench {
@@ -77,15 +83,18 @@ void printUsage(std::FILE* out) {
       "       %*s [--benchmark_<flag>=<value> ...]\n"
       "\n"
       "Runs coreactor's dispatch benchmarks (floor/*, hop/*, volley/*, */backlog/*,\n"
-      "lateness/*) and actor benchmarks (actor/tell/*, actor/pingpong/*, actor/ask/*,\n"
-      "actor/spawn/*, actor/memory), then the same actor rows on CAF 0.17 (%s, next\n"
-      "to this program, in its own process), and prints on stdout each figure (median\n"
-      "over repetitions: ns per op, bytes per idle actor, or us of timer lateness),\n"
-      "coreactor against CAF with their ratio, and the targets. Progress goes to stderr.\n"
+      "lateness/*), actor benchmarks (actor/tell/*, actor/pingpong/*, actor/ask/*,\n"
+      "actor/spawn/*, actor/memory), scheduler benchmarks (schedule/*) and cross-isolate\n"
+      "benchmarks with their two-thread floors (isolates/*, floor/spsc-bulk,\n"
+      "floor/busy-poll-rtt, floor/eventfd-rtt), then the same actor rows on CAF 0.17\n"
+      "(%s, next to this program, in its own process), and prints on stdout each\n"
+      "figure (median over repetitions: ns per op, bytes per idle actor, us of timer\n"
+      "lateness, ns of a median ask, %% of a core), coreactor against CAF with their\n"
+      "ratio, and the targets. Progress goes to stderr.\n"
       "\n"
-      "  --quick            %d repetitions of --benchmark_min_time=%s (about 12 s, and\n"
+      "  --quick            %d repetitions of --benchmark_min_time=%s (about 17 s, and\n"
       "                     about 15 s more for the CAF arm) instead of %d of %s\n"
-      "                     (under a minute, and about half a minute more for CAF)\n"
+      "                     (about a minute and a half, and half a minute more for CAF)\n"
       "  --filter <regex>   run only the rows whose name matches (both arms): say\n"
       "                     --filter 'actor/', --filter 'volley|lateness' or\n"
       "                     --filter 'actor/tell/1000$'; a filter that matches no row\n"
@@ -93,7 +102,8 @@ void printUsage(std::FILE* out) {
       "  --json <file>      where every row goes as JSON (default: %s next to\n"
       "                     this program); the charts are drawn next to it:\n"
       "                     volley-vs-lateness.png, coreactor-vs-caf.png,\n"
-      "                     coreactor-vs-caf-memory.png (gnuplot; skipped without it)\n"
+      "                     coreactor-vs-caf-memory.png, isolate-scaling.png\n"
+      "                     (gnuplot; skipped without it)\n"
       "  --no-caf           do not run the CAF arm\n"
       "  --require-caf      fail (exit 2), before running anything, unless the CAF arm\n"
       "                     is there (built: libcaf-dev found at build time); by default\n"
@@ -261,12 +271,14 @@ void printTargets(const std::vector<TargetResult>& targets, bool ratios) {
     if ((target.denominator != nullptr) != ratios) continue;
     char bound[32];
     if (ratios) {
-      std::snprintf(bound, sizeof bound, "<= %.1fx", target.atMost);
+      // 3.0x, 1.5x; 1.43x (1 / 0.7), 1.11x (1 / 0.9)
+      const bool tenths = std::abs(target.atMost * 10 - std::round(target.atMost * 10)) < 1e-9;
+      std::snprintf(bound, sizeof bound, tenths ? "<= %.1fx" : "<= %.2fx", target.atMost);
     } else {
       std::snprintf(bound, sizeof bound, "<= %g %s", target.atMost, target.unit);
     }
     if (!result.value) {
-      std::printf("  %-40s %10s  %10s  %s\n", target.label, "-", bound, result.why.c_str());
+      std::printf("  %-40s %10s  %10s  %s\n", result.label.c_str(), "-", bound, result.why.c_str());
       continue;
     }
     char verdict[64];
@@ -276,7 +288,7 @@ void printTargets(const std::vector<TargetResult>& targets, bool ratios) {
       std::snprintf(verdict, sizeof verdict, "MISSED by %.0f%%",
                     (*result.value / target.atMost - 1) * 100);
     }
-    std::printf("  %-40s %10s  %10s  %s\n", target.label,
+    std::printf("  %-40s %10s  %10s  %s\n", result.label.c_str(),
                 withUnit(*result.value, target.unit).c_str(), bound, verdict);
   }
 }
@@ -409,6 +421,34 @@ void printTable(const RunResults& results, const std::vector<TargetResult>& targ
         "  lateness/*: how late a 100 us repeating timer fires while a volley keeps the isolate\n"
         "      busy; a dispatcher that never yields (microtask) lets it fire only after the\n"
         "      whole volley, capped at 1M round trips (bench/DispatchBench.cpp)\n");
+  }
+
+  if (const Figure* ask = results.ours.find("isolates/ask/foreign"); ask != nullptr) {
+    const std::optional<double> p50 = ask->median();
+    const std::optional<double> p99 = ask->extraMedian(kP99NsCounter);
+    if (p50 && p99) {
+      std::printf("  isolates/ask/foreign, apart: p50 %.1f us, p99 %.1f us of one ask\n",
+                  *p50 / 1000, *p99 / 1000);
+    }
+  }
+  if (const Figure* busy = results.ours.find("isolates/pingpong/busy"); busy != nullptr) {
+    if (const std::optional<double> load = busy->extraMedian(kLoadPerRoundTripCounter)) {
+      std::printf(
+          "  isolates/pingpong/busy, apart: each isolate's load handled %.0f messages per round\n"
+          "      trip (the loop polls its rings once an iteration)\n",
+          *load);
+    }
+  }
+  bool anyCross = false;
+  for (const std::string& name : results.ours.order()) {
+    anyCross |= name.starts_with("isolates/") || name == "floor/spsc-bulk" ||
+                name == "floor/busy-poll-rtt" || name == "floor/eventfd-rtt";
+  }
+  if (anyCross) {
+    std::printf("  isolates/* and their floors: %s\n",
+                crossThreadsPinned()
+                    ? "each side (thread or isolate) pinned to its own CPU"
+                    : "NOT pinned: one CPU for this process, the two sides time-share it");
   }
 
   printArms(results);
@@ -595,6 +635,7 @@ int run(int argc, char** argv) {
   registerDispatchBenchmarks();
   registerActorBenchmarks();
   registerScheduleBenchmarks();
+  registerCrossBenchmarks(options.quick);
   RunResults results;
   results.quick = options.quick;
   results.optimisedBuild = kOptimisedBuild;

@@ -1,0 +1,989 @@
+// bench/CrossBench.cpp — what crossing from one isolate to another costs,
+// measured against the raw floors of two threads on two CPUs, in the same
+// binary and the same run.
+//
+// The families, and what one "op" is in each:
+//   floor/spsc-bulk        one 8-byte item through boost::lockfree::spsc_queue
+//                          (1024 slots) from one thread to another: pushed one
+//                          by one, popped 256 at a time; 1M per round.
+//   floor/busy-poll-rtt    one round trip of two threads ping-ponging one
+//                          atomic word, each busy-polling for its turn.
+//   floor/eventfd-rtt      one round trip of two threads through two eventfds
+//                          (blocking read, write): two wake-ups of a sleeper.
+//   isolates/transport/8B  one item through our transport::SpscRing (1024
+//   isolates/transport/88B slots, the runtime's default) from one thread to
+//                          another, consumed 256 at a time (Crossings::kBatch),
+//                          no actors: an 8-byte item (like for like with
+//                          floor/spsc-bulk; 1M per round), and an 88-byte one
+//                          laid out as the runtime's Crossing (target,
+//                          Message, sender, system pointer), moved in and out
+//                          as the runtime does (250k per round).
+//   isolates/tell/cross    one tell of a burst of 100,000 small messages from an
+//   isolates/tell/same     actor on isolate 0 to one on isolate 1 (cross) or on
+//                          isolate 0 (same), in a system of two isolates: from
+//                          the first send until the receiver has handled all.
+//   isolates/pingpong/busy one round trip between an actor on isolate 0 and one
+//   isolates/pingpong/idle on isolate 1. Busy: an actor on each isolate keeps
+//                          telling itself a message, so neither loop ever
+//                          sleeps; idle: nothing else runs, so each isolate
+//                          sleeps between messages and every message wakes one.
+//   isolates/idle-cpu      not a cost per op: the process's CPU time while a
+//                          system of one isolate per CPU (at least two) sits
+//                          idle, after a cross-isolate exchange, over 1 s of
+//                          wall time (0.1 s with --quick), in % of one core.
+//   isolates/scaling/<n>   one round trip, aggregate: n isolates, each running
+//                          its own ping-pong pair (both actors on it), all at
+//                          once; total time over total round trips. n = 1..N,
+//                          N the CPUs this process may use (at least 2; past 8,
+//                          powers of two and N).
+//   isolates/ask/foreign   not a mean: the median latency of one ask from the
+//                          benchmark's thread (no isolate) to an actor on an
+//                          isolate, one at a time; the 99th percentile beside it.
+//
+// Pinning. When the process may run on at least two CPUs, every two-sided
+// row puts its two sides on the first two of them (pthread_setaffinity_np):
+// the floors' threads pin themselves; an isolate is pinned by an actor on it,
+// which pins the thread its turn runs on (the runtime pins nothing itself);
+// isolates/ask/foreign pins its isolate to the second CPU and the benchmark's
+// thread, for that row only, to the first. Isolate k of a row goes to CPU k.
+// On one CPU nothing is pinned: both sides time-share it, the rows still run
+// and are verified, and their descriptions say "unpinned"; the figures are
+// then not crossings and the targets built on them mean nothing.
+//
+// Completion: every row counts what was actually handled, in order (each item
+// carries its sequence number; the receiver counts the ones that arrive where
+// they should), and the count is checked against what was asked; a mismatch,
+// a throw or a round still unfinished after 30 s fails the row. Where the
+// work runs on other threads, the side that finishes takes the time there
+// (OpMeter::measureTimed): from the first send (or push) to the last one's
+// handling. Building systems, threads and actors is off the clock.
+#include "CrossBench.hpp"
+
+#include <benchmark/benchmark.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <boost/lockfree/spsc_queue.hpp>
+#include <cerrno>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <future>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "BenchSupport.hpp"
+#include "coreactor/ActorSystem.hpp"
+#include "transport/SpscRing.hpp"
+
+namespace coreactor::bench {
+namespace {
+
+using namespace std::chrono_literals;
+using Steady = std::chrono::steady_clock;
+using Timed = OpMeter::Timed;
+
+// ---- the sizes --------------------------------------------------------------------
+// Each round is a few milliseconds, so that Google Benchmark's --quick time
+// (0.05 s a repetition) still averages several of them.
+
+/// floor/spsc-bulk and isolates/transport/8B: items per round.
+constexpr std::int64_t kBulkItems = 1'000'000;
+/// isolates/transport/88B: fewer, as each moves 11 times the bytes (every
+/// count here is far above the ring's, so the figure per item does not
+/// depend on it).
+constexpr std::int64_t kBulkCrossings = 250'000;
+/// Both rings' slots: the runtime's default ring between two isolates
+/// (ActorSystemOptions::withCrossIsolateBuffer).
+constexpr std::size_t kRingSlots = 1024;
+/// What a consumer takes at once: Crossings::kBatch, per peer and loop iteration.
+constexpr std::size_t kConsumeBatch = 256;
+/// floor/busy-poll-rtt: round trips per round (~1 us each between the two
+/// vCPUs of this machine kind).
+constexpr std::int64_t kBusyRoundTrips = 10'000;
+/// isolates/pingpong/busy: round trips per round. Fewer: each waits for the
+/// other loop's next poll of its rings, hundreds of us behind its load today;
+/// on one CPU, for the scheduler's time slice (~12 ms a round trip here).
+constexpr std::int64_t kBusyPingPongRoundTrips = 200;
+constexpr std::int64_t kBusyPingPongRoundTripsOnOneCpu = 10;
+/// floor/eventfd-rtt and isolates/pingpong/idle: round trips per round
+/// (~25 us each: every message wakes a halted vCPU).
+constexpr std::int64_t kWakeRoundTrips = 200;
+/// isolates/tell/*: the burst, ten times the ring, so that the crossing's
+/// overflow list is part of the figure as it is of a real burst.
+constexpr std::int64_t kBurst = 100'000;
+/// isolates/scaling/<n>: round trips per pair and round.
+constexpr std::int64_t kScalingRoundTrips = 50'000;
+/// isolates/scaling/<n>: every n up to this many CPUs, then powers of two.
+constexpr std::size_t kEveryIsolateCountUpTo = 8;
+/// isolates/idle-cpu: the exchange that makes the rings before the system
+/// goes idle, the settling time, and the window.
+constexpr std::int64_t kWarmRoundTrips = 100;
+constexpr auto kSettle = 100ms;
+constexpr auto kWindow = 1s;
+constexpr auto kQuickSettle = 50ms;
+constexpr auto kQuickWindow = 100ms;
+/// isolates/ask/foreign: asks per round (~50 us each: two wake-ups).
+constexpr std::int64_t kForeignAsks = 200;
+/// Every ask's deadline, and how long a round may take before it fails.
+constexpr auto kGiveUp = 30s;
+
+// ---- pinning -------------------------------------------------------------------------
+
+/// The CPUs this process may run on, read once (at registration, before any
+/// row pins a thread: a pinned thread's children inherit its mask).
+const std::vector<int>& allowedCpus() {
+  static const std::vector<int> cpus = [] {
+    std::vector<int> ids;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+      for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+        if (CPU_ISSET(cpu, &set)) ids.push_back(cpu);
+      }
+    }
+    return ids;
+  }();
+  return cpus;
+}
+
+bool pinning() {
+  return allowedCpus().size() >= 2;
+}
+
+/// The CPU of side (or isolate) `k` of a row.
+int cpuFor(std::size_t k) {
+  const std::vector<int>& cpus = allowedCpus();
+  return cpus[k % cpus.size()];
+}
+
+bool pinCurrentThread(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+}
+
+/// Pins the calling thread to one CPU for as long as it lives, then gives
+/// the thread its mask back.
+class ScopedPin {
+ public:
+  explicit ScopedPin(int cpu) {
+    CPU_ZERO(&saved_);
+    savedOk_ = pthread_getaffinity_np(pthread_self(), sizeof saved_, &saved_) == 0;
+    if (!pinCurrentThread(cpu)) throw std::system_error(errno, std::generic_category(), "pin");
+  }
+  ~ScopedPin() {
+    if (savedOk_) pthread_setaffinity_np(pthread_self(), sizeof saved_, &saved_);
+  }
+  ScopedPin(const ScopedPin&) = delete;
+  ScopedPin& operator=(const ScopedPin&) = delete;
+
+ private:
+  cpu_set_t saved_;
+  bool savedOk_ = false;
+};
+
+// ---- two threads ------------------------------------------------------------------
+
+inline void cpuRelax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+/// A busy-wait step: a pause each time, and a yield every 1024 steps, so that
+/// two spinning threads sharing one CPU still make progress (with two CPUs
+/// the other side is running and the yield returns at once). wait() is false
+/// once the deadline has passed: the caller gives up, and its count says so.
+class Spinner {
+ public:
+  explicit Spinner(Steady::time_point deadline) : deadline_(deadline) {}
+  bool wait() noexcept {
+    cpuRelax();
+    if ((++spins_ & 1023) != 0) return true;
+    std::this_thread::yield();
+    return Steady::now() < deadline_;
+  }
+
+ private:
+  Steady::time_point deadline_;
+  std::uint64_t spins_ = 0;
+};
+
+/// Runs `first` and `second` on two new threads, each pinned to its CPU
+/// (cpuFor(0), cpuFor(1)) when pinning() holds, and lets them go together
+/// once both are in place; returns when both have returned. Throws if a
+/// thread could not be pinned (after both ran: the figure would lie).
+template <class First, class Second>
+void runPair(First&& first, Second&& second) {
+  std::atomic<int> ready{0};
+  std::atomic<bool> go{false};
+  std::atomic<bool> unpinned{false};
+  const auto side = [&](std::size_t k, auto& body) {
+    if (pinning() && !pinCurrentThread(cpuFor(k))) unpinned.store(true);
+    ready.fetch_add(1, std::memory_order_acq_rel);
+    Spinner spin(Steady::now() + kGiveUp);
+    while (!go.load(std::memory_order_acquire) && spin.wait()) {
+    }
+    body();
+  };
+  std::thread a([&] { side(0, first); });
+  std::thread b([&] { side(1, second); });
+  while (ready.load(std::memory_order_acquire) < 2) std::this_thread::yield();
+  go.store(true, std::memory_order_release);
+  a.join();
+  b.join();
+  if (unpinned.load()) throw std::runtime_error("could not pin a thread to its CPU");
+}
+
+/// One writer's counter that others may read: a plain load and store, no
+/// locked instruction on the measured path.
+inline void bump(std::atomic<std::int64_t>& counter) noexcept {
+  counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
+// ---- floor/spsc-bulk --------------------------------------------------------------
+
+Timed spscFloorRound() {
+  boost::lockfree::spsc_queue<std::uint64_t> queue(kRingSlots);
+  Steady::time_point start{};
+  Steady::time_point end{};
+  std::int64_t inOrder = 0;
+  const Steady::time_point deadline = Steady::now() + kGiveUp;
+  runPair(
+      [&] {
+        Spinner spin(deadline);
+        start = Steady::now();
+        for (std::uint64_t i = 0; i < static_cast<std::uint64_t>(kBulkItems); ++i) {
+          while (!queue.push(i)) {
+            if (!spin.wait()) return;
+          }
+        }
+      },
+      [&] {
+        Spinner spin(deadline);
+        std::uint64_t batch[kConsumeBatch];
+        std::uint64_t next = 0;
+        while (next < static_cast<std::uint64_t>(kBulkItems)) {
+          const std::size_t n = queue.pop(batch, kConsumeBatch);
+          if (n == 0 && !spin.wait()) break;
+          for (std::size_t i = 0; i < n; ++i, ++next) inOrder += batch[i] == next ? 1 : 0;
+        }
+        end = Steady::now();
+      });
+  return {inOrder, end - start};
+}
+
+void spscFloor(benchmark::State& state) {
+  OpMeter meter;
+  for (auto _ : state) {
+    if (!meter.measureTimed(state, "items", kBulkItems, spscFloorRound)) break;
+  }
+  meter.report(state);
+}
+
+// ---- isolates/transport/* ---------------------------------------------------------
+
+struct Seq {
+  std::uint64_t n;
+};
+
+/// The runtime's Crossing (runtime/SystemCore.hpp: a target, an Envelope of
+/// a Message and a sender, a system-message pointer), rebuilt from the public
+/// types so that the bench needs no private header: the same 88 bytes, the
+/// same Message moves.
+struct Crossing88 {
+  ActorRef target;
+  Message message;
+  ActorRef sender;
+  void* system = nullptr;
+};
+static_assert(sizeof(Crossing88) == 88, "the element the runtime's rings carry is 88 bytes");
+
+std::uint64_t makeItem(std::uint64_t i, std::uint64_t*) {
+  return i;
+}
+Crossing88 makeItem(std::uint64_t i, Crossing88*) {
+  return Crossing88{ActorRef(), Message(Seq{i}), ActorRef(), nullptr};
+}
+std::uint64_t sequenceOf(const std::uint64_t& item) {
+  return item;
+}
+std::uint64_t sequenceOf(Crossing88& item) {
+  const Seq* seq = item.message.get<Seq>();
+  return seq != nullptr ? seq->n : ~std::uint64_t{0};
+}
+
+/// Items per round of isolates/transport/<T>.
+template <class T>
+constexpr std::int64_t kItemsOf = std::is_same_v<T, Crossing88> ? kBulkCrossings : kBulkItems;
+
+template <class T>
+Timed transportRound() {
+  transport::SpscRing<T> ring(kRingSlots);
+  Steady::time_point start{};
+  Steady::time_point end{};
+  std::int64_t inOrder = 0;
+  const Steady::time_point deadline = Steady::now() + kGiveUp;
+  runPair(
+      [&] {
+        Spinner spin(deadline);
+        start = Steady::now();
+        for (std::uint64_t i = 0; i < static_cast<std::uint64_t>(kItemsOf<T>); ++i) {
+          T item = makeItem(i, static_cast<T*>(nullptr));
+          while (!ring.tryPush(std::move(item))) {  // a refused item is left untouched
+            if (!spin.wait()) return;
+          }
+        }
+      },
+      [&] {
+        Spinner spin(deadline);
+        std::uint64_t next = 0;
+        const auto take = [&](T&& item) noexcept {
+          inOrder += sequenceOf(item) == next ? 1 : 0;
+          ++next;
+        };
+        while (next < static_cast<std::uint64_t>(kItemsOf<T>)) {
+          if (ring.consume(take, kConsumeBatch) == 0 && !spin.wait()) break;
+        }
+        end = Steady::now();
+      });
+  return {inOrder, end - start};
+}
+
+template <class T>
+void transportRing(benchmark::State& state) {
+  OpMeter meter;
+  for (auto _ : state) {
+    if (!meter.measureTimed(state, "items", kItemsOf<T>, transportRound<T>)) break;
+  }
+  meter.report(state);
+}
+
+// ---- floor/busy-poll-rtt ----------------------------------------------------------
+
+Timed busyPollRound() {
+  alignas(64) std::atomic<std::uint64_t> word{0};
+  Steady::time_point start{};
+  Steady::time_point end{};
+  std::int64_t trips = 0;
+  const Steady::time_point deadline = Steady::now() + kGiveUp;
+  runPair(
+      [&] {
+        Spinner spin(deadline);
+        start = Steady::now();
+        for (std::uint64_t i = 0; i < static_cast<std::uint64_t>(kBusyRoundTrips); ++i) {
+          word.store(2 * i + 1, std::memory_order_release);  // ping
+          bool answered = true;
+          while (word.load(std::memory_order_acquire) != 2 * i + 2) {
+            if (!(answered = spin.wait())) break;
+          }
+          if (!answered) break;
+          ++trips;
+        }
+        end = Steady::now();
+      },
+      [&] {
+        Spinner spin(deadline);
+        for (std::uint64_t i = 0; i < static_cast<std::uint64_t>(kBusyRoundTrips); ++i) {
+          while (word.load(std::memory_order_acquire) != 2 * i + 1) {
+            if (!spin.wait()) return;
+          }
+          word.store(2 * i + 2, std::memory_order_release);  // pong
+        }
+      });
+  return {trips, end - start};
+}
+
+void busyPollFloor(benchmark::State& state) {
+  OpMeter meter;
+  for (auto _ : state) {
+    if (!meter.measureTimed(state, "round trips", kBusyRoundTrips, busyPollRound)) break;
+  }
+  meter.report(state);
+}
+
+// ---- floor/eventfd-rtt ------------------------------------------------------------
+
+/// One eventfd, blocking: post() adds 1, take() waits for and reads the count.
+class EventFd {
+ public:
+  EventFd() : fd_(eventfd(0, EFD_CLOEXEC)) {
+    if (fd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
+  }
+  ~EventFd() { close(fd_); }
+  EventFd(const EventFd&) = delete;
+  EventFd& operator=(const EventFd&) = delete;
+
+  bool post() noexcept {
+    const std::uint64_t one = 1;
+    ssize_t n;
+    while ((n = write(fd_, &one, sizeof one)) < 0 && errno == EINTR) {
+    }
+    return n == sizeof one;
+  }
+  bool take(std::uint64_t& count) noexcept {
+    ssize_t n;
+    while ((n = read(fd_, &count, sizeof count)) < 0 && errno == EINTR) {
+    }
+    return n == sizeof count;
+  }
+
+ private:
+  int fd_;
+};
+
+Timed eventFdRound() {
+  EventFd ping;
+  EventFd pong;
+  Steady::time_point start{};
+  Steady::time_point end{};
+  std::int64_t trips = 0;
+  runPair(
+      [&] {
+        start = Steady::now();
+        for (std::int64_t i = 0; i < kWakeRoundTrips; ++i) {
+          std::uint64_t count = 0;
+          if (!ping.post() || !pong.take(count)) break;
+          trips += count == 1 ? 1 : 0;
+        }
+        end = Steady::now();
+      },
+      [&] {
+        for (std::int64_t i = 0; i < kWakeRoundTrips; ++i) {
+          std::uint64_t count = 0;
+          if (!ping.take(count) || !pong.post()) break;
+        }
+      });
+  return {trips, end - start};
+}
+
+void eventFdFloor(benchmark::State& state) {
+  OpMeter meter;
+  for (auto _ : state) {
+    if (!meter.measureTimed(state, "round trips", kWakeRoundTrips, eventFdRound)) break;
+  }
+  meter.report(state);
+}
+
+// ---- systems and actors -------------------------------------------------------------
+
+std::unique_ptr<ActorSystem> threadedSystem(std::size_t isolates) {
+  return ActorSystem::create(
+      "cross-bench",
+      ActorSystemOptions::create().withIsolates(isolates).withLogLevel(LogLevel::Off));
+}
+
+/// Runs a row's set-up, failing the row (instead of the run) on a throw.
+template <class F>
+bool setUp(benchmark::State& state, F&& f) {
+  try {
+    f();
+    return true;
+  } catch (...) {
+    state.SkipWithError(("set-up threw: " + describeException(std::current_exception())).c_str());
+    return false;
+  }
+}
+
+struct PinTo {
+  int cpu;
+};
+
+/// Pins the thread of isolate `index` to `cpu`, from inside: an actor on
+/// that isolate pins the thread its turn runs on. Throws if it could not.
+void pinIsolate(ActorSystem& system, std::size_t index, int cpu) {
+  const ActorRef pinner = system.spawn(
+      "",
+      [](ReceiveContext& ctx) {
+        if (const PinTo* to = ctx.get<PinTo>()) ctx.reply(pinCurrentThread(to->cpu));
+      },
+      ActorOptions::create().withIsolate(index));
+  const bool pinned = system.ask<bool>(pinner, PinTo{cpu}, kGiveUp).get();
+  system.stop(pinner);
+  if (!pinned) {
+    throw std::runtime_error("could not pin isolate " + std::to_string(index) + " to CPU " +
+                             std::to_string(cpu));
+  }
+}
+
+/// Isolate k of `system` to cpuFor(k), for k < isolates, when pinning().
+void pinIsolates(ActorSystem& system, std::size_t isolates) {
+  if (!pinning()) return;
+  for (std::size_t k = 0; k < isolates; ++k) pinIsolate(system, k, cpuFor(k));
+}
+
+// ---- isolates/tell/* ----------------------------------------------------------------
+
+struct Count {
+  std::int64_t n;
+};
+struct Burst {
+  ActorRef receiver;
+};
+
+/// One burst: written by the benchmark's thread before it starts the burst,
+/// then by the two actors (each message carries the happens-before along).
+/// What the receiver writes at every message has a cache line of its own, so
+/// that the sender's side never reads a line the receiver keeps writing.
+struct Stream {
+  std::int64_t expected = 0;
+  Steady::time_point start{};  // the sender's first send
+  struct alignas(64) {
+    std::int64_t next = 0;                 // the next sequence number
+    std::atomic<std::int64_t> handled{0};  // in order
+  } receiver;
+  std::promise<Timed> done;
+};
+
+class BurstSender final : public Actor {
+ public:
+  explicit BurstSender(Stream* stream) : stream_(stream) {}
+  void receive(ReceiveContext& ctx) override {
+    const Burst* burst = ctx.get<Burst>();
+    if (burst == nullptr) return;
+    const std::int64_t expected = stream_->expected;
+    stream_->start = Steady::now();
+    for (std::int64_t i = 0; i < expected; ++i) ctx.tell(burst->receiver, Count{i});
+  }
+
+ private:
+  Stream* stream_;
+};
+
+class BurstReceiver final : public Actor {
+ public:
+  explicit BurstReceiver(Stream* stream) : stream_(stream) {}
+  void receive(ReceiveContext& ctx) override {
+    const Count* count = ctx.get<Count>();
+    if (count == nullptr) return;
+    auto& mine = stream_->receiver;
+    if (count->n == mine.next) bump(mine.handled);
+    if (++mine.next == stream_->expected) {
+      stream_->done.set_value(
+          Timed{mine.handled.load(std::memory_order_relaxed), Steady::now() - stream_->start});
+    }
+  }
+
+ private:
+  Stream* stream_;
+};
+
+void tellBurst(benchmark::State& state, bool cross) {
+  Stream stream;  // outlives the system, whose actors point at it
+  std::unique_ptr<ActorSystem> system;
+  ActorRef sender;
+  ActorRef receiver;
+  if (!setUp(state, [&] {
+        system = threadedSystem(2);
+        pinIsolates(*system, 2);
+        sender =
+            system->spawn<BurstSender>("sender", ActorOptions::create().withIsolate(0), &stream);
+        receiver = system->spawn<BurstReceiver>(
+            "receiver", ActorOptions::create().withIsolate(cross ? 1 : 0), &stream);
+      })) {
+    return;
+  }
+  OpMeter meter;
+  for (auto _ : state) {
+    const bool ok = meter.measureTimed(state, "messages handled in order", kBurst, [&] {
+      stream.expected = kBurst;
+      stream.receiver.next = 0;
+      stream.receiver.handled.store(0, std::memory_order_relaxed);
+      stream.done = std::promise<Timed>();
+      std::future<Timed> done = stream.done.get_future();
+      sender.tell(Burst{receiver});
+      if (done.wait_for(kGiveUp) != std::future_status::ready) {
+        return Timed{stream.receiver.handled.load(std::memory_order_relaxed), {}};
+      }
+      return done.get();
+    });
+    if (!ok) break;
+  }
+  meter.report(state);
+}
+
+// ---- ping-pong: isolates/pingpong/*, isolates/scaling/<n>, isolates/idle-cpu -------
+
+struct Ping {
+  std::int64_t n;
+};
+struct Pong {
+  std::int64_t n;
+};
+struct Serve {
+  ActorRef responder;
+};
+
+/// One rally of round trips, shared like a Stream. Each side's counters have
+/// a cache line of their own, and so does each rally (the rallies of
+/// isolates/scaling/<n> run on different isolates at once): the benchmark
+/// must not add line transfers of its own to the crossing it measures.
+struct Rally {
+  std::int64_t target = 0;
+  struct alignas(64) {
+    Steady::time_point start{};            // the first ping
+    Steady::time_point end{};              // the last pong handled
+    std::atomic<std::int64_t> pongs{0};    // round trips done
+    std::atomic<std::int64_t> ordered{0};  // of which came back in order
+  } requester;
+  struct alignas(64) {
+    std::atomic<std::int64_t> pings{0};
+  } responder;
+  std::promise<void> done;
+
+  /// Benchmark's thread, between rounds. Returns the round's completion.
+  std::future<void> reset(std::int64_t roundTrips) {
+    target = roundTrips;
+    responder.pings.store(0, std::memory_order_relaxed);
+    requester.pongs.store(0, std::memory_order_relaxed);
+    requester.ordered.store(0, std::memory_order_relaxed);
+    done = std::promise<void>();
+    return done.get_future();
+  }
+  std::int64_t pings() const { return responder.pings.load(std::memory_order_relaxed); }
+  std::int64_t ordered() const { return requester.ordered.load(std::memory_order_relaxed); }
+  Steady::duration elapsed() const { return requester.end - requester.start; }
+};
+
+/// Serves a rally: a Serve starts it, each Pong brings the next Ping.
+class Requester final : public Actor {
+ public:
+  explicit Requester(Rally* rally) : rally_(rally) {}
+  void receive(ReceiveContext& ctx) override {
+    auto& mine = rally_->requester;
+    if (const Pong* pong = ctx.get<Pong>()) {
+      const std::int64_t n = mine.pongs.load(std::memory_order_relaxed);
+      if (pong->n == n) bump(mine.ordered);
+      mine.pongs.store(n + 1, std::memory_order_relaxed);
+      if (n + 1 < rally_->target) {
+        ctx.reply(Ping{n + 1});
+      } else {
+        mine.end = Steady::now();
+        rally_->done.set_value();
+      }
+    } else if (const Serve* serve = ctx.get<Serve>()) {
+      mine.start = Steady::now();
+      ctx.tell(serve->responder, Ping{0});
+    }
+  }
+
+ private:
+  Rally* rally_;
+};
+
+class Responder final : public Actor {
+ public:
+  explicit Responder(Rally* rally) : rally_(rally) {}
+  void receive(ReceiveContext& ctx) override {
+    if (const Ping* ping = ctx.get<Ping>()) {
+      bump(rally_->responder.pings);
+      ctx.reply(Pong{ping->n});
+    }
+  }
+
+ private:
+  Rally* rally_;
+};
+
+/// One rally of `roundTrips`, started from the benchmark's thread and timed
+/// by the requester: from its first ping to its last pong.
+Timed rallyRound(Rally& rally, const ActorRef& requester, const ActorRef& responder,
+                 std::int64_t roundTrips) {
+  std::future<void> done = rally.reset(roundTrips);
+  requester.tell(Serve{responder});
+  if (done.wait_for(kGiveUp) != std::future_status::ready) return Timed{rally.ordered(), {}};
+  return Timed{rally.ordered(), rally.elapsed()};
+}
+
+// The background load of isolates/pingpong/busy: an actor per isolate that
+// tells itself a message as long as it is not told to stop.
+struct Again {};
+struct Load {
+  /// Messages handled on one isolate, on a line of its own (each is written
+  /// by its isolate all the time).
+  struct alignas(64) Turns {
+    std::atomic<std::int64_t> count{0};
+  };
+  std::atomic<bool> stop{false};
+  Turns turns[2];
+};
+
+class BusyLoop final : public Actor {
+ public:
+  BusyLoop(Load* load, std::size_t isolate) : load_(load), turns_(&load->turns[isolate].count) {}
+  void receive(ReceiveContext& ctx) override {
+    if (!ctx.is<Again>()) return;
+    bump(*turns_);
+    if (!load_->stop.load(std::memory_order_relaxed)) ctx.tell(ctx.self(), Again{});
+  }
+
+ private:
+  Load* load_;
+  std::atomic<std::int64_t>* turns_;
+};
+
+void pingPongAcross(benchmark::State& state, bool busy) {
+  Rally rally;  // these outlive the system, whose actors point at them
+  Load load;
+  std::unique_ptr<ActorSystem> system;
+  ActorRef requester;
+  ActorRef responder;
+  if (!setUp(state, [&] {
+        system = threadedSystem(2);
+        pinIsolates(*system, 2);
+        requester =
+            system->spawn<Requester>("requester", ActorOptions::create().withIsolate(0), &rally);
+        responder =
+            system->spawn<Responder>("responder", ActorOptions::create().withIsolate(1), &rally);
+        if (busy) {
+          for (std::size_t k = 0; k < 2; ++k) {
+            system->spawn<BusyLoop>("", ActorOptions::create().withIsolate(k), &load, k)
+                .tell(Again{});
+          }
+        }
+      })) {
+    return;
+  }
+  const std::int64_t roundTrips = !busy       ? kWakeRoundTrips
+                                  : pinning() ? kBusyPingPongRoundTrips
+                                              : kBusyPingPongRoundTripsOnOneCpu;
+  OpMeter meter;
+  std::int64_t loadMessages = 0;  // handled by the loads during the rounds, both isolates
+  std::int64_t rounds = 0;
+  for (auto _ : state) {
+    const std::int64_t before[2] = {load.turns[0].count.load(), load.turns[1].count.load()};
+    const bool ok = meter.measureTimed(state, "round trips in order", roundTrips, [&] {
+      return rallyRound(rally, requester, responder, roundTrips);
+    });
+    if (!ok || !checkCompleted(state, "pings", roundTrips, rally.pings())) break;
+    const std::int64_t ran[2] = {load.turns[0].count.load() - before[0],
+                                 load.turns[1].count.load() - before[1]};
+    // Busy means busy all along: both loads ran during the round.
+    if (busy && (ran[0] == 0 || ran[1] == 0)) {
+      state.SkipWithError("the background load did not run on both isolates during the round");
+      break;
+    }
+    loadMessages += ran[0] + ran[1];
+    ++rounds;
+  }
+  load.stop.store(true, std::memory_order_relaxed);
+  meter.report(state);
+  // How much load each isolate ran per round trip: what a message waits behind.
+  if (busy && rounds > 0 && !state.error_occurred()) {
+    state.counters[kLoadPerRoundTripCounter] =
+        static_cast<double>(loadMessages) / static_cast<double>(2 * rounds * roundTrips);
+  }
+}
+
+// ---- isolates/scaling/<n> -------------------------------------------------------------
+
+void scaling(benchmark::State& state, std::size_t isolates) {
+  std::vector<std::unique_ptr<Rally>> rallies;  // outlive the system
+  std::unique_ptr<ActorSystem> system;
+  std::vector<ActorRef> requesters;
+  std::vector<ActorRef> responders;
+  if (!setUp(state, [&] {
+        system = threadedSystem(isolates);
+        pinIsolates(*system, isolates);
+        for (std::size_t k = 0; k < isolates; ++k) {
+          rallies.push_back(std::make_unique<Rally>());
+          const ActorOptions here = ActorOptions::create().withIsolate(k);
+          requesters.push_back(system->spawn<Requester>("", here, rallies[k].get()));
+          responders.push_back(system->spawn<Responder>("", here, rallies[k].get()));
+        }
+      })) {
+    return;
+  }
+  const std::int64_t total = static_cast<std::int64_t>(isolates) * kScalingRoundTrips;
+  OpMeter meter;
+  for (auto _ : state) {
+    const bool ok = meter.measureTimed(state, "round trips in order", total, [&] {
+      std::vector<std::future<void>> done;
+      for (auto& rally : rallies) done.push_back(rally->reset(kScalingRoundTrips));
+      for (std::size_t k = 0; k < isolates; ++k) requesters[k].tell(Serve{responders[k]});
+      const Steady::time_point deadline = Steady::now() + kGiveUp;
+      bool finished = true;
+      for (auto& d : done) finished &= d.wait_until(deadline) == std::future_status::ready;
+      Timed timed;
+      Steady::time_point first = Steady::time_point::max();
+      Steady::time_point last = Steady::time_point::min();
+      for (auto& rally : rallies) {
+        timed.ran += rally->ordered();
+        first = std::min(first, rally->requester.start);
+        last = std::max(last, rally->requester.end);
+      }
+      // From the first pair's first ping to the last pair's last pong.
+      if (finished) timed.elapsed = last - first;
+      return timed;
+    });
+    std::int64_t pings = 0;
+    for (auto& rally : rallies) pings += rally->pings();
+    if (!ok || !checkCompleted(state, "pings", total, pings)) break;
+  }
+  meter.report(state);
+}
+
+// ---- isolates/idle-cpu ----------------------------------------------------------------
+
+/// User and system CPU time of the whole process so far, in seconds.
+double processCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+void idleCpu(benchmark::State& state, bool quick) {
+  const std::size_t isolates = std::max<std::size_t>(2, allowedCpus().size());
+  for (auto _ : state) {
+    Rally rally;  // outlives the system
+    std::unique_ptr<ActorSystem> system;
+    ActorRef requester;
+    ActorRef responder;
+    if (!setUp(state, [&] {
+          system = threadedSystem(isolates);
+          requester =
+              system->spawn<Requester>("requester", ActorOptions::create().withIsolate(0), &rally);
+          responder = system->spawn<Responder>(
+              "responder", ActorOptions::create().withIsolate(isolates - 1), &rally);
+        })) {
+      break;
+    }
+    // Used once across isolates (the rings exist), then left alone.
+    const Timed warm = rallyRound(rally, requester, responder, kWarmRoundTrips);
+    if (!checkCompleted(state, "round trips before going idle", kWarmRoundTrips, warm.ran)) break;
+    std::this_thread::sleep_for(quick ? kQuickSettle : kSettle);
+    const double cpuBefore = processCpuSeconds();
+    const Steady::time_point wallBefore = Steady::now();
+    std::this_thread::sleep_for(quick ? kQuickWindow : kWindow);
+    const double cpu = processCpuSeconds() - cpuBefore;
+    const double wall = std::chrono::duration<double>(Steady::now() - wallBefore).count();
+    state.counters[kCpuPercentCounter] = cpu / wall * 100;
+    state.SetIterationTime(wall);
+  }
+}
+
+// ---- isolates/ask/foreign ------------------------------------------------------------
+
+struct Request {
+  std::int64_t n;
+};
+struct Response {
+  std::int64_t n;
+};
+
+class AskResponder final : public Actor {
+ public:
+  void receive(ReceiveContext& ctx) override {
+    if (const Request* request = ctx.get<Request>()) ctx.reply(Response{request->n});
+  }
+};
+
+double percentile(std::vector<double> values, double p) {
+  std::sort(values.begin(), values.end());
+  return values[static_cast<std::size_t>(p * static_cast<double>(values.size() - 1))];
+}
+
+void askForeign(benchmark::State& state) {
+  std::unique_ptr<ActorSystem> system;
+  std::optional<ScopedPin> here;  // the benchmark's thread, for this row only
+  ActorRef responder;
+  if (!setUp(state, [&] {
+        system = threadedSystem(1);
+        if (pinning()) {
+          pinIsolate(*system, 0, cpuFor(1));
+          here.emplace(cpuFor(0));
+        }
+        responder = system->spawn<AskResponder>("responder");
+      })) {
+    return;
+  }
+  std::vector<double> latencies;
+  latencies.reserve(1024);
+  for (auto _ : state) {
+    std::int64_t answered = 0;
+    Steady::duration spent{};
+    try {
+      for (std::int64_t i = 0; i < kForeignAsks; ++i) {
+        const Steady::time_point asked = Steady::now();
+        const Response response = system->ask<Response>(responder, Request{i}, kGiveUp).get();
+        const Steady::duration took = Steady::now() - asked;
+        answered += response.n == i ? 1 : 0;
+        spent += took;
+        latencies.push_back(std::chrono::duration<double, std::nano>(took).count());
+      }
+    } catch (...) {
+      state.SkipWithError(("threw: " + describeException(std::current_exception())).c_str());
+      break;
+    }
+    if (!checkCompleted(state, "asks answered", kForeignAsks, answered)) break;
+    state.SetIterationTime(std::chrono::duration<double>(spent).count());
+  }
+  if (state.error_occurred() || latencies.empty()) return;
+  state.counters[kP50NsCounter] = percentile(latencies, 0.5);
+  state.counters[kP99NsCounter] = percentile(latencies, 0.99);
+}
+
+// ---- registration ---------------------------------------------------------------------
+
+void registerTimed(benchmark::internal::Benchmark* b) {
+  b->UseManualTime()->Unit(benchmark::kMicrosecond);
+}
+
+/// isolates/scaling/<n>: every n up to kEveryIsolateCountUpTo, then powers of
+/// two, and always N itself (the CPUs, at least 2).
+std::vector<std::size_t> scalingCounts() {
+  const std::size_t most = std::max<std::size_t>(2, allowedCpus().size());
+  std::vector<std::size_t> counts;
+  for (std::size_t n = 1; n <= most; n = n < kEveryIsolateCountUpTo ? n + 1 : 2 * n) {
+    counts.push_back(n);
+  }
+  if (counts.back() != most) counts.push_back(most);
+  return counts;
+}
+
+}  // namespace
+
+bool crossThreadsPinned() {
+  return pinning();
+}
+
+void registerCrossBenchmarks(bool quick) {
+  allowedCpus();  // the process's own mask, read before any row pins a thread
+  registerTimed(benchmark::RegisterBenchmark("floor/spsc-bulk", &spscFloor));
+  registerTimed(benchmark::RegisterBenchmark("floor/busy-poll-rtt", &busyPollFloor));
+  registerTimed(benchmark::RegisterBenchmark("floor/eventfd-rtt", &eventFdFloor));
+  registerTimed(
+      benchmark::RegisterBenchmark("isolates/transport/8B", &transportRing<std::uint64_t>));
+  registerTimed(benchmark::RegisterBenchmark("isolates/transport/88B", &transportRing<Crossing88>));
+  registerTimed(benchmark::RegisterBenchmark("isolates/tell/cross", &tellBurst, true));
+  registerTimed(benchmark::RegisterBenchmark("isolates/tell/same", &tellBurst, false));
+  registerTimed(benchmark::RegisterBenchmark("isolates/pingpong/busy", &pingPongAcross, true));
+  registerTimed(benchmark::RegisterBenchmark("isolates/pingpong/idle", &pingPongAcross, false));
+  for (const std::size_t n : scalingCounts()) {
+    registerTimed(benchmark::RegisterBenchmark(scalingRow(n).c_str(), &scaling, n));
+  }
+  registerTimed(benchmark::RegisterBenchmark("isolates/ask/foreign", &askForeign));
+  // One window per repetition.
+  registerTimed(benchmark::RegisterBenchmark("isolates/idle-cpu", &idleCpu, quick)->Iterations(1));
+}
+
+}  // namespace coreactor::bench

@@ -1,5 +1,6 @@
-// coreactor/Actor.hpp — what a user writes: an Actor, and the ReceiveContext
-// it works through.
+/// @file
+/// `coreactor/Actor.hpp` — what a user writes: an Actor, and the ReceiveContext
+/// it works through.
 //
 //   struct Counter : coreactor::Actor {
 //     int count = 0;
@@ -66,17 +67,33 @@ struct PoisonPill {};
 
 /// Sent to every watcher when a watched actor has fully stopped (SPEC A5).
 struct Terminated {
-  ActorRef actor;
+  ActorRef actor;  ///< the watched actor, now stopped
 };
 
 // ---- supervision ---------------------------------------------------------------
 
-enum class Directive { Resume, Restart, Stop, Escalate };
+/// What a supervisor does with a child that failed (SPEC A6).
+enum class Directive {
+  Resume,    ///< keep the child's state and go on; the failed message is skipped
+  Restart,   ///< a new instance in place of the old: same reference, same mailbox
+  Stop,      ///< stop the child (its children first)
+  Escalate,  ///< fail the supervisor itself with the same cause: its parent decides
+             ///< (under the user guardian, at the top, this stops the child)
+};
 
+/// How a supervisor answers a child's failure: the directive for the cause,
+/// which children it applies to, and how many restarts a child may have
+/// before it is stopped instead. A value, asked for on each failure
+/// (Actor::supervisorStrategy).
 class SupervisorStrategy {
  public:
+  /// Picks the directive from the failure's cause. A decider that throws escalates.
   using Decider = std::function<Directive(const std::exception_ptr& cause)>;
-  enum class Kind { OneForOne, AllForOne };
+  /// Which children a directive applies to.
+  enum class Kind {
+    OneForOne,  ///< the failed child only
+    AllForOne,  ///< every child of the supervisor (Resume resumes the failed one only)
+  };
 
   /// Applies the decision to the failed child only. A child restarted more
   /// than `maxRestarts` times within `window` is stopped instead (a negative
@@ -89,13 +106,18 @@ class SupervisorStrategy {
   /// The default: one-for-one, restart, no limit.
   static SupervisorStrategy defaultStrategy() { return oneForOne(); }
 
+  /// The default decider: Restart, whatever the cause.
   static Directive restartAlways(const std::exception_ptr&) { return Directive::Restart; }
 
+  /// One-for-one or all-for-one.
   Kind kind() const noexcept { return kind_; }
+  /// The directive for `cause`: the decider's, or Restart without one.
   Directive decide(const std::exception_ptr& cause) const {
     return decider_ ? decider_(cause) : Directive::Restart;
   }
+  /// Restarts a child may have within window(); negative: no limit.
   int maxRestarts() const noexcept { return maxRestarts_; }
+  /// The time over which maxRestarts() is counted.
   std::chrono::milliseconds window() const noexcept { return window_; }
 
  private:
@@ -107,6 +129,8 @@ class SupervisorStrategy {
 
 // ---- the actor -----------------------------------------------------------------
 
+/// The base of every actor: override receive(), and the lifecycle hooks you
+/// need. Every call on it runs on the actor's own isolate, one at a time.
 class Actor {
  public:
   virtual ~Actor() = default;
@@ -114,7 +138,11 @@ class Actor {
   /// Handles the current message: ctx.message(), ctx.get<T>(), ctx.sender().
   virtual void receive(ReceiveContext& ctx) = 0;
 
+  /// Before the first message. A throw (or one from the constructor) stops the
+  /// actor: it is logged and published as a DispatcherError, not supervised.
   virtual void preStart(ReceiveContext& ctx) { static_cast<void>(ctx); }
+  /// After the last message, once the children have stopped. A throw is
+  /// logged and published as a DispatcherError; the stop goes on.
   virtual void postStop(ReceiveContext& ctx) { static_cast<void>(ctx); }
   /// On the failed instance, before it is replaced. The default stops its children.
   virtual void preRestart(ReceiveContext& ctx, const std::exception_ptr& cause);
@@ -130,7 +158,9 @@ using ActorFactory = std::function<std::unique_ptr<Actor>()>;
 /// An actor whose receive is a function (handy in tests and small programs).
 class FunctionActor final : public Actor {
  public:
+  /// The handler: called for each message, as Actor::receive.
   using Receive = std::function<void(ReceiveContext&)>;
+  /// An actor that hands every message to `receive`.
   explicit FunctionActor(Receive receive) : receive_(std::move(receive)) {}
   void receive(ReceiveContext& ctx) override { receive_(ctx); }
 
@@ -146,7 +176,11 @@ class FunctionActor final : public Actor {
 template <class R>
 class AskResult {
  public:
+  /// A placeholder for the awaiter to assign once the ask completes; not a
+  /// result to read (it holds neither a reply nor an error).
   AskResult() = default;
+  /// The result of a completed ask: `error` if set; otherwise the reply if it
+  /// holds an R, else ErrUnexpectedReply naming the type it holds.
   AskResult(Message* reply, std::error_code error) {
     if (error) {
       error_ = error;
@@ -157,8 +191,11 @@ class AskResult {
       unexpected_ = reply != nullptr ? reply->typeName() : std::string_view("(nothing)");
     }
   }
+  /// True when the reply is there.
   bool ok() const noexcept { return !error_; }
+  /// ok().
   explicit operator bool() const noexcept { return ok(); }
+  /// Why there is no reply; empty when there is one.
   std::error_code error() const noexcept { return error_; }
   /// The reply. Throws std::system_error carrying error() when there is none.
   R& value() {
@@ -178,13 +215,21 @@ class AskResult {
 
 // ---- the context ---------------------------------------------------------------
 
+/// What an actor works through in its handler and hooks: the current message
+/// and its sender, sending and asking, scheduling, children and watching.
+/// Use it on the actor's isolate, during the call it was handed to (in a
+/// coroutine handler, across its awaits too).
 class ReceiveContext {
  public:
+  /// This actor's reference.
   const ActorRef& self() const noexcept;
   /// Who sent the current message (none for a message without a sender).
   const ActorRef& sender() const noexcept { return sender_; }
+  /// The parent's reference; for a top-level actor, the user guardian ("/user").
   const ActorRef& parent() const noexcept;
+  /// The system this actor belongs to.
   ActorSystem& system() const noexcept;
+  /// The isolate this actor runs on.
   Isolate& isolate() const noexcept;
   /// The actor's path, e.g. "/user/parent/child".
   const std::string& path() const noexcept;
@@ -197,10 +242,12 @@ class ReceiveContext {
   /// The current message; an empty Message in lifecycle hooks, in ask
   /// callbacks, and in re-entrant handlers after their first co_await.
   Message& message() noexcept { return message_ != nullptr ? *message_ : noMessage(); }
+  /// True if the current message holds exactly a T.
   template <class T>
   bool is() const noexcept {
     return message_ != nullptr && message_->is<T>();
   }
+  /// The current message's T, or nullptr (another type, or no message).
   template <class T>
   T* get() noexcept {
     return message_ != nullptr ? message_->get<T>() : nullptr;
@@ -231,7 +278,10 @@ class ReceiveContext {
               f(ctx, result);
             });
   }
+  /// What askFrom() calls, inside a turn of this actor, with the reply
+  /// (nullptr when there is none) and the error (empty on a reply).
   using AskContinuation = std::function<void(ReceiveContext&, Message*, std::error_code)>;
+  /// ask() with a built Message and an untyped continuation.
   void askFrom(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
                AskContinuation continuation);
 
@@ -242,10 +292,15 @@ class ReceiveContext {
                                  std::chrono::nanoseconds timeout) {
     return detail::AskAwaiter<R>(*this, target, Message(std::forward<M>(message)), timeout);
   }
+  /// In a coroutine handler, `co_await ctx.delay(d)` resumes inside a turn of
+  /// this actor, `d` from now (a timer on its isolate's clock).
   detail::DelayAwaiter delay(std::chrono::nanoseconds d);
-  // The awaiters' hooks: resume `h` inside a turn of this actor.
+  /// The hook of askAsync()'s awaiter, not for direct use: asks, hands the
+  /// outcome to `fill`, and resumes `h` inside a turn of this actor.
   void awaitAsk(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
                 std::coroutine_handle<> h, std::function<void(Message*, std::error_code)> fill);
+  /// The hook of delay()'s awaiter, not for direct use: resumes `h` inside a
+  /// turn of this actor, `delay` from now.
   void awaitDelay(std::chrono::nanoseconds delay, std::coroutine_handle<> h);
 
   // ---- the scheduler (SPEC S1-S12; docs/scheduling.md) --------------------------
@@ -255,6 +310,10 @@ class ReceiveContext {
   // another sender (S3). Calls on schedules this isolate holds take effect
   // at once; `co_await` the result in a coroutine handler to wait for one
   // that another isolate holds.
+
+  /// Sends a copy of `message` to `target` every `interval`, the first one
+  /// interval from now, until cancelled, this actor or the target has fully
+  /// stopped, or the system stops.
   template <class M>
   ScheduleResult schedule(M&& message, const ActorRef& target, std::chrono::nanoseconds interval,
                           const ScheduleOptions& options = ScheduleOptions::create()) {
@@ -262,21 +321,34 @@ class ReceiveContext {
                   "a repeating schedule sends a copy of its message at every tick");
     return scheduleMessage(Message(std::forward<M>(message)), target, interval, true, options);
   }
+  /// Sends `message` to `target` once, `delay` from now.
   template <class M>
   ScheduleResult scheduleOnce(M&& message, const ActorRef& target, std::chrono::nanoseconds delay,
                               const ScheduleOptions& options = ScheduleOptions::create()) {
     return scheduleMessage(Message(std::forward<M>(message)), target, delay, false, options);
   }
+  /// Either of the above with a built Message (a repeating one must be copyable:
+  /// ErrInvalidOption otherwise).
   ScheduleResult scheduleMessage(Message message, const ActorRef& target,
                                  std::chrono::nanoseconds every, bool repeat,
                                  const ScheduleOptions& options);
+  /// Ends the schedule held under `reference`, wherever it was made: once this
+  /// has completed, it sends nothing more. ErrScheduleNotFound for none.
   ScheduleResult cancelSchedule(const std::string& reference);
+  /// Stops the schedule's ticks and keeps the rest. Pausing a paused schedule does nothing.
   ScheduleResult pauseSchedule(const std::string& reference);
+  /// A one-shot keeps the delay it had left; a repeating schedule fires one
+  /// full interval after the resume. Resuming a running schedule does nothing.
   ScheduleResult resumeSchedule(const std::string& reference);
+  /// cancelSchedule() of the schedule `handle` names, with no lookup by name.
   ScheduleResult cancelSchedule(ScheduleHandle handle);
+  /// pauseSchedule() of the schedule `handle` names, with no lookup by name.
   ScheduleResult pauseSchedule(ScheduleHandle handle);
+  /// resumeSchedule() of the schedule `handle` names, with no lookup by name.
   ScheduleResult resumeSchedule(ScheduleHandle handle);
-  // The awaiter's hook: resume `h` inside a turn of this actor once `state` completes.
+  /// The hook of a ScheduleResult's `co_await`, not for direct use: resumes
+  /// `h` inside a turn of this actor once `state` completes; false if it
+  /// already has.
   bool awaitSchedule(const std::shared_ptr<detail::ScheduleState>& state,
                      std::coroutine_handle<> h);
 
@@ -286,12 +358,15 @@ class ReceiveContext {
   ActorRef spawn(std::string name, ActorOptions options, Args&&... args) {
     return spawnChild(std::move(name), std::move(options), makeFactory<A>(args...));
   }
+  /// spawn() with the default options.
   template <class A>
   ActorRef spawn(std::string name) {
     return spawn<A>(std::move(name), ActorOptions::create());
   }
+  /// Spawns a child FunctionActor that hands every message to `receive`.
   ActorRef spawn(std::string name, FunctionActor::Receive receive,
                  ActorOptions options = ActorOptions::create());
+  /// Spawns a child that `factory` makes (at spawn and at each restart).
   ActorRef spawnChild(std::string name, ActorOptions options, ActorFactory factory);
 
   /// The living children, in spawn order.
@@ -306,8 +381,11 @@ class ReceiveContext {
   /// Sends this actor Terminated{actor} once `actor` has fully stopped (at
   /// once if it already has). Watching twice is watching once.
   void watch(const ActorRef& actor);
+  /// Stops watching `actor`. A Terminated already sent may still arrive.
   void unwatch(const ActorRef& actor);
 
+  /// A factory making an A from copies of `args`, taken now: each restart
+  /// builds the new instance from the same values.
   template <class A, class... Args>
   static ActorFactory makeFactory(Args&... args) {
     if constexpr (sizeof...(Args) == 0) {

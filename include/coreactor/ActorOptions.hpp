@@ -1,5 +1,6 @@
-// coreactor/ActorOptions.hpp — how one actor runs (ActorOptions) and how a
-// whole system runs (ActorSystemOptions).
+/// @file
+/// `coreactor/ActorOptions.hpp` — how one actor runs (ActorOptions) and how a
+/// whole system runs (ActorSystemOptions).
 //
 // Both are immutable values built fluently, as in the reference documents:
 //   ActorOptions::create().withThroughput(32).withMailbox(MailboxOptions::bounded(100))
@@ -29,7 +30,15 @@ class sink;
 namespace coreactor {
 
 /// How much the system logs (spdlog's levels).
-enum class LogLevel { Trace, Debug, Info, Warn, Error, Critical, Off };
+enum class LogLevel {
+  Trace,     ///< everything
+  Debug,     ///< detail and above (where an unpinned isolate runs, passivations)
+  Info,      ///< the default: notes and above (an isolate pinned)
+  Warn,      ///< warnings and above (a pinning the machine refused)
+  Error,     ///< errors and above (a hook that threw)
+  Critical,  ///< critical errors only
+  Off,       ///< nothing
+};
 
 /// What a bounded mailbox does with a message that does not fit.
 enum class OverflowPolicy {
@@ -39,9 +48,16 @@ enum class OverflowPolicy {
                ///< (on the receiver's isolate; from elsewhere it is a dead letter)
 };
 
+/// How an actor's mailbox queues its messages: unbounded (the default),
+/// bounded, or by priority. A value.
 class MailboxOptions {
  public:
-  enum class Kind { Unbounded, Bounded, Priority };
+  /// The kind of mailbox.
+  enum class Kind {
+    Unbounded,  ///< FIFO, grows as needed
+    Bounded,    ///< FIFO of at most capacity() messages; overflow() when full
+    Priority,   ///< by priorityOf(), lowest first, stable
+  };
   /// Lower numbers first; equal priorities keep their arrival order (stable).
   using PriorityOf = std::function<int(const Message&)>;
 
@@ -53,9 +69,13 @@ class MailboxOptions {
   /// Stable priority order: `priorityOf(message)`, lowest first.
   static MailboxOptions priority(PriorityOf priorityOf);
 
+  /// Unbounded, bounded or priority.
   Kind kind() const noexcept { return kind_; }
+  /// The bound of a bounded mailbox; 0 for the others.
   std::size_t capacity() const noexcept { return capacity_; }
+  /// What a bounded mailbox does with a message that does not fit.
   OverflowPolicy overflow() const noexcept { return overflow_; }
+  /// The priority of a priority mailbox; empty for the others.
   const PriorityOf& priorityOf() const noexcept { return priorityOf_; }
 
  private:
@@ -65,8 +85,12 @@ class MailboxOptions {
   PriorityOf priorityOf_;
 };
 
+/// How one actor runs: its dispatcher, throughput, mailbox, isolate and
+/// passivation. An immutable value: each with...() returns a changed copy.
 class ActorOptions {
  public:
+  /// The defaults: the system's dispatcher and throughput, an unbounded
+  /// mailbox, placed as the system places, no passivation.
   static ActorOptions create() { return ActorOptions(); }
 
   /// A dispatcher of the actor's own, bound to the actor's isolate (one
@@ -74,10 +98,11 @@ class ActorOptions {
   ActorOptions withDispatcher(std::shared_ptr<Dispatcher> dispatcher) const;
   /// Messages handled per turn (SPEC D7). Throws ErrInvalidThroughput for 0.
   ActorOptions withThroughput(std::size_t messagesPerTurn) const;
+  /// The actor's mailbox (default: MailboxOptions::unbounded()).
   ActorOptions withMailbox(MailboxOptions mailbox) const;
-  /// Placement (SPEC X4). Without any, a top-level actor goes round the
-  /// isolates and a child lives on its parent's isolate.
   /// Places the actor on isolate `index` (checked at spawn: ErrIsolateOutOfRange).
+  /// Placement (SPEC X4): without any of the three calls here, a top-level
+  /// actor goes round the isolates and a child lives on its parent's isolate.
   ActorOptions withIsolate(std::size_t index) const;
   /// Places the actor by key: the same key always lands on the same isolate
   /// (a stable 64-bit FNV-1a hash of the key, modulo the isolate count), so
@@ -92,12 +117,19 @@ class ActorOptions {
   /// it alive. Throws ErrInvalidOption for a timeout that is not positive.
   ActorOptions withPassivation(std::chrono::nanoseconds idleTimeout) const;
 
+  /// The actor's own dispatcher; nullptr: the system's default on its isolate.
   const std::shared_ptr<Dispatcher>& dispatcher() const noexcept { return dispatcher_; }
+  /// Messages per turn; none: the system's default (ActorSystemOptions::throughput).
   const std::optional<std::size_t>& throughput() const noexcept { return throughput_; }
+  /// The mailbox.
   const MailboxOptions& mailbox() const noexcept { return mailbox_; }
+  /// The isolate asked for by withIsolate(); it wins over a key and round-robin.
   const std::optional<std::size_t>& isolate() const noexcept { return isolate_; }
+  /// The placement key of withKey(); it wins over round-robin.
   const std::optional<std::string>& key() const noexcept { return key_; }
+  /// True after withRoundRobin().
   bool roundRobin() const noexcept { return roundRobin_; }
+  /// The idle timeout of withPassivation(); 0: no passivation.
   std::chrono::nanoseconds passivation() const noexcept { return passivation_; }
 
  private:
@@ -117,11 +149,18 @@ enum class Pinning {
   PerNumaNode,  ///< isolate i on all CPUs of NUMA node (i mod nodes)
 };
 
+/// How a whole system runs: its isolates and their placement, the default
+/// dispatcher and throughput, the clock, logging and the paths between
+/// isolates. An immutable value: each with...() returns a changed copy.
 class ActorSystemOptions {
  public:
+  /// Makes one dispatcher instance; called once per isolate.
   using DispatcherFactory = std::function<std::unique_ptr<Dispatcher>()>;
+  /// Messages an actor handles per turn unless told otherwise (SPEC D7).
   static constexpr std::size_t kDefaultThroughput = 16;
 
+  /// The defaults: a HybridDispatcher per isolate, one isolate per CPU,
+  /// unpinned, threads of their own, SteadyClock, Info to stderr.
   static ActorSystemOptions create() { return ActorSystemOptions(); }
 
   /// The system-wide default dispatcher. With N isolates the system uses one
@@ -154,6 +193,7 @@ class ActorSystemOptions {
   /// record made through ReceiveContext::log() carries the actor's path, its
   /// isolate and the message type (SPEC A9).
   ActorSystemOptions withLogSink(std::shared_ptr<spdlog::sinks::sink> sink) const;
+  /// The lowest level the system logger writes (default: Info).
   ActorSystemOptions withLogLevel(LogLevel level) const;
   /// The path between two isolates (SPEC X1, X3): a ring of `ringSlots`
   /// messages per ordered pair (rounded up to a power of two, at least 2),
@@ -169,21 +209,33 @@ class ActorSystemOptions {
   /// Default 1M. ErrInvalidOption for 0.
   ActorSystemOptions withForeignInboxLimit(std::size_t limit) const;
 
+  /// The prototype of withDispatcher(), or nullptr.
   const std::shared_ptr<Dispatcher>& dispatcher() const noexcept { return dispatcher_; }
+  /// The factory of withDispatcherFactory(), or empty.
   const DispatcherFactory& dispatcherFactory() const noexcept { return factory_; }
+  /// Default messages per turn for every actor.
   std::size_t throughput() const noexcept { return throughput_; }
-  /// 0: the default (see withIsolates).
+  /// The isolate count asked for; 0: the default (see withIsolates).
   std::size_t isolates() const noexcept { return isolates_; }
+  /// How isolate threads are bound to CPUs.
   Pinning pinning() const noexcept { return pinning_; }
+  /// The NUMA node of withNumaNode(), if any.
   const std::optional<int>& numaNode() const noexcept { return numaNode_; }
+  /// True when the caller drives the loops.
   bool manualRun() const noexcept { return manualRun_; }
+  /// The timers' clock; nullptr: SteadyClock.
   const Clock* clock() const noexcept { return clock_; }
+  /// The sinks of withLogSink(), in order; none: stderr.
   const std::vector<std::shared_ptr<spdlog::sinks::sink>>& logSinks() const noexcept {
     return logSinks_;
   }
+  /// The lowest level logged.
   LogLevel logLevel() const noexcept { return logLevel_; }
+  /// Slots of each ring between two isolates, as asked (before rounding up).
   std::size_t ringSlots() const noexcept { return ringSlots_; }
+  /// Messages an overflow list in front of a full ring may hold.
   std::size_t overflowLimit() const noexcept { return overflowLimit_; }
+  /// Messages an isolate's inbox holds before a tell from a foreign thread waits.
   std::size_t foreignInboxLimit() const noexcept { return foreignInboxLimit_; }
 
  private:

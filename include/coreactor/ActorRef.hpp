@@ -1,4 +1,5 @@
-// coreactor/ActorRef.hpp — the address of an actor (alias: PID).
+/// @file
+/// `coreactor/ActorRef.hpp` — the address of an actor (alias: PID).
 //
 // An ActorRef is 16 bytes, trivially copyable, and never owns anything: copy
 // it, store it, send it in messages, compare it, hash it. It names one
@@ -32,6 +33,8 @@ namespace detail {
 class SystemCore;
 }
 
+/// The address of one incarnation of an actor: a 16-byte value to copy,
+/// store, send in messages, compare and hash. tell() works from any thread.
 class ActorRef {
  public:
   /// The empty reference: "no sender". Sending to it is a dead letter.
@@ -45,14 +48,18 @@ class ActorRef {
   /// tell() for an already built Message.
   void deliver(Message&& message, const ActorRef& sender) const;
 
+  /// True for the empty reference.
   bool isNone() const noexcept { return system_ == nullptr; }
+  /// True unless this is the empty reference.
   explicit operator bool() const noexcept { return system_ != nullptr; }
 
   /// The index of the isolate the actor lives on.
   std::uint32_t isolateIndex() const noexcept { return static_cast<std::uint32_t>(id_ >> 52); }
-  /// Its slot in that isolate's actor table and the slot's generation.
+  /// Its slot in that isolate's actor table.
   std::uint32_t slot() const noexcept { return static_cast<std::uint32_t>((id_ >> 28) & 0xFFFFFF); }
+  /// The slot's generation: which incarnation in that slot this reference names.
   std::uint32_t generation() const noexcept { return static_cast<std::uint32_t>(id_ & 0xFFFFFFF); }
+  /// Isolate, slot and generation packed in one number: unique within a system.
   std::uint64_t id() const noexcept { return id_; }
 
   /// "/user/parent/child" while the actor lives, read on its own isolate (or
@@ -60,6 +67,7 @@ class ActorRef {
   /// gone, the bare id ("#isolate:slot.generation"). Builds a string: for logs.
   std::string path() const;
 
+  /// Equal when both name the same incarnation in the same system.
   friend bool operator==(const ActorRef& a, const ActorRef& b) noexcept {
     return a.system_ == b.system_ && a.id_ == b.id_;
   }
@@ -76,12 +84,15 @@ class ActorRef {
   std::uint64_t id_ = 0;
 };
 
+/// The seeds' name for an ActorRef.
 using PID = ActorRef;
 
 }  // namespace coreactor
 
+/// Hashes an ActorRef by its id(), so that references key unordered containers.
 template <>
 struct std::hash<coreactor::ActorRef> {
+  /// The hash of `ref`.
   std::size_t operator()(const coreactor::ActorRef& ref) const noexcept {
     return std::hash<std::uint64_t>()(ref.id()) ^ std::hash<const void*>()(nullptr);
   }

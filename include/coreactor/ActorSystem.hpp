@@ -1,5 +1,6 @@
-// coreactor/ActorSystem.hpp — the actor system: isolates, actors, the event
-// stream, ask (SPEC A1, A3).
+/// @file
+/// `coreactor/ActorSystem.hpp` — the actor system: isolates, actors, the event
+/// stream, ask (SPEC A1, A3).
 //
 //   auto system = ActorSystem::create("app");
 //   ActorRef counter = system->spawn<Counter>("counter");
@@ -49,7 +50,7 @@ class SystemCore;
 
 /// Where one isolate runs (SPEC L5): logged at start, and through placement().
 struct IsolatePlacement {
-  std::size_t isolate = 0;
+  std::size_t isolate = 0;     ///< the isolate's index
   std::vector<unsigned> cpus;  ///< the CPUs it may run on (all allowed ones when unpinned)
   int numaNode = -1;           ///< its NUMA node when pinned to one; -1 otherwise
   bool pinned = false;         ///< bound to `cpus` (once its thread has started)
@@ -67,6 +68,9 @@ struct TransportStats {
 /// How an ask ends: the reply (error empty) or an error (ErrAskTimeout, ErrDead, ...).
 using AskCompletion = std::function<void(Message* reply, std::error_code error)>;
 
+/// The actor system: its isolates, its actors, the scheduler and the event
+/// stream. Made by create(); every call may be made from any thread, but
+/// runUntilIdle() (see the file comment).
 class ActorSystem {
  public:
   /// Creates and starts a system. Throws a named error for bad options
@@ -78,6 +82,7 @@ class ActorSystem {
   ActorSystem(const ActorSystem&) = delete;
   ActorSystem& operator=(const ActorSystem&) = delete;
 
+  /// The name given to create().
   const std::string& name() const noexcept;
 
   /// Spawns a top-level actor. Throws ErrDuplicateName, ErrIsolateOutOfRange,
@@ -88,12 +93,15 @@ class ActorSystem {
     return spawnTopLevel(std::move(name), std::move(options),
                          ReceiveContext::makeFactory<A>(args...));
   }
+  /// spawn() with the default options.
   template <class A>
   ActorRef spawn(std::string name) {
     return spawn<A>(std::move(name), ActorOptions::create());
   }
+  /// Spawns a top-level FunctionActor that hands every message to `receive`.
   ActorRef spawn(std::string name, FunctionActor::Receive receive,
                  ActorOptions options = ActorOptions::create());
+  /// Spawns a top-level actor that `factory` makes (at spawn and at each restart).
   ActorRef spawnTopLevel(std::string name, ActorOptions options, ActorFactory factory);
 
   /// Stops an actor and its subtree (asynchronously).
@@ -152,14 +160,19 @@ class ActorSystem {
   ScheduleResult scheduleMessage(Message message, const ActorRef& target,
                                  std::chrono::nanoseconds every, bool repeat,
                                  const ScheduleOptions& options);
+  /// Ends the schedule held under `reference`: once this has completed, it
+  /// sends nothing more. ErrScheduleNotFound for none.
   ScheduleResult cancelSchedule(const std::string& reference);
-  /// Pausing a paused schedule does nothing.
+  /// Stops the schedule's ticks and keeps the rest. Pausing a paused schedule does nothing.
   ScheduleResult pauseSchedule(const std::string& reference);
   /// A one-shot keeps the delay it had left; a repeating schedule fires one
   /// full interval after the resume. Resuming a running schedule does nothing.
   ScheduleResult resumeSchedule(const std::string& reference);
+  /// cancelSchedule() of the schedule `handle` names, with no lookup by name.
   ScheduleResult cancelSchedule(ScheduleHandle handle);
+  /// pauseSchedule() of the schedule `handle` names, with no lookup by name.
   ScheduleResult pauseSchedule(ScheduleHandle handle);
+  /// resumeSchedule() of the schedule `handle` names, with no lookup by name.
   ScheduleResult resumeSchedule(ScheduleHandle handle);
   /// Live schedules on all isolates.
   std::size_t scheduleCount() const noexcept;
@@ -173,6 +186,7 @@ class ActorSystem {
   /// a schedule never bursts to catch up; it skips what it missed.
   std::uint64_t skippedTickCount() const noexcept;
 
+  /// The system's publish/subscribe channel (DeadLetter, lifecycle events, yours).
   EventStream& eventStream() noexcept;
   /// Messages published as DeadLetter so far.
   std::uint64_t deadLetterCount() const noexcept;
@@ -185,22 +199,26 @@ class ActorSystem {
   /// Immediate: the loops stop after their current step; queued messages
   /// become dead letters. Returns when the isolates have stopped. Idempotent.
   void stop();
+  /// True from create() until a stop() or shutdown() begins.
   bool running() const noexcept;
 
   /// Manual mode: runs every isolate's loop on the calling thread until all
   /// are idle. Throws ErrNotManual otherwise.
   void runUntilIdle();
 
+  /// How many isolates the system runs.
   std::size_t isolateCount() const noexcept;
   /// Where each isolate runs. Pinning happens as each isolate's thread
   /// starts: ask again after the first message an isolate handled to see it.
   std::vector<IsolatePlacement> placement() const;
+  /// What crossed between isolates so far: relaxed counters, summed over the isolates.
   TransportStats transportStats() const noexcept;
-  /// Throws ErrIsolateOutOfRange.
+  /// Isolate `index`. Throws ErrIsolateOutOfRange.
   Isolate& isolate(std::size_t index);
   /// The system default dispatcher instance of isolate `index`.
   Dispatcher& dispatcher(std::size_t index);
 
+  /// The runtime's internals, for the runtime itself: no part of the contract.
   detail::SystemCore& core() noexcept { return *core_; }
 
  private:

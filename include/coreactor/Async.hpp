@@ -1,4 +1,5 @@
-// coreactor/Async.hpp — handlers that are C++20 coroutines (SPEC A11).
+/// @file
+/// `coreactor/Async.hpp` — handlers that are C++20 coroutines (SPEC A11).
 //
 //   struct Fetcher : coreactor::AsyncActor {
 //     coreactor::Async receiveAsync(coreactor::ReceiveContext& ctx) override {
@@ -35,21 +36,33 @@
 
 namespace coreactor {
 
+/// What a coroutine handler returns (AsyncActor::receiveAsync): the owner of
+/// its coroutine frame, which the runtime takes over.
 class Async {
  public:
+  /// The coroutine's promise: the handler starts at once and, once finished,
+  /// keeps its frame for the runtime to read `error` and destroy it.
   struct promise_type {
-    std::exception_ptr error;
+    std::exception_ptr error;  ///< what the handler threw, for supervision
+    /// The Async that owns this frame.
     Async get_return_object() noexcept {
       return Async(std::coroutine_handle<promise_type>::from_promise(*this));
     }
+    /// Runs the handler at once, up to its first suspension.
     std::suspend_never initial_suspend() noexcept { return {}; }
+    /// Keeps the finished frame: its owner destroys it.
     std::suspend_always final_suspend() noexcept { return {}; }
+    /// `co_return;` gives nothing.
     void return_void() noexcept {}
+    /// Keeps the throw in `error`.
     void unhandled_exception() noexcept { error = std::current_exception(); }
   };
+  /// The coroutine's handle.
   using Handle = std::coroutine_handle<promise_type>;
 
+  /// Takes over `other`'s frame; `other` is left empty.
   Async(Async&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
+  /// Destroys this frame, if any, and takes over `other`'s.
   Async& operator=(Async&& other) noexcept {
     if (this != &other) {
       if (handle_) handle_.destroy();
@@ -74,6 +87,8 @@ class Async {
 /// An actor whose handler is a coroutine.
 class AsyncActor : public Actor {
  public:
+  /// Handles the current message as a coroutine. What stays valid across
+  /// its awaits depends on reentrant(): see the file comment.
   virtual Async receiveAsync(ReceiveContext& ctx) = 0;
   /// Opt in to taking messages while a handler is suspended.
   virtual bool reentrant() const { return false; }

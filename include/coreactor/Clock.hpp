@@ -1,4 +1,5 @@
-// coreactor/Clock.hpp — where an isolate's timers read the time.
+/// @file
+/// `coreactor/Clock.hpp` — where an isolate's timers read the time.
 //
 // An isolate reads its clock only in the timer phase of a loop iteration, and
 // only when a timer is pending: never per message or per unit. The default is
@@ -16,12 +17,17 @@
 
 namespace coreactor {
 
+/// Where an isolate's timers read the time: SteadyClock unless told
+/// otherwise, a ManualClock in tests.
 class Clock {
  public:
+  /// Nanoseconds.
   using duration = std::chrono::nanoseconds;
+  /// A point on the steady clock's timeline.
   using time_point = std::chrono::time_point<std::chrono::steady_clock, duration>;
 
   virtual ~Clock() = default;
+  /// The current time. Any thread.
   virtual time_point now() const noexcept = 0;
   /// A manual clock never advances by itself: an isolate on one does not sleep
   /// waiting for a timer deadline, and runUntilIdle() does not wait for one.
@@ -32,6 +38,7 @@ class Clock {
 class SteadyClock final : public Clock {
  public:
   time_point now() const noexcept override { return std::chrono::steady_clock::now(); }
+  /// The shared instance, used by every isolate and system given no clock.
   static const SteadyClock& instance() noexcept;
 };
 
@@ -40,6 +47,8 @@ class ManualClock final : public Clock {
  public:
   time_point now() const noexcept override { return time_point(duration(nanos_.load())); }
   bool isManual() const noexcept override { return true; }
+  /// Moves the time forward by `by`. Any thread; an isolate sleeping on
+  /// another thread notices after Isolate::wake().
   void advance(duration by) noexcept { nanos_.fetch_add(by.count()); }
 
  private:

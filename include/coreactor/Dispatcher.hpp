@@ -1,4 +1,5 @@
-// coreactor/Dispatcher.hpp — what decides when a unit of work runs.
+/// @file
+/// `coreactor/Dispatcher.hpp` — what decides when a unit of work runs.
 //
 // A unit is one actor's turn (or any Task). A dispatcher's whole job is to hand
 // units to its isolate's loop: as microtasks, as macrotasks, or through a queue
@@ -38,6 +39,9 @@ namespace coreactor {
 /// Receives a throw from a unit of work: the exception and the dispatcher's id.
 using ErrorSink = std::function<void(std::exception_ptr error, std::string_view dispatcherId)>;
 
+/// Decides when a unit of work runs on its isolate: as a microtask, as a
+/// macrotask, or through a queue of its own. Implement id() and execute();
+/// the error sink is optional.
 class Dispatcher {
  public:
   virtual ~Dispatcher() = default;
@@ -74,6 +78,7 @@ class Dispatcher {
 
   // ---- the error sink (optional, SPEC D1, D12) ------------------------------
 
+  /// The sink; empty when none is set.
   const ErrorSink& onError() const noexcept { return onError_; }
   /// Sets (or, with an empty function, unsets) the sink.
   void setOnError(ErrorSink sink) { onError_ = std::move(sink); }

@@ -1,4 +1,5 @@
-// coreactor/Error.hpp — the named errors of coreactor.
+/// @file
+/// `coreactor/Error.hpp` — the named errors of coreactor.
 //
 // Every failure coreactor reports is a std::error_code of one category,
 // `coreactor::errorCategory()`, whose enumerators are the sentinels the
@@ -17,13 +18,15 @@
 
 namespace coreactor {
 
+/// The named errors: the values of every std::error_code coreactor reports,
+/// in errorCategory(). docs/errors.md says when each arises.
 enum class Error : int {
   // Scheduler sentinels (SPEC S12).
-  ErrActorSystemNotStarted = 1,
-  ErrInvalidInterval,
-  ErrScheduleAlreadyExists,
-  ErrScheduleNotFound,
-  ErrDead,
+  ErrActorSystemNotStarted = 1,  ///< The system is stopping or stopped.
+  ErrInvalidInterval,            ///< A schedule's delay or interval that is not positive.
+  ErrScheduleAlreadyExists,      ///< A schedule reference that a live schedule holds.
+  ErrScheduleNotFound,           ///< No live schedule holds the reference (or handle).
+  ErrDead,                       ///< The target has stopped, never existed, or is none.
   // Loop and dispatcher errors.
   ErrInvalidDelay,              ///< A timer delay below zero.
   ErrInvalidYieldEvery,         ///< HybridDispatcher(0).
@@ -48,6 +51,8 @@ enum class Error : int {
 /// The category of every coreactor error code; its name is "coreactor".
 const std::error_category& errorCategory() noexcept;
 
+/// `e` as a std::error_code of errorCategory(). Found by argument-dependent
+/// lookup: this is what lets an Error convert to std::error_code.
 inline std::error_code make_error_code(Error e) noexcept {  // NOLINT: ADL hook name
   return {static_cast<int>(e), errorCategory()};
 }
@@ -60,5 +65,6 @@ std::string describe(const std::exception_ptr& error);
 
 }  // namespace coreactor
 
+/// Makes coreactor::Error an error code enum (see make_error_code).
 template <>
 struct std::is_error_code_enum<coreactor::Error> : std::true_type {};

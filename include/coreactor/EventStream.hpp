@@ -1,4 +1,5 @@
-// coreactor/EventStream.hpp — the system's publish/subscribe channel (SPEC A8).
+/// @file
+/// `coreactor/EventStream.hpp` — the system's publish/subscribe channel (SPEC A8).
 //
 // Subscribe by event type, with a callback or an actor:
 //   system->eventStream().subscribe<DeadLetter>([](const DeadLetter& d) { ... });
@@ -32,10 +33,10 @@ namespace coreactor {
 
 /// A message that could not be delivered (SPEC A7).
 struct DeadLetter {
-  ActorRef recipient;
-  ActorRef sender;
-  std::string messageType;
-  std::string reason;
+  ActorRef recipient;       ///< whom it was sent to
+  ActorRef sender;          ///< who sent it (none for a message without a sender)
+  std::string messageType;  ///< the message's type name, e.g. "Ping"
+  std::string reason;       ///< why, e.g. "the actor has stopped"
   /// The message itself, shared between subscribers.
   std::shared_ptr<const Message> message;
 };
@@ -43,30 +44,39 @@ struct DeadLetter {
 /// A failure in the machinery around a handler, or in a unit handed straight
 /// to a dispatcher (SPEC D11). `actor` is none for work of no actor.
 struct DispatcherError {
-  std::string dispatcherId;
-  std::exception_ptr cause;
-  ActorRef actor;
+  std::string dispatcherId;  ///< the id() of the dispatcher that ran the work
+  std::exception_ptr cause;  ///< what was thrown
+  ActorRef actor;            ///< whose work it was; none for work of no actor
 };
 
-/// Lifecycle events (SPEC A8).
+// Lifecycle events (SPEC A8).
+
+/// An actor has started: it was made and its preStart has run.
 struct ActorStarted {
-  ActorRef actor;
-  std::string path;
+  ActorRef actor;    ///< the actor
+  std::string path;  ///< its path, e.g. "/user/parent/child"
 };
+/// An actor was restarted after a failure: a new instance, its postRestart run.
 struct ActorRestarted {
-  ActorRef actor;
-  std::string path;
-  std::exception_ptr cause;
+  ActorRef actor;            ///< the actor (the same reference as before)
+  std::string path;          ///< its path
+  std::exception_ptr cause;  ///< the failure that led to the restart
 };
+/// An actor has fully stopped: its postStop has run and its watchers were told.
 struct ActorStopped {
-  ActorRef actor;
-  std::string path;
+  ActorRef actor;    ///< the actor
+  std::string path;  ///< its path
 };
 
+/// The system's publish/subscribe channel, by event type. Every call may be
+/// made from any thread; the file comment says how events are delivered.
 class EventStream {
  public:
+  /// Names one subscription, for unsubscribe().
   using SubscriptionId = std::uint64_t;
 
+  /// Calls `callback` with each event of type E, on the publishing thread,
+  /// during publish().
   template <class E>
   SubscriptionId subscribe(std::function<void(const E&)> callback) {
     return add(key<E>(), Subscriber{ActorRef(),
@@ -82,15 +92,21 @@ class EventStream {
                                       to.tell(*static_cast<const E*>(e));
                                     }});
   }
+  /// Ends one subscription; an id that names none does nothing.
   void unsubscribe(SubscriptionId id);
   /// Removes every subscription of `subscriber` (for all types).
   void unsubscribe(const ActorRef& subscriber);
 
+  /// Hands `event` to every subscriber of E: callbacks run now, on this
+  /// thread; actors get a copy as a message. One atomic load while the stream
+  /// has no subscriber of any type; otherwise a lock and a copy of E's list.
   template <class E>
   void publish(const E& event) {
     if (subscribed_.load(std::memory_order_acquire) == 0) return;
     deliver(key<E>(), &event);
   }
+  /// True if anyone subscribed to E. One atomic load while the stream has no
+  /// subscriber of any type; otherwise a lock.
   template <class E>
   bool hasSubscribers() const {
     if (subscribed_.load(std::memory_order_acquire) == 0) return false;

@@ -1,5 +1,6 @@
-// coreactor/HybridDispatcher.hpp — microtask speed with a bounded escape; the default (SPEC D4,
-// D5).
+/// @file
+/// `coreactor/HybridDispatcher.hpp` — microtask speed with a bounded escape;
+/// the default (SPEC D4, D5).
 //
 // Units go on the microtask queue, and every time `yieldEvery` consecutive
 // units have done so, the next one goes through a macrotask instead and the
@@ -30,11 +31,14 @@
 
 namespace coreactor {
 
+/// The default dispatcher: units as microtasks, and after every `yieldEvery`
+/// of them one through a macrotask, so that timers and I/O get a look.
 class HybridDispatcher final : public BoundDispatcher {
  public:
+  /// Microtask units between two yields unless told otherwise.
   static constexpr std::size_t kDefaultYieldEvery = 64;
 
-  /// Throws ErrInvalidYieldEvery for 0.
+  /// Yields after every `yieldEvery` microtask units. Throws ErrInvalidYieldEvery for 0.
   explicit HybridDispatcher(std::size_t yieldEvery = kDefaultYieldEvery);
   ~HybridDispatcher() override;
 
@@ -43,6 +47,7 @@ class HybridDispatcher final : public BoundDispatcher {
   void execute(Task& task) override;
   std::unique_ptr<Dispatcher> clone() const override;
 
+  /// Microtask units between two yields.
   std::size_t yieldEvery() const noexcept { return yieldEvery_; }
   /// Units waiting behind a yield. Isolate-local.
   std::size_t deferred() const noexcept { return deferred_.size(); }

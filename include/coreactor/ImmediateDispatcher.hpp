@@ -1,4 +1,5 @@
-// coreactor/ImmediateDispatcher.hpp — every unit as a macrotask (SPEC D3).
+/// @file
+/// `coreactor/ImmediateDispatcher.hpp` — every unit as a macrotask (SPEC D3).
 //
 // Timers and I/O get a look between every two actor turns: the fairest
 // dispatcher, and the slowest for request/response traffic, which pays one loop
@@ -10,6 +11,7 @@
 
 namespace coreactor {
 
+/// Every unit as a macrotask: timers and I/O get a look between any two units.
 class ImmediateDispatcher final : public BoundDispatcher {
  public:
   std::string_view id() const noexcept override { return "immediate-dispatcher"; }

@@ -1,4 +1,5 @@
-// coreactor/Isolate.hpp — one single-threaded, JS-like event loop.
+/// @file
+/// `coreactor/Isolate.hpp` — one single-threaded, JS-like event loop.
 //
 // An isolate is one OS thread running one loop (SPEC L1). The loop owns
 //   - a macrotask queue   (`post`, the setImmediate analogue),
@@ -75,6 +76,7 @@ template <class F>
 concept TaskCallable =
     !std::is_base_of_v<Task, std::remove_cvref_t<F>> && std::is_invocable_v<std::decay_t<F>&>;
 
+/// How an isolate is made: its name, clock, I/O budget and thread start hook.
 struct IsolateOptions {
   /// Shown in logs and error reports.
   std::string name = "isolate";
@@ -88,6 +90,7 @@ struct IsolateOptions {
   std::function<void()> onThreadStart = {};
 };
 
+/// Options of one timer (Isolate::setTimeout).
 struct TimerOptions {
   /// A referenced timer keeps runUntilIdle() alive until it fires; an
   /// unreferenced one (what the scheduler uses, SPEC S11) does not, but still
@@ -97,11 +100,15 @@ struct TimerOptions {
 
 /// Names one armed timer. Stale ids (fired or cleared) are recognised and ignored.
 struct TimerId {
-  std::uint32_t slot = UINT32_MAX;
-  std::uint32_t generation = 0;
+  std::uint32_t slot = UINT32_MAX;  ///< the timer's slot in the isolate's timer table
+  std::uint32_t generation = 0;     ///< the slot's generation: tells a stale id from a live one
+  /// False for the default id, which names no timer.
   bool valid() const noexcept { return slot != UINT32_MAX; }
 };
 
+/// One single-threaded, JS-like event loop: macrotasks, microtasks, timers and
+/// Asio I/O on one thread. The file comment gives the order of one iteration
+/// and which calls are isolate-local.
 class Isolate {
  public:
   /// A source of work the loop looks at besides its own queues: the rings
@@ -120,6 +127,7 @@ class Isolate {
     virtual bool pending() const noexcept = 0;
   };
 
+  /// Counters of the loop since it was made (stats()).
   struct Stats {
     std::uint64_t iterations = 0;   ///< loop iterations started
     std::uint64_t macrotasks = 0;   ///< macrotasks run
@@ -130,6 +138,8 @@ class Isolate {
     std::uint64_t discarded = 0;    ///< tasks dropped unrun by stop (each disposed)
   };
 
+  /// An isolate whose loop does not run yet: run(), runUntilIdle() or
+  /// start() drive it. Until then the creating thread is its loop thread.
   explicit Isolate(IsolateOptions options = {});
   /// Stops the loop if it runs on its own thread, joins it, and discards
   /// whatever is still queued (counted, disposed).
@@ -137,6 +147,7 @@ class Isolate {
   Isolate(const Isolate&) = delete;
   Isolate& operator=(const Isolate&) = delete;
 
+  /// The name given in the options.
   const std::string& name() const noexcept { return options_.name; }
 
   /// The isolate whose loop runs on the calling thread, or nullptr. Any thread.
@@ -167,6 +178,8 @@ class Isolate {
     if (stopped_.load(std::memory_order_relaxed)) throwStopped("queueMicrotask");
     microtasks_.push(Unit{&task, owner});
   }
+  /// Queues a callable as a microtask (one heap task). Isolate-local; throws
+  /// as the Task overload does.
   template <TaskCallable F>
   void queueMicrotask(F&& f) {
     if (!isLoopThread()) throwNotOnIsolate("queueMicrotask");
@@ -179,6 +192,8 @@ class Isolate {
   void queueMicrotaskFromDispatcher(Task& task, Dispatcher& owner) {
     microtasks_.push(Unit{&task, &owner});
   }
+  /// The dispatchers' path to the macrotask queue: isolate-local by contract
+  /// and unchecked, one ring push.
   void postFromDispatcher(Task& task, Dispatcher& owner) { macrotasks_.push(Unit{&task, &owner}); }
 
   // ---- timers -------------------------------------------------------------
@@ -186,6 +201,8 @@ class Isolate {
   /// Runs `task` once, `delay` from now (0 = next timer phase). Isolate-local.
   /// O(log n). Throws ErrInvalidDelay for a negative delay, ErrIsolateStopped.
   TimerId setTimeout(Clock::duration delay, Task& task, TimerOptions options = {});
+  /// Runs a callable once, `delay` from now (one heap task). Isolate-local;
+  /// throws as the Task overload does.
   template <TaskCallable F>
   TimerId setTimeout(Clock::duration delay, F&& f, TimerOptions options = {}) {
     checkTimerCall(delay);  // before allocating, so a refused call leaks nothing
@@ -231,7 +248,9 @@ class Isolate {
   /// A pointer the isolate's owner may attach (the actor runtime finds its
   /// per-isolate state through it). Set before the loop runs.
   void setUserData(void* data) noexcept { userData_ = data; }
+  /// What setUserData() attached; nullptr before.
   void* userData() const noexcept { return userData_; }
+  /// True once the isolate has stopped and takes no more work. Any thread.
   bool stopped() const noexcept { return stopped_.load(std::memory_order_acquire); }
 
   /// Disposes of a task that will never run (a dispatcher dropping what it

@@ -1,5 +1,6 @@
-// coreactor/Message.hpp — a message of any type, held without a heap
-// allocation when it is small.
+/// @file
+/// `coreactor/Message.hpp` — a message of any type, held without a heap
+/// allocation when it is small.
 //
 // A Message owns one value of any move-constructible type. Values of up to
 // Message::kInlineSize bytes (pointer alignment at most) whose move constructor does
@@ -91,11 +92,17 @@ struct MessageTypeOf {
 
 }  // namespace detail
 
+/// One value of any move-constructible type, held inline (no allocation)
+/// when it is small: what tell() sends and a handler reads. Move-only.
 class Message {
  public:
+  /// The largest value, in bytes, held inline.
   static constexpr std::size_t kInlineSize = 40;
+  /// The strictest alignment a value held inline may need.
   static constexpr std::size_t kInlineAlign = alignof(void*);
 
+  /// True when a T is held inline: it fits, is aligned at most as a pointer,
+  /// and its move constructor does not throw.
   template <class T>
   static constexpr bool storedInline =
       sizeof(T) <= kInlineSize &&
@@ -103,6 +110,8 @@ class Message {
 
   Message() noexcept = default;
 
+  /// Holds `value`, moved or copied in: inline when storedInline, else on
+  /// the heap (one allocation).
   template <class T, class V = std::decay_t<T>>
   requires(!std::is_same_v<V, Message>) explicit Message(T&& value)
       : type_(&detail::MessageTypeOf<V, storedInline<V>>::kType) {
@@ -113,7 +122,9 @@ class Message {
     }
   }
 
+  /// Takes `other`'s value; `other` is left empty.
   Message(Message&& other) noexcept : type_(other.type_) { take(other); }
+  /// Destroys the value held, then takes `other`'s; `other` is left empty.
   Message& operator=(Message&& other) noexcept {
     if (this != &other) {
       reset();
@@ -126,6 +137,7 @@ class Message {
   Message& operator=(const Message&) = delete;
   ~Message() { reset(); }
 
+  /// True when the message holds no value.
   bool empty() const noexcept { return type_ == nullptr; }
 
   /// True if the message holds exactly a T.
@@ -141,6 +153,7 @@ class Message {
     if (!is<T>()) return nullptr;
     return address<std::remove_cvref_t<T>>();
   }
+  /// The held T, or nullptr: get() on a const message.
   template <class T>
   const T* get() const noexcept {
     return const_cast<Message*>(this)->get<T>();
@@ -167,6 +180,7 @@ class Message {
     return type_ != nullptr ? type_->name : std::string_view("(empty)");
   }
 
+  /// Destroys the value held; the message is empty afterwards.
   void reset() noexcept {
     if (type_ != nullptr) {
       if (!type_->trivial) type_->destroy(storage_);

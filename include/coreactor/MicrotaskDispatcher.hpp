@@ -1,4 +1,5 @@
-// coreactor/MicrotaskDispatcher.hpp — every unit on the microtask queue (SPEC D2).
+/// @file
+/// `coreactor/MicrotaskDispatcher.hpp` — every unit on the microtask queue (SPEC D2).
 //
 // The fastest dispatcher and a measurement tool, not a production choice: the
 // microtask queue drains to empty before the loop reaches timers or I/O, so
@@ -11,6 +12,8 @@
 
 namespace coreactor {
 
+/// Every unit on the microtask queue: the fastest, and unbounded (it can
+/// starve timers and I/O); for measurements.
 class MicrotaskDispatcher final : public BoundDispatcher {
  public:
   std::string_view id() const noexcept override { return "microtask-dispatcher"; }

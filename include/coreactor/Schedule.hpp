@@ -1,6 +1,7 @@
-// coreactor/Schedule.hpp — what the scheduler calls take and give back
-// (SPEC S1-S4, S12). The calls themselves live on ActorSystem and on
-// ReceiveContext:
+/// @file
+/// `coreactor/Schedule.hpp` — what the scheduler calls take and give back
+/// (SPEC S1-S4, S12).
+// The calls themselves live on ActorSystem and on ReceiveContext:
 //
 //   ctx.scheduleOnce(Remind{}, ctx.self(), 5s, ScheduleOptions::create().withReference("remind"));
 //   ctx.cancelSchedule("remind");
@@ -49,6 +50,7 @@ class ReceiveContext;
 /// Options of schedule() and scheduleOnce() (SPEC S2, S3).
 class ScheduleOptions {
  public:
+  /// The defaults: unnamed, the default sender, no strict cancel.
   static ScheduleOptions create() { return ScheduleOptions(); }
 
   /// Names the schedule in the system-wide namespace, so that any isolate or
@@ -77,8 +79,11 @@ class ScheduleOptions {
     return copy;
   }
 
+  /// The schedule's name; empty: unnamed.
   const std::string& reference() const noexcept { return reference_; }
+  /// The sender of the ticks set by withSender(); none: the default.
   const ActorRef& sender() const noexcept { return sender_; }
+  /// True after withStrictCancel().
   bool strictCancel() const noexcept { return strictCancel_; }
 
  private:
@@ -95,16 +100,23 @@ class ScheduleOptions {
 class ScheduleHandle {
  public:
   constexpr ScheduleHandle() noexcept = default;
+  /// Names the schedule in `slot` of isolate `isolate`'s scheduler, at
+  /// `generation`. The runtime makes these; hold on to the ones it gives.
   constexpr ScheduleHandle(std::uint32_t isolate, std::uint32_t slot,
                            std::uint32_t generation) noexcept
       : isolate_(isolate), slot_(slot), generation_(generation) {}
 
+  /// False for the default handle, which names no schedule.
   bool valid() const noexcept { return slot_ != kNone; }
+  /// valid().
   explicit operator bool() const noexcept { return valid(); }
   /// The isolate that holds the schedule (the one that made it, SPEC S9).
   std::uint32_t isolateIndex() const noexcept { return isolate_; }
+  /// The schedule's slot on that isolate.
   std::uint32_t slot() const noexcept { return slot_; }
+  /// The slot's generation: tells a stale handle from a live one.
   std::uint32_t generation() const noexcept { return generation_; }
+  /// Equal when both name the same slot and generation on the same isolate.
   friend bool operator==(const ScheduleHandle&, const ScheduleHandle&) = default;
 
  private:
@@ -164,6 +176,7 @@ class ScheduleResult {
   void get() const {
     if (const std::error_code error = wait()) throw std::system_error(error);
   }
+  /// True when the call succeeded; waits for it as wait() does.
   bool ok() const { return !wait(); }
   /// The schedule made by schedule()/scheduleOnce() (after waiting); an
   /// invalid handle after a failure or for the other calls.
@@ -173,10 +186,13 @@ class ScheduleResult {
     return state_->handle();
   }
 
-  // co_await in a coroutine handler of the actor whose context made the
-  // call: resumes inside a turn of that actor; gives the error.
+  /// For `co_await` in a coroutine handler of the actor whose context made
+  /// the call: no suspension when the call has completed already.
   bool await_ready() const { return ready(); }
+  /// Resumes the handler inside a turn of that actor once the call has
+  /// completed. Throws ErrNotOnIsolate for a result no ReceiveContext made.
   bool await_suspend(std::coroutine_handle<> h);
+  /// The call's error; empty on success.
   std::error_code await_resume() const { return wait(); }
 
  private:

@@ -1,4 +1,5 @@
-// coreactor/Task.hpp — the unit of work every queue of an isolate holds.
+/// @file
+/// `coreactor/Task.hpp` — the unit of work every queue of an isolate holds.
 //
 // A Task is intrusive: the object that wants to run (an actor cell, a
 // dispatcher's drain step, a timer) embeds or derives from Task and hands a
@@ -24,9 +25,13 @@
 
 namespace coreactor {
 
+/// The unit of work every queue of an isolate holds. Intrusive: embed it or
+/// derive from it, and hand a reference to a queue; queuing allocates nothing.
 class Task {
  public:
+  /// What running the task calls, with the task itself.
   using RunFn = void (*)(Task&);
+  /// What dropping the task unrun calls, with the task itself.
   using DisposeFn = void (*)(Task&) noexcept;
 
   /// `run` is called each time the task is taken from a queue. `dispose`, if
@@ -38,7 +43,9 @@ class Task {
   Task(const Task&) = delete;
   Task& operator=(const Task&) = delete;
 
+  /// Runs the task: one indirect call.
   void run() { run_(*this); }
+  /// Drops the task unrun: calls `dispose`, if set.
   void discard() noexcept {
     if (dispose_ != nullptr) dispose_(*this);
   }
@@ -56,7 +63,9 @@ class Task {
 template <class F>
 class FunctionTask final : public Task {
  public:
+  /// Owns `f`, moved in.
   explicit FunctionTask(F&& f) : Task(&invoke, &dispose), f_(std::move(f)) {}
+  /// Owns a copy of `f`.
   explicit FunctionTask(const F& f) : Task(&invoke, &dispose), f_(f) {}
 
  private:

@@ -1,4 +1,5 @@
-// coreactor/ThroughputDispatcher.hpp — run-N-then-yield on a queue of its own (SPEC D6).
+/// @file
+/// `coreactor/ThroughputDispatcher.hpp` — run-N-then-yield on a queue of its own (SPEC D6).
 //
 // Units wait in the dispatcher's ring; one macrotask drains up to `throughput`
 // of them back to back, then yields, so timers and I/O get a look every
@@ -16,11 +17,14 @@
 
 namespace coreactor {
 
+/// Units wait in a queue of the dispatcher's own; one macrotask runs up to
+/// `throughput` of them, then yields to the loop.
 class ThroughputDispatcher final : public BoundDispatcher {
  public:
+  /// Units per macrotask unless told otherwise.
   static constexpr std::size_t kDefaultThroughput = 16;
 
-  /// Throws ErrInvalidThroughput for 0.
+  /// Runs up to `throughput` units per macrotask. Throws ErrInvalidThroughput for 0.
   explicit ThroughputDispatcher(std::size_t throughput = kDefaultThroughput);
   ~ThroughputDispatcher() override;
 
@@ -29,6 +33,7 @@ class ThroughputDispatcher final : public BoundDispatcher {
   void execute(Task& task) override;
   std::unique_ptr<Dispatcher> clone() const override;
 
+  /// Units run per macrotask, at most.
   std::size_t throughput() const noexcept { return throughput_; }
   /// Units queued and not yet run. Isolate-local.
   std::size_t queued() const noexcept { return queue_.size(); }

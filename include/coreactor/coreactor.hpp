@@ -1,4 +1,25 @@
-// coreactor/coreactor.hpp — everything a user of coreactor includes.
+/// @file
+/// `coreactor/coreactor.hpp` — everything a user of coreactor includes.
+
+/// @namespace coreactor
+/// Everything of coreactor's contract: the actor system and its actors, the
+/// loop of each isolate and its dispatchers, the scheduler, the named errors.
+
+/// @mainpage coreactor
+///
+/// The reference of coreactor's public headers, `include/coreactor/`: the whole
+/// contract a user needs. Each file's page says what its header is for and
+/// shows the header as written, whose top comment tells which thread may call
+/// what, and at what cost.
+///
+/// - Actors: ActorSystem, Actor and its ReceiveContext, ActorRef, ActorOptions
+///   and ActorSystemOptions; AsyncActor for handlers that are coroutines.
+/// - Messages later or every interval: ScheduleOptions, ScheduleResult.
+/// - The loop: Isolate, Task, and the dispatchers (HybridDispatcher is the default).
+/// - Errors: Error, errorCategory(). Tests: testkit::TestKit, testkit::TestProbe.
+///
+/// The guides are in the repository's `docs/`: start with docs/actors.md.
+
 #pragma once
 
 #include "coreactor/Clock.hpp"

@@ -1,4 +1,5 @@
-// coreactor/testkit/CallingThreadDispatcher.hpp — runs units on the calling thread (SPEC D13).
+/// @file
+/// `coreactor/testkit/CallingThreadDispatcher.hpp` — runs units on the calling thread (SPEC D13).
 //
 // FOR TESTS ONLY. execute() runs the unit before it returns, so a test can
 // "send N, observe N" with no loop at all. A unit handed over while another
@@ -18,6 +19,8 @@
 
 namespace coreactor::testkit {
 
+/// For tests only: runs each unit on the calling thread before execute()
+/// returns (a unit handed over by a running one runs right after it).
 class CallingThreadDispatcher final : public Dispatcher {
  public:
   std::string_view id() const noexcept override { return "calling-thread-dispatcher"; }

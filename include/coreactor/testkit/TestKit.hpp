@@ -1,4 +1,5 @@
-// coreactor/testkit/TestKit.hpp — testing actors (SPEC A12).
+/// @file
+/// `coreactor/testkit/TestKit.hpp` — testing actors (SPEC A12).
 //
 //   testkit::TestKit kit;                       // a manual-run system on a ManualClock
 //   testkit::TestProbe probe = kit.probe();
@@ -33,23 +34,30 @@
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Clock.hpp"
 
+/// Testing actors and dispatchers: TestKit, TestProbe, CallingThreadDispatcher.
 namespace coreactor::testkit {
 
+/// What a failed expectation throws; what() describes it.
 class ExpectationFailed : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
+/// An actor that a test reads: it keeps what it receives, in order, and the
+/// expectations take from there.
 class TestProbe {
  public:
   /// Drives a manual system: runs it, moves its clock. Empty for a threaded one.
   struct Driver {
-    std::function<void()> run;
-    std::function<void(Clock::duration)> advance;
+    std::function<void()> run;                     ///< runs the loops until idle
+    std::function<void(Clock::duration)> advance;  ///< moves the clock, runs what is due
   };
 
+  /// Spawns the probe's actor in `system` as `name`. Without a driver the
+  /// expectations wait in real time (TestKit::probe gives one).
   TestProbe(ActorSystem& system, std::string name, Driver driver = {});
 
+  /// The probe's actor: send to it, or name it as a sender.
   const ActorRef& ref() const noexcept { return ref_; }
   /// The sender of the message last taken by an expectation.
   const ActorRef& lastSender() const noexcept { return lastSender_; }
@@ -89,13 +97,18 @@ class TestProbe {
   Driver driver_;
 };
 
+/// A system for a test: manual-run on a ManualClock, and probes that drive it.
 class TestKit {
  public:
+  /// Creates the system from `options`, made manual-run on this kit's clock.
   explicit TestKit(std::string name = "testkit",
                    ActorSystemOptions options = ActorSystemOptions::create());
+  /// Stops the system (ActorSystem::stop: queued messages become dead letters).
   ~TestKit();
 
+  /// The system under test.
   ActorSystem& system() noexcept { return *system_; }
+  /// The clock of its timers.
   ManualClock& clock() noexcept { return clock_; }
   /// Runs every isolate until idle.
   void run() { system_->runUntilIdle(); }
@@ -104,6 +117,8 @@ class TestKit {
     clock_.advance(by);
     run();
   }
+  /// A probe in this kit's system, driven by the kit. An empty name gets
+  /// "probe-1", "probe-2", ...
   TestProbe probe(std::string name = "");
 
   /// "Send N": tells `to` make(0) ... make(n-1), with no loop turn between.

@@ -5,8 +5,11 @@
 // Following one tell: ActorRef::deliver -> SystemCore::send -> (the target's
 // isolate is this thread's) deliverLocal -> ActorTable::find -> ActorCell::enqueue
 // -> Dispatcher::execute(cell) ... -> ActorCell::turn -> Actor::receive.
-// From another thread, send() wraps the envelope in a RemoteDelivery task and
-// posts it to the target's isolate, which then takes the local path.
+// From another of the system's isolates, send() pushes the envelope on the
+// ring of that pair (Crossings, runtime/Crossings.cpp), which the target's
+// isolate drains into the local path. From a thread that is no isolate, it
+// wraps the envelope in a RemoteDelivery task posted to the target isolate's
+// inbox.
 #pragma once
 
 #include <atomic>

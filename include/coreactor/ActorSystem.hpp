@@ -8,7 +8,8 @@
 //   int n = system->ask<int>(counter, Get{}, std::chrono::seconds(1)).get();
 //   system->shutdown();
 //
-// A system runs N isolates (ActorSystemOptions::withIsolates, default 1), each
+// A system runs N isolates (ActorSystemOptions::withIsolates, default one per
+// CPU the process may use, one in manual mode), each
 // on its own thread with its own instance of the default dispatcher. With
 // withManualRun() no thread is started: the caller drives every loop with
 // runUntilIdle(), which makes tests deterministic.

@@ -14,6 +14,8 @@
 //      order they were armed; timers armed during this phase wait for the next;
 //   2. the inbox: tasks posted from other threads join the macrotask queue;
 //   3. I/O: ready Asio completions, at most `ioHandlersPerTurn` of them;
+//   3b. pollers (addPoller): the rings from other isolates of an actor
+//      system, drained in batches; also looked at between macrotasks;
 //   4. macrotasks: the ones queued when this phase began (a snapshot, as Node's
 //      setImmediate): a macrotask posted by a macrotask runs next iteration,
 //      after timers and I/O have had a look (L4);

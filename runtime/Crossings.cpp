@@ -47,10 +47,11 @@ void Crossings::send(IsolateRuntime& to, Crossing&& crossing) {
     to.crossings->incoming_[home_.index].store(peer.ring, std::memory_order_release);
   }
   if (!peer.overflow.empty() || !peer.ring->tryPush(std::move(crossing))) {
-    if (crossing.system == nullptr && peer.overflow.size() >= overflowLimit_) {
+    if (!crossing.message.is<CrossingSystemMessage>() && peer.overflow.size() >= overflowLimit_) {
       bump(stats_.refused);
-      core_.failAskOf(crossing.envelope.sender, make_error_code(Error::ErrMailboxFull));
-      core_.deadLetter(crossing.target, std::move(crossing.envelope),
+      const ActorRef sender = refOf(crossing.sender);
+      core_.failAskOf(sender, make_error_code(Error::ErrMailboxFull));
+      core_.deadLetter(refOf(crossing.target), Envelope{std::move(crossing.message), sender},
                        "backpressure: the overflow list to its isolate is full");
       return;
     }
@@ -128,32 +129,38 @@ bool Crossings::pending() const noexcept {
   return false;
 }
 
+ActorRef Crossings::refOf(std::uint64_t id) const noexcept {
+  if (id == Crossing::kNoSender) return ActorRef();
+  return core_.makeRef(static_cast<std::uint32_t>(id >> 52),
+                       static_cast<std::uint32_t>((id >> 28) & 0xFFFFFF),
+                       static_cast<std::uint32_t>(id & 0xFFFFFFF));
+}
+
 void Crossings::deliver(Crossing&& c) noexcept {
+  const ActorRef target = refOf(c.target);
   try {
-    if (c.system != nullptr) {
-      std::unique_ptr<SystemMessage> message(c.system);
-      core_.deliverSystemLocal(home_, c.target, std::move(*message));
+    if (CrossingSystemMessage* system = c.message.get<CrossingSystemMessage>()) {
+      std::unique_ptr<SystemMessage> message = std::move(system->message);
+      core_.deliverSystemLocal(home_, target, std::move(*message));
     } else {
-      core_.deliverLocal(home_, c.target, std::move(c.envelope));
+      core_.deliverLocal(home_, target, Envelope{std::move(c.message), refOf(c.sender)});
     }
   } catch (const std::system_error& e) {
     // A full bounded mailbox with the Fail policy: the sender is on another
     // isolate and cannot be told; the message is already a dead letter.
     if (e.code() != Error::ErrMailboxFull) {
-      core_.reportDispatcherError("crossings", std::current_exception(), c.target);
+      core_.reportDispatcherError("crossings", std::current_exception(), target);
     }
   } catch (...) {
-    core_.reportDispatcherError("crossings", std::current_exception(), c.target);
+    core_.reportDispatcherError("crossings", std::current_exception(), target);
   }
 }
 
 void Crossings::drainAtTeardown() noexcept {
   const auto drop = [this](Crossing&& c) noexcept {
-    if (c.system != nullptr) {
-      delete c.system;  // lifecycle signals end with the system
-      return;
-    }
-    core_.deadLetter(c.target, std::move(c.envelope), "the system stopped");
+    if (c.message.is<CrossingSystemMessage>()) return;  // lifecycle signals end with the system
+    core_.deadLetter(refOf(c.target), Envelope{std::move(c.message), refOf(c.sender)},
+                     "the system stopped");
   };
   for (std::size_t k = 0; k < peerCount_; ++k) {
     if (Ring* ring = incoming_[k].load(std::memory_order_acquire)) {

@@ -199,9 +199,15 @@ void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
     return;
   }
   IsolateRuntime& rt = *isolates_[target.isolateIndex()];
-  if (IsolateRuntime* here = currentRuntime()) {
-    // From another of our isolates: the ring of that pair (SPEC X1).
-    here->crossings->send(rt, Crossing{target, std::move(envelope)});
+  IsolateRuntime* here = currentRuntime();
+  // From another of our isolates: the ring of that pair (SPEC X1). (A sender
+  // of another system cannot travel as an id: that rare message takes the
+  // inbox below.)
+  if (here != nullptr && (envelope.sender.isNone() || envelope.sender.system_ == this)) {
+    here->crossings->send(rt, Crossing{target.id(),
+                                       envelope.sender.isNone() ? Crossing::kNoSender
+                                                                : envelope.sender.id(),
+                                       std::move(envelope.message)});
     return;
   }
   // From a thread that is no isolate: the target isolate's MPSC inbox,
@@ -248,10 +254,10 @@ void SystemCore::sendSystem(const ActorRef& target, SystemMessage&& message) {
     return;
   }
   if (IsolateRuntime* here = currentRuntime()) {
-    Crossing crossing;
-    crossing.target = target;
-    crossing.system = new SystemMessage(std::move(message));
-    here->crossings->send(rt, std::move(crossing));
+    here->crossings->send(
+        rt, Crossing{target.id(), Crossing::kNoSender,
+                     Message(CrossingSystemMessage{
+                         std::make_unique<SystemMessage>(std::move(message))})});
     return;
   }
   auto* task = new RemoteSystemDelivery(*this, target, std::move(message));

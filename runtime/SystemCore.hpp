@@ -79,13 +79,22 @@ struct SystemMessage {
 
 struct IsolateRuntime;
 
-/// One message on its way from one isolate to another (SPEC X1): a user
-/// message, or a system message (owned, so that the ring entry stays small).
-struct Crossing {
-  ActorRef target;
-  Envelope envelope;
-  SystemMessage* system = nullptr;
+/// A system message crossing between isolates, carried in a Crossing's
+/// message (inline: one owning pointer).
+struct CrossingSystemMessage {
+  std::unique_ptr<SystemMessage> message;
 };
+
+/// One message on its way from one isolate to another (SPEC X1): one cache
+/// line, the ring's slot. References travel as ids (both ends are of this
+/// system); a system message travels as a CrossingSystemMessage.
+struct alignas(64) Crossing {
+  static constexpr std::uint64_t kNoSender = ~std::uint64_t{0};
+  std::uint64_t target = 0;
+  std::uint64_t sender = kNoSender;
+  Message message;
+};
+static_assert(sizeof(Crossing) == 64, "a crossing is one cache line");
 
 /// The isolate-to-isolate transport of one isolate (runtime/Crossings.cpp):
 /// as a receiver, the rings from every peer, drained in batches each loop
@@ -133,6 +142,7 @@ class Crossings final : public Isolate::Poller {
     bool owesWake = false;
   };
   void deliver(Crossing&& crossing) noexcept;
+  ActorRef refOf(std::uint64_t id) const noexcept;
   void flushOverflow(std::uint32_t peer);
   void payWakes() noexcept;
   bool backlogCanMove() const noexcept;

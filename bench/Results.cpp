@@ -103,8 +103,8 @@ std::string describeCrossOp(std::string_view name) {
   if (name == "isolates/transport/8B") {
     return "one 8-byte item, our SpscRing(1024), thread to thread, consumed 256 at once";
   }
-  if (name == "isolates/transport/88B") {
-    return "the same, one 88-byte crossing (target, Message, sender, pointer)";
+  if (name == "isolates/transport/64B") {
+    return "the same, one 64-byte crossing (two ids and a Message, one line)";
   }
   if (name == "isolates/tell/cross") {
     return "one tell of a burst of 100000, isolate 0 -> 1, handled";
@@ -223,7 +223,7 @@ constexpr Target kTargets[] = {
     {"memory per live schedule", "schedule/memory", nullptr, 128, "B"},
     // Across isolates (bench/CrossBench.cpp), against floors of the same run.
     {"spsc transport 8B / boost spsc floor", "isolates/transport/8B", "floor/spsc-bulk", 2.0},
-    {"spsc transport 88B / boost spsc floor", "isolates/transport/88B", "floor/spsc-bulk", 2.0},
+    {"spsc transport 64B / boost spsc floor", "isolates/transport/64B", "floor/spsc-bulk", 2.0},
     // Throughput across at least 0.7 of throughput on one isolate.
     {"tell across isolates / on one isolate", "isolates/tell/cross", "isolates/tell/same", 1 / 0.7},
     {"ping-pong across, busy / busy-poll floor", "isolates/pingpong/busy", "floor/busy-poll-rtt",

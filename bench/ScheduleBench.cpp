@@ -56,11 +56,9 @@ struct Tick {
 // shared by the add+cancel benchmarks, which leave it as they found it.
 struct LiveSet {
   ManualClock clock;
-  std::unique_ptr<ActorSystem> system =
-      ActorSystem::create("schedule-bench", ActorSystemOptions::create()
-                                                .withManualRun()
-                                                .withClock(&clock)
-                                                .withLogLevel(LogLevel::Off));
+  std::unique_ptr<ActorSystem> system = ActorSystem::create(
+      "schedule-bench",
+      ActorSystemOptions::create().withManualRun().withClock(&clock).withLogLevel(LogLevel::Off));
   ActorRef sink = system->spawn("sink", [](ReceiveContext&) {});
   std::mt19937_64 random{42};
 
@@ -112,7 +110,8 @@ void addCancel(benchmark::State& state, bool named) {
       }
       const bool allLive = static_cast<std::int64_t>(system.scheduleCount()) == kLive + kBatch;
       for (std::size_t i : order) {
-        ScheduleResult r = named ? system.cancelSchedule(names[i]) : system.cancelSchedule(handles[i]);
+        ScheduleResult r =
+            named ? system.cancelSchedule(names[i]) : system.cancelSchedule(handles[i]);
         ok += r.ok() ? 1 : 0;
       }
       // Counted only if the scheduler agrees: 1M + 10k after the adds, 1M after.
@@ -199,15 +198,16 @@ double percentile(std::vector<double> values, double p) {
 
 void lateness(benchmark::State& state, bool volley) {
   for (auto _ : state) {
-    auto system = ActorSystem::create(
-        "lateness-bench", ActorSystemOptions::create().withLogLevel(LogLevel::Off));
+    auto system = ActorSystem::create("lateness-bench",
+                                      ActorSystemOptions::create().withLogLevel(LogLevel::Off));
     std::atomic<bool> stopVolley{false};
     std::uint64_t units = 0;  // volley messages handled: on the isolate only
     std::vector<double> lateUs;
     std::promise<void> allFired;
     ActorRef recorder = system->spawn("recorder", [&](ReceiveContext& ctx) {
       if (const Due* due = ctx.get<Due>()) {
-        lateUs.push_back(std::chrono::duration<double, std::micro>(Steady::now() - due->at).count());
+        lateUs.push_back(
+            std::chrono::duration<double, std::micro>(Steady::now() - due->at).count());
         if (lateUs.size() == kLateShots) allFired.set_value();
       }
     });
@@ -271,7 +271,8 @@ void registerScheduleBenchmarks() {
       benchmark::RegisterBenchmark("schedule/add+cancel/reference", &addCancelByReference));
   registerTimed(benchmark::RegisterBenchmark("schedule/fire/1M", &fireDue)->Iterations(1));
   benchmark::RegisterBenchmark("schedule/memory", &memory)->Iterations(1);
-  registerTimed(benchmark::RegisterBenchmark("schedule/lateness/idle", &latenessIdle)->Iterations(1));
+  registerTimed(
+      benchmark::RegisterBenchmark("schedule/lateness/idle", &latenessIdle)->Iterations(1));
   registerTimed(
       benchmark::RegisterBenchmark("schedule/lateness/volley", &latenessVolley)->Iterations(1));
 }

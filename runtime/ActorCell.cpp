@@ -41,7 +41,8 @@ ActorCell::ActorCell(SystemCore& core, IsolateRuntime& home, ActorRef self, Acto
       path_(std::move(path)),
       factory_(std::move(factory)) {
   if (options.dispatcher() != nullptr) rare().ownDispatcher = options.dispatcher();
-  if (options.passivation() > Clock::duration::zero()) rare().passivateAfter = options.passivation();
+  if (options.passivation() > Clock::duration::zero())
+    rare().passivateAfter = options.passivation();
 }
 
 ActorCell::~ActorCell() = default;
@@ -259,8 +260,9 @@ bool ActorCell::passivationCheck() {
     return true;
   }
   if (++r.quietChecks < 4) return true;
-  core_.log().debug("[{}] passivated: idle for {} ms", path_,
-                    std::chrono::duration_cast<std::chrono::milliseconds>(r.passivateAfter).count());
+  core_.log().debug(
+      "[{}] passivated: idle for {} ms", path_,
+      std::chrono::duration_cast<std::chrono::milliseconds>(r.passivateAfter).count());
   core_.sendSystem(self_, SystemMessage{SysKind::Stop, {}, nullptr});
   return false;
 }

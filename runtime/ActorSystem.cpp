@@ -64,8 +64,8 @@ ActorOptions ActorOptions::withIsolate(std::size_t index) const {
 ActorSystemOptions ActorSystemOptions::withCrossIsolateBuffer(std::size_t ringSlots,
                                                               std::size_t overflowLimit) const {
   if (ringSlots < 2 || ringSlots > (std::size_t{1} << 20)) {
-    throwError(Error::ErrInvalidOption, "withCrossIsolateBuffer needs 2 to 1M ring slots, got " +
-                                            std::to_string(ringSlots));
+    throwError(Error::ErrInvalidOption,
+               "withCrossIsolateBuffer needs 2 to 1M ring slots, got " + std::to_string(ringSlots));
   }
   ActorSystemOptions o = *this;
   o.ringSlots_ = ringSlots;
@@ -282,8 +282,9 @@ void ReceiveContext::resumeInTurn(SystemCore& core, const ActorRef& actor,
     std::coroutine_handle<> h;
     std::uint64_t token;
   };
-  core.sendSystem(actor, SystemMessage{SystemMessage::Kind::Continue, {}, nullptr,
-                                       std::make_unique<Resume>(h, token)});
+  core.sendSystem(
+      actor, SystemMessage{
+                 SystemMessage::Kind::Continue, {}, nullptr, std::make_unique<Resume>(h, token)});
 }
 
 void AsyncActor::receive(ReceiveContext& ctx) {

@@ -68,8 +68,8 @@ void Scheduler::release(std::uint32_t slot) noexcept {
 
 std::size_t Scheduler::bucketOf(std::int64_t deadline) const noexcept {
   if (deadline <= last_) return 0;
-  return 64 - static_cast<std::size_t>(std::countl_zero(
-                  static_cast<std::uint64_t>(deadline) ^ static_cast<std::uint64_t>(last_)));
+  return 64 - static_cast<std::size_t>(std::countl_zero(static_cast<std::uint64_t>(deadline) ^
+                                                        static_cast<std::uint64_t>(last_)));
 }
 
 void Scheduler::file(std::uint32_t slot) noexcept {
@@ -134,7 +134,8 @@ void Scheduler::onTimer(Task& task) {
 // below another holds only earlier deadlines.
 void Scheduler::rearm() noexcept {
   std::uint32_t head = heads_[0];
-  if (head == kNil && mask_ != 0) head = heads_[static_cast<std::size_t>(std::countr_zero(mask_)) + 1];
+  if (head == kNil && mask_ != 0)
+    head = heads_[static_cast<std::size_t>(std::countr_zero(mask_)) + 1];
   if (head == kNil) return;  // nothing pending; a timer still armed will find nothing
   std::int64_t earliest = at(head).deadline;
   for (std::uint32_t s = at(head).next; s != kNil; s = at(s).next) {
@@ -268,7 +269,7 @@ void Scheduler::fire(std::uint32_t slot, std::int64_t t) {
 // ---- the calls ----------------------------------------------------------------------
 
 ScheduleHandle Scheduler::add(Message&& message, const ActorRef& target, const ActorRef& sender,
-                                       Clock::duration every, bool repeat, const std::string& reference,
+                              Clock::duration every, bool repeat, const std::string& reference,
                               std::uint32_t anchor) {
   const std::uint32_t slot = allocate();
   Entry& e = at(slot);
@@ -311,8 +312,8 @@ std::error_code Scheduler::apply(Op op, ScheduleHandle handle) {
   const std::uint32_t slot = handle.slot();
   if (slot >= capacity_) return make_error_code(Error::ErrScheduleNotFound);
   Entry& e = at(slot);
-  if (e.generation != handle.generation() || e.state == State::Free ||
-      e.state == State::Anchor || (e.flags & kPassivation) != 0) {
+  if (e.generation != handle.generation() || e.state == State::Free || e.state == State::Anchor ||
+      (e.flags & kPassivation) != 0) {
     return make_error_code(Error::ErrScheduleNotFound);
   }
   if (op != Op::Resume && e.state != State::Paused) {
@@ -369,7 +370,7 @@ void Scheduler::clear() noexcept {
   for (std::uint32_t slot = 0; slot < capacity_; ++slot) {
     Entry& e = at(slot);
     if (e.state != State::Free) {
-      e.ownerPrev = e.ownerNext = kNil;  // the whole circle goes anyway
+      e.ownerPrev = e.ownerNext = kNil;                   // the whole circle goes anyway
       if (e.state == State::Armed) e.state = State::Due;  // no unlink needed: buckets reset below
       release(slot);
     }

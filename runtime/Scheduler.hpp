@@ -69,7 +69,7 @@ class Scheduler final : public Task {
 
   struct Stats {
     std::atomic<std::uint64_t> ticks{0};  ///< messages sent by schedules. Any thread.
-    std::uint64_t expiries = 0;  ///< timer callbacks
+    std::uint64_t expiries = 0;           ///< timer callbacks
     /// Repeating ticks not sent because the loop was late. Any thread.
     std::atomic<std::uint64_t> skippedTicks{0};
   };
@@ -143,8 +143,8 @@ class Scheduler final : public Task {
   std::uint32_t allocate();
   void release(std::uint32_t slot) noexcept;  // the entry ends: unlink, unname, free
   std::size_t bucketOf(std::int64_t deadline) const noexcept;
-  void file(std::uint32_t slot) noexcept;    // into its bucket
-  void unfile(std::uint32_t slot) noexcept;  // out of its bucket
+  void file(std::uint32_t slot) noexcept;                        // into its bucket
+  void unfile(std::uint32_t slot) noexcept;                      // out of its bucket
   void arm(std::uint32_t slot, std::int64_t deadline) noexcept;  // file + timer
   std::int64_t now() const noexcept;
   void armTimer(std::int64_t deadline) noexcept;

@@ -127,7 +127,8 @@ bool SystemCore::isAlive(const ActorRef& ref) const noexcept {
 
 std::uint64_t SystemCore::tickCount() const noexcept {
   std::uint64_t n = 0;
-  for (const auto& rt : isolates_) n += rt->scheduler->stats().ticks.load(std::memory_order_relaxed);
+  for (const auto& rt : isolates_)
+    n += rt->scheduler->stats().ticks.load(std::memory_order_relaxed);
   return n;
 }
 
@@ -165,10 +166,12 @@ ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
   if (repeat && !message.copyable()) return {fault(Error::ErrInvalidOption)};
   if (!isAlive(target)) return {fault(Error::ErrDead)};
   if (options.strictCancel()) {
-    message = Message(StrictTick(std::make_shared<std::atomic<std::uint32_t>>(0), std::move(message)));
+    message =
+        Message(StrictTick(std::make_shared<std::atomic<std::uint32_t>>(0), std::move(message)));
   }
-  const ActorRef sender =
-      !options.sender().isNone() ? options.sender() : (owner != nullptr ? owner->self() : ActorRef());
+  const ActorRef sender = !options.sender().isNone()
+                              ? options.sender()
+                              : (owner != nullptr ? owner->self() : ActorRef());
 
   // The isolate the call runs on holds the schedule (S9).
   IsolateRuntime* here = owner != nullptr ? &owner->home() : nullptr;
@@ -189,15 +192,16 @@ ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
   // From outside the system: the target's isolate holds it.
   IsolateRuntime& rt = *isolates_[target.isolateIndex()];
   auto carried = std::make_shared<Message>(std::move(message));
-  return post(*rt.isolate, [this, &rt, carried, target, sender, every, repeat,
-                            reference = options.reference()]() -> Outcome {
-    if (!running()) return {fault(Error::ErrActorSystemNotStarted), {}};
-    if (!isAlive(target)) return {fault(Error::ErrDead), {}};
-    const ScheduleHandle handle = rt.scheduler->add(std::move(*carried), target, sender, every,
-                                                    repeat, reference, Scheduler::kNil);
-    if (!handle.valid()) return {fault(Error::ErrScheduleAlreadyExists), {}};
-    return {std::error_code(), handle};
-  });
+  return post(*rt.isolate,
+              [this, &rt, carried, target, sender, every, repeat,
+               reference = options.reference()]() -> Outcome {
+                if (!running()) return {fault(Error::ErrActorSystemNotStarted), {}};
+                if (!isAlive(target)) return {fault(Error::ErrDead), {}};
+                const ScheduleHandle handle = rt.scheduler->add(
+                    std::move(*carried), target, sender, every, repeat, reference, Scheduler::kNil);
+                if (!handle.valid()) return {fault(Error::ErrScheduleAlreadyExists), {}};
+                return {std::error_code(), handle};
+              });
 }
 
 ScheduleResult SystemCore::controlSchedule(Scheduler::Op op, ScheduleHandle handle) {

@@ -21,7 +21,6 @@ std::uint64_t stableHash(std::string_view key) noexcept {
 }
 }  // namespace
 
-
 using SysKind = SystemMessage::Kind;
 
 // ---- tasks carrying work to another isolate ---------------------------------------
@@ -92,12 +91,11 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
   for (std::size_t i = 0; i < count; ++i) {
     auto rt = std::make_unique<IsolateRuntime>();
     rt->index = static_cast<std::uint32_t>(i);
-    rt->isolate = std::make_unique<Isolate>(IsolateOptions{.name = name_ + "/" + std::to_string(i),
-                                                           .clock = options_.clock(),
-                                                           .ioHandlersPerTurn = 64,
-                                                           .onThreadStart = [this, i] {
-                                                             pinIsolate(i);
-                                                           }});
+    rt->isolate =
+        std::make_unique<Isolate>(IsolateOptions{.name = name_ + "/" + std::to_string(i),
+                                                 .clock = options_.clock(),
+                                                 .ioHandlersPerTurn = 64,
+                                                 .onThreadStart = [this, i] { pinIsolate(i); }});
     rt->core = this;
     rt->isolate->setUserData(rt.get());
     rt->crossings = std::make_unique<Crossings>(*this, *rt, count, options_.ringSlots(),
@@ -204,10 +202,10 @@ void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
   // of another system cannot travel as an id: that rare message takes the
   // inbox below.)
   if (here != nullptr && (envelope.sender.isNone() || envelope.sender.system_ == this)) {
-    here->crossings->send(rt, Crossing{target.id(),
-                                       envelope.sender.isNone() ? Crossing::kNoSender
-                                                                : envelope.sender.id(),
-                                       std::move(envelope.message)});
+    here->crossings->send(
+        rt,
+        Crossing{target.id(), envelope.sender.isNone() ? Crossing::kNoSender : envelope.sender.id(),
+                 std::move(envelope.message)});
     return;
   }
   // From a thread that is no isolate: the target isolate's MPSC inbox,
@@ -254,10 +252,9 @@ void SystemCore::sendSystem(const ActorRef& target, SystemMessage&& message) {
     return;
   }
   if (IsolateRuntime* here = currentRuntime()) {
-    here->crossings->send(
-        rt, Crossing{target.id(), Crossing::kNoSender,
-                     Message(CrossingSystemMessage{
-                         std::make_unique<SystemMessage>(std::move(message))})});
+    here->crossings->send(rt, Crossing{target.id(), Crossing::kNoSender,
+                                       Message(CrossingSystemMessage{
+                                           std::make_unique<SystemMessage>(std::move(message))})});
     return;
   }
   auto* task = new RemoteSystemDelivery(*this, target, std::move(message));
@@ -338,11 +335,10 @@ ActorRef SystemCore::spawn(ActorCell* parent, const std::string& path, ActorOpti
   }
   const std::size_t index =
       options.isolate().has_value() ? *options.isolate()
-      : options.key().has_value()   ? static_cast<std::size_t>(stableHash(*options.key()) %
-                                                             isolates_.size())
-      : options.roundRobin() || parent == nullptr
-          ? placeTopLevel(options)
-          : parent->home().index;
+      : options.key().has_value()
+          ? static_cast<std::size_t>(stableHash(*options.key()) % isolates_.size())
+      : options.roundRobin() || parent == nullptr ? placeTopLevel(options)
+                                                  : parent->home().index;
   IsolateRuntime& home = runtime(index);  // ErrIsolateOutOfRange
   Dispatcher* dispatcher = home.dispatcher.get();
   if (options.dispatcher() != nullptr) {
@@ -388,9 +384,9 @@ void SystemCore::planPlacement() {
   // A manual system never pins: its caller's thread drives every loop.
   const Pinning pinning = options_.manualRun() ? Pinning::None : options_.pinning();
   if (pinning != Pinning::None && count > allowed.size()) {
-    throwError(Error::ErrInvalidOption,
-               std::to_string(count) + " isolates pinned on " + std::to_string(allowed.size()) +
-                   " CPUs: at most one isolate per CPU when pinning");
+    throwError(Error::ErrInvalidOption, std::to_string(count) + " isolates pinned on " +
+                                            std::to_string(allowed.size()) +
+                                            " CPUs: at most one isolate per CPU when pinning");
   }
   // The NUMA nodes of the allowed CPUs, in order.
   std::vector<int> nodes;
@@ -423,7 +419,8 @@ void SystemCore::planPlacement() {
       case Pinning::PerNumaNode: {
         p.numaNode = nodes[i % nodes.size()];
         for (unsigned cpu : machine.cpusOfNode(p.numaNode)) {
-          if (std::find(allowed.begin(), allowed.end(), cpu) != allowed.end()) p.cpus.push_back(cpu);
+          if (std::find(allowed.begin(), allowed.end(), cpu) != allowed.end())
+            p.cpus.push_back(cpu);
         }
         break;
       }

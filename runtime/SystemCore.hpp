@@ -32,10 +32,10 @@
 #include "ObjectRing.hpp"
 #include "ScheduleNames.hpp"
 #include "Scheduler.hpp"
-#include "transport/SpscRing.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/Isolate.hpp"
+#include "transport/SpscRing.hpp"
 
 namespace coreactor::detail {
 
@@ -107,8 +107,8 @@ class Crossings final : public Isolate::Poller {
   using Ring = transport::SpscRing<Crossing>;
   static constexpr std::size_t kBatch = 256;  // per peer and per loop iteration
 
-  Crossings(SystemCore& core, IsolateRuntime& home, std::size_t isolates,
-            std::size_t ringSlots, std::size_t overflowLimit);
+  Crossings(SystemCore& core, IsolateRuntime& home, std::size_t isolates, std::size_t ringSlots,
+            std::size_t overflowLimit);
   ~Crossings() override;
 
   /// Sends to an actor on `to` (another isolate). Never blocks: the ring,
@@ -152,13 +152,13 @@ class Crossings final : public Isolate::Poller {
   std::size_t ringSlots_;
   std::size_t overflowLimit_;
   std::unique_ptr<std::atomic<Ring*>[]> incoming_;  // [sender]: set once by the sender
-  std::vector<std::unique_ptr<Ring>> owned_;         // the incoming rings, freed here
+  std::vector<std::unique_ptr<Ring>> owned_;        // the incoming rings, freed here
   std::size_t peerCount_;
-  std::vector<Peer> peers_;               // [receiver]
-  std::vector<std::uint32_t> owed_;       // peers owed a wake-up
-  std::vector<std::uint32_t> backlog_;    // peers with an overflow list
+  std::vector<Peer> peers_;                     // [receiver]
+  std::vector<std::uint32_t> owed_;             // peers owed a wake-up
+  std::vector<std::uint32_t> backlog_;          // peers with an overflow list
   std::vector<std::uint32_t> stillBacklogged_;  // scratch of poll()
-  std::mutex ownedMutex_;                 // owned_: senders add, from their threads
+  std::mutex ownedMutex_;                       // owned_: senders add, from their threads
   Stats stats_;
 };
 
@@ -409,9 +409,8 @@ class SystemCore {
 
   // ---- the scheduler (runtime/Scheduling.cpp) -------------------------------------
   /// schedule()/scheduleOnce(); `owner` is the scheduling actor for a context call.
-  ScheduleResult schedule(Message&& message, const ActorRef& target,
-                          std::chrono::nanoseconds every, bool repeat,
-                          const ScheduleOptions& options, ActorCell* owner);
+  ScheduleResult schedule(Message&& message, const ActorRef& target, std::chrono::nanoseconds every,
+                          bool repeat, const ScheduleOptions& options, ActorCell* owner);
   ScheduleResult controlSchedule(Scheduler::Op op, ScheduleHandle handle);
   ScheduleResult controlSchedule(Scheduler::Op op, const std::string& reference);
   std::size_t scheduleCount() const noexcept;

@@ -26,8 +26,8 @@ Topology::Topology() {
   // Only the CPUs this process may run on (taskset, cgroups): a process
   // limited to two CPUs sees two.
   if (hwloc_topology_init(&t) == 0 &&
-      hwloc_topology_set_flags(t, HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM |
-                                      HWLOC_TOPOLOGY_FLAG_RESTRICT_TO_CPUBINDING) == 0 &&
+      hwloc_topology_set_flags(
+          t, HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM | HWLOC_TOPOLOGY_FLAG_RESTRICT_TO_CPUBINDING) == 0 &&
       hwloc_topology_load(t) == 0) {
     topology_ = t;
     const int pus = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);

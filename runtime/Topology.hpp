@@ -13,8 +13,8 @@ namespace coreactor::detail {
 class Topology {
  public:
   struct Cpu {
-    unsigned os;    ///< the kernel's CPU number
-    int numaNode;   ///< its NUMA node's number (0 on a machine without NUMA)
+    unsigned os;   ///< the kernel's CPU number
+    int numaNode;  ///< its NUMA node's number (0 on a machine without NUMA)
   };
 
   /// The machine's topology, loaded on first use. Never throws: if hwloc

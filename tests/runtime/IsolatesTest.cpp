@@ -70,8 +70,8 @@ TEST(Isolates, MessagesBetweenOnePairKeepTheirOrderThroughRingAndOverflow) {
                                                  .withLogLevel(LogLevel::Off));
   std::atomic<std::int64_t> received{0};
   std::atomic<std::int64_t> outOfOrder{0};
-  ActorRef sink = system->spawn<InOrder>("sink", ActorOptions::create().withIsolate(1), &received,
-                                         &outOfOrder);
+  ActorRef sink =
+      system->spawn<InOrder>("sink", ActorOptions::create().withIsolate(1), &received, &outOfOrder);
   ActorRef source = system->spawn<Burst>("source", ActorOptions::create().withIsolate(0));
   source.tell(Go{sink, 200000});
   ASSERT_TRUE(eventually([&] { return received.load() == 200000; })) << received.load();
@@ -82,10 +82,10 @@ TEST(Isolates, MessagesBetweenOnePairKeepTheirOrderThroughRingAndOverflow) {
 TEST(Isolates, AFullRingAndOverflowListDeadLetterTheRestAndCountIt) {
   // SPEC X3: a 2-slot ring and an overflow list of 100: of 10,000 messages
   // sent in one turn, what does not fit is a dead letter; nothing vanishes.
-  auto system = ActorSystem::create("backpressure", ActorSystemOptions::create()
-                                                        .withIsolates(2)
-                                                        .withCrossIsolateBuffer(2, 100)
-                                                        .withLogLevel(LogLevel::Off));
+  auto system = ActorSystem::create(
+      "backpressure",
+      ActorSystemOptions::create().withIsolates(2).withCrossIsolateBuffer(2, 100).withLogLevel(
+          LogLevel::Off));
   std::atomic<std::int64_t> dead{0};
   std::atomic<std::int64_t> backpressure{0};
   system->eventStream().subscribe<DeadLetter>([&](const DeadLetter& d) {
@@ -94,8 +94,8 @@ TEST(Isolates, AFullRingAndOverflowListDeadLetterTheRestAndCountIt) {
   });
   std::atomic<std::int64_t> received{0};
   std::atomic<std::int64_t> outOfOrder{0};
-  ActorRef sink = system->spawn<InOrder>("sink", ActorOptions::create().withIsolate(1), &received,
-                                         &outOfOrder);
+  ActorRef sink =
+      system->spawn<InOrder>("sink", ActorOptions::create().withIsolate(1), &received, &outOfOrder);
   ActorRef source = system->spawn<Burst>("source", ActorOptions::create().withIsolate(0));
   source.tell(Go{sink, 10000});
   ASSERT_TRUE(eventually([&] { return received.load() + dead.load() == 10000; }))
@@ -195,8 +195,8 @@ TEST(Isolates, StopWithTheRingsFullAccountsForEveryMessage) {
   std::vector<ActorRef> sinks;
   std::vector<ActorRef> sources;
   for (std::size_t i = 0; i < 4; ++i) {
-    sinks.push_back(system->spawn<InOrder>("", ActorOptions::create().withIsolate(i % 2),
-                                           &received, &outOfOrder));
+    sinks.push_back(system->spawn<InOrder>("", ActorOptions::create().withIsolate(i % 2), &received,
+                                           &outOfOrder));
     sources.push_back(system->spawn<Burst>("", ActorOptions::create().withIsolate(1 - i % 2)));
   }
   for (std::size_t i = 0; i < 4; ++i) sources[i].tell(Go{sinks[i], 50000});
@@ -208,10 +208,10 @@ TEST(Isolates, StopWithTheRingsFullAccountsForEveryMessage) {
 
 TEST(Isolates, AForeignThreadWaitsForRoomInAFullInboxAndLosesNothing) {
   // SPEC X3 for threads that are no isolate: block, counted.
-  auto system = ActorSystem::create("foreign", ActorSystemOptions::create()
-                                                   .withIsolates(1)
-                                                   .withForeignInboxLimit(100)
-                                                   .withLogLevel(LogLevel::Off));
+  auto system = ActorSystem::create(
+      "foreign",
+      ActorSystemOptions::create().withIsolates(1).withForeignInboxLimit(100).withLogLevel(
+          LogLevel::Off));
   std::promise<void> release;
   std::shared_future<void> gate = release.get_future().share();
   std::atomic<int> received{0};
@@ -258,7 +258,8 @@ void reportAffinity(ReceiveContext& ctx) {
 
 TEST(Isolates, ByDefaultASystemRunsOneIsolatePerCpuItMayUse) {
   // SPEC L5: the default count comes from the topology (the process's cpuset).
-  auto system = ActorSystem::create("default", ActorSystemOptions::create().withLogLevel(LogLevel::Off));
+  auto system =
+      ActorSystem::create("default", ActorSystemOptions::create().withLogLevel(LogLevel::Off));
   EXPECT_EQ(system->isolateCount(), allowedCpus().size());
   const auto placement = system->placement();
   ASSERT_EQ(placement.size(), system->isolateCount());
@@ -314,9 +315,9 @@ TEST(Isolates, APinningOrANodeTheMachineCannotGiveIsANamedError) {
   // SPEC L5, bad input.
   const std::size_t cpus = allowedCpus().size();
   EXPECT_EQ(test::errorOf([&] {
-              ActorSystem::create("too-many", ActorSystemOptions::create()
-                                                  .withIsolates(cpus + 1)
-                                                  .withPinning(Pinning::PerCore));
+              ActorSystem::create("too-many",
+                                  ActorSystemOptions::create().withIsolates(cpus + 1).withPinning(
+                                      Pinning::PerCore));
             }),
             Error::ErrInvalidOption);
   EXPECT_EQ(test::errorOf([] {
@@ -334,19 +335,22 @@ TEST(Isolates, APinningOrANodeTheMachineCannotGiveIsANamedError) {
 
 TEST(Isolates, PlacementByIndexByKeyRoundRobinAndByDefaultTheParentsIsolate) {
   // SPEC X4.
-  auto system = ActorSystem::create(
-      "place", ActorSystemOptions::create().withIsolates(4).withManualRun());
+  auto system =
+      ActorSystem::create("place", ActorSystemOptions::create().withIsolates(4).withManualRun());
   std::map<std::string, std::uint32_t> first;
   std::set<std::uint32_t> used;
   for (int i = 0; i < 64; ++i) {
     const std::string key = "user-" + std::to_string(i % 16);
-    ActorRef a = system->spawn("", [](ReceiveContext&) {}, ActorOptions::create().withKey(key));
+    ActorRef a = system->spawn(
+        "", [](ReceiveContext&) {}, ActorOptions::create().withKey(key));
     auto [it, inserted] = first.emplace(key, a.isolateIndex());
     EXPECT_EQ(it->second, a.isolateIndex()) << "the same key, the same isolate";
     used.insert(a.isolateIndex());
   }
   EXPECT_GE(used.size(), 3u) << "16 keys spread over the isolates";
-  EXPECT_EQ(system->spawn("on2", [](ReceiveContext&) {}, ActorOptions::create().withIsolate(2))
+  EXPECT_EQ(system
+                ->spawn(
+                    "on2", [](ReceiveContext&) {}, ActorOptions::create().withIsolate(2))
                 .isolateIndex(),
             2u);
   std::vector<std::uint32_t> children;
@@ -356,8 +360,9 @@ TEST(Isolates, PlacementByIndexByKeyRoundRobinAndByDefaultTheParentsIsolate) {
         if (!ctx.is<WhereAmI>()) return;
         children.push_back(ctx.spawn("kid", [](ReceiveContext&) {}).isolateIndex());
         for (int i = 0; i < 4; ++i) {
-          children.push_back(ctx.spawn("rr" + std::to_string(i), [](ReceiveContext&) {},
-                                       ActorOptions::create().withRoundRobin())
+          children.push_back(ctx.spawn(
+                                    "rr" + std::to_string(i), [](ReceiveContext&) {},
+                                    ActorOptions::create().withRoundRobin())
                                  .isolateIndex());
         }
       },

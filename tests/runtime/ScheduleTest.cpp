@@ -147,8 +147,10 @@ TEST(Schedule, DeadlinesFireInDeadlineOrderWhateverTheArmOrder) {
   TestKit kit;
   TestProbe probe = kit.probe("p");
   std::vector<int> delays;
-  for (int i = 0; i < 500; ++i) delays.push_back((i * 7919) % 1000 + 1);  // a permutation of 1..1000 ms
-  for (int d : delays) kit.system().scheduleOnce(Tick{d}, probe.ref(), std::chrono::milliseconds(d)).get();
+  for (int i = 0; i < 500; ++i)
+    delays.push_back((i * 7919) % 1000 + 1);  // a permutation of 1..1000 ms
+  for (int d : delays)
+    kit.system().scheduleOnce(Tick{d}, probe.ref(), std::chrono::milliseconds(d)).get();
   kit.advance(300ms);
   int last = 0;
   std::size_t seen = 0;
@@ -218,8 +220,9 @@ TEST(Schedule, AResumedOneShotKeepsTheDelayItHadLeft) {
   // SPEC S4.
   TestKit kit;
   TestProbe probe = kit.probe("p");
-  kit.system().scheduleOnce(Tick{1}, probe.ref(), 100ms,
-                            ScheduleOptions::create().withReference("r")).get();
+  kit.system()
+      .scheduleOnce(Tick{1}, probe.ref(), 100ms, ScheduleOptions::create().withReference("r"))
+      .get();
   kit.advance(30ms);
   EXPECT_FALSE(kit.system().pauseSchedule("r").wait());
   EXPECT_FALSE(kit.system().pauseSchedule("r").wait()) << "pausing a paused schedule: a no-op";
@@ -349,8 +352,7 @@ TEST(Schedule, ASuspendedTargetKeepsItsSchedule) {
   // ticks arrive.
   TestKit kit("suspended", ActorSystemOptions::create().withIsolates(2));
   std::vector<int> got;
-  ActorRef target =
-      kit.system().spawn<FailOnce>("t", ActorOptions::create().withIsolate(1), &got);
+  ActorRef target = kit.system().spawn<FailOnce>("t", ActorOptions::create().withIsolate(1), &got);
   kit.system().schedule(Tick{1}, target, 10ms).get();
   kit.advance(10ms);
   EXPECT_EQ(got.size(), 1u);
@@ -417,7 +419,8 @@ TEST(Schedule, AStrictCancelDropsTheTicksStillQueuedWhenItCompletes) {
   EXPECT_FALSE(kit.system().resumeSchedule(resumed).wait());
   kit.advance(10ms);  // Tick 3 again, sent after its resume
   kit.advance(1h);    // and once more (late); then the actor takes its mailbox
-  EXPECT_EQ(got, (std::vector<int>{4, 3, 3})) << "only what was sent after the last pause or cancel";
+  EXPECT_EQ(got, (std::vector<int>{4, 3, 3}))
+      << "only what was sent after the last pause or cancel";
   EXPECT_EQ(kit.system().staleTickCount(), 9u);
   kit.system().cancelSchedule(paused).get();
 }
@@ -481,8 +484,8 @@ TEST(Schedule, TheMessagePathReadsNoClockEvenWithSchedulesPending) {
   // SPEC S10: count the clock reads of 1,000 and of 10,000 tells with a
   // thousand schedules pending: far fewer than one per message.
   CountingClock clock;
-  auto system = ActorSystem::create(
-      "clock", ActorSystemOptions::create().withManualRun().withClock(&clock));
+  auto system =
+      ActorSystem::create("clock", ActorSystemOptions::create().withManualRun().withClock(&clock));
   std::size_t handled = 0;
   ActorRef sink = system->spawn("sink", [&](ReceiveContext&) { ++handled; });
   for (int i = 0; i < 1000; ++i) system->schedule(Tick{i}, sink, 1h).get();
@@ -609,8 +612,8 @@ TEST(Schedule, FromAForeignThreadEveryCallCompletesOnTheHoldingIsolate) {
   auto system = ActorSystem::create("foreign", ActorSystemOptions::create().withIsolates(2));
   std::atomic<int> ticks{0};
   ActorRef counter = system->spawn<Counter>("c", ActorOptions::create().withIsolate(1), &ticks);
-  ScheduleResult made = system->schedule(Tick{1}, counter, 1ms,
-                                         ScheduleOptions::create().withReference("beat"));
+  ScheduleResult made =
+      system->schedule(Tick{1}, counter, 1ms, ScheduleOptions::create().withReference("beat"));
   EXPECT_FALSE(made.wait());
   EXPECT_EQ(made.handle().isolateIndex(), 1u) << "from outside, the target's isolate holds it";
   ASSERT_TRUE(eventually([&] { return ticks.load() >= 3; }));
@@ -639,13 +642,12 @@ TEST(Schedule, ACancelThatCompletedLetsNoFurtherTickBeSentAcrossIsolates) {
       asker.tell(e);
     }
   };
-  ActorRef controller =
-      system->spawn<Controller>("ctl", ActorOptions::create().withIsolate(0));
+  ActorRef controller = system->spawn<Controller>("ctl", ActorOptions::create().withIsolate(0));
   for (int round = 0; round < 40; ++round) {
     const std::string ref = "r" + std::to_string(round);
-    ASSERT_FALSE(system
-                     ->schedule(Tick{1}, counter, 200us, ScheduleOptions::create().withReference(ref))
-                     .wait());
+    ASSERT_FALSE(
+        system->schedule(Tick{1}, counter, 200us, ScheduleOptions::create().withReference(ref))
+            .wait());
     const int seen = ticks.load();
     eventually([&] { return ticks.load() > seen; });
     if (round % 2 == 0) {
@@ -683,15 +685,15 @@ TEST(Passivation, AnIdleActorStopsItselfAfterItsTimeoutAndTicksKeepItAlive) {
   std::vector<std::string> stopped;
   kit.system().eventStream().subscribe<ActorStopped>(
       [&](const ActorStopped& e) { stopped.push_back(e.path); });
-  ActorRef idle = kit.system().spawn("idle", [](ReceiveContext&) {},
-                                     ActorOptions::create().withPassivation(100ms));
-  ActorRef ticked = kit.system().spawn("ticked", [](ReceiveContext&) {},
-                                       ActorOptions::create().withPassivation(100ms));
+  ActorRef idle = kit.system().spawn(
+      "idle", [](ReceiveContext&) {}, ActorOptions::create().withPassivation(100ms));
+  ActorRef ticked = kit.system().spawn(
+      "ticked", [](ReceiveContext&) {}, ActorOptions::create().withPassivation(100ms));
   kit.system().schedule(Tick{}, ticked, 60ms, ScheduleOptions::create().withReference("keep"));
   kit.run();
   kit.advance(50ms);
   idle.tell(1);
-  kit.run();  // activity at 50 ms
+  kit.run();                                      // activity at 50 ms
   for (int i = 0; i < 9; ++i) kit.advance(10ms);  // 140 ms: idle for 90 ms
   EXPECT_TRUE(stopped.empty());
   for (int i = 0; i < 4; ++i) kit.advance(10ms);  // 180 ms: idle for 130 ms

@@ -203,7 +203,8 @@ struct Ticked : Actor {
       counters->delivered.fetch_add(1, std::memory_order_relaxed);
       counters->onPing(*p);
     } else if (const Plan* plan = ctx.get<Plan>()) {
-      ScheduleResult r = ctx.scheduleOnce(Ping{plan->id}, plan->target, std::chrono::microseconds(300));
+      ScheduleResult r =
+          ctx.scheduleOnce(Ping{plan->id}, plan->target, std::chrono::microseconds(300));
       counters->plansHandled.fetch_add(1);
       if (r.ok()) {
         counters->onceCreated.fetch_add(1);
@@ -266,8 +267,9 @@ TEST(Stress, AccountsForEveryScheduleTickAcrossIsolatesStopsAndCancels) {
         if (roll < 45) {  // a named one-shot from this thread
           const std::int64_t id = nextId.fetch_add(1);
           const std::string ref = "once-" + std::to_string(id);
-          if (system->scheduleOnce(Ping{id}, to, std::chrono::microseconds(100 + rng() % 2000),
-                                   ScheduleOptions::create().withReference(ref))
+          if (system
+                  ->scheduleOnce(Ping{id}, to, std::chrono::microseconds(100 + rng() % 2000),
+                                 ScheduleOptions::create().withReference(ref))
                   .ok()) {
             counters.onceCreated.fetch_add(1);
             std::lock_guard<std::mutex> lock(namesMutex);

@@ -375,5 +375,59 @@ TEST(Isolates, PlacementByIndexByKeyRoundRobinAndByDefaultTheParentsIsolate) {
       << "round-robin children go round all four";
 }
 
+// ---- bad input across isolates ------------------------------------------------------
+
+struct Burst2 {
+  ActorRef far;
+};
+
+TEST(Isolates, AnAskRefusedByBackpressureFailsAtOnceWithErrMailboxFull) {
+  // SPEC X3: the request is a "backpressure" dead letter and the asker hears
+  // ErrMailboxFull at once, not at its timeout.
+  auto system = ActorSystem::create("refused-ask", ActorSystemOptions::create()
+                                                       .withIsolates(2)
+                                                       .withCrossIsolateBuffer(2, 0)
+                                                       .withLogLevel(LogLevel::Off));
+  std::promise<void> hold;
+  std::shared_future<void> gate = hold.get_future().share();
+  ActorRef far = system->spawn(
+      "far", [&](ReceiveContext& ctx) { if (ctx.is<WhereAmI>()) gate.wait(); },
+      ActorOptions::create().withIsolate(1));
+  far.tell(WhereAmI{});  // keeps isolate 1 busy: its ring fills
+  std::promise<std::error_code> answer;
+  ActorRef asker = system->spawn(
+      "asker",
+      [&](ReceiveContext& ctx) {
+        if (!ctx.is<Burst2>()) return;
+        for (int i = 0; i < 8; ++i) ctx.tell(far, Numbered{i});  // fills the 2-slot ring
+        ctx.ask<int>(far, Numbered{99}, 60s,
+                     [&](ReceiveContext&, AskResult<int>& r) { answer.set_value(r.error()); });
+      },
+      ActorOptions::create().withIsolate(0));
+  asker.tell(Burst2{far});
+  auto f = answer.get_future();
+  ASSERT_EQ(f.wait_for(30s), std::future_status::ready) << "not at the 60 s timeout";
+  EXPECT_EQ(f.get(), Error::ErrMailboxFull);
+  hold.set_value();
+  system->shutdown();
+}
+
+TEST(Isolates, AnIsolateIndexOutOfRangeIsRefusedEverywhere) {
+  // SPEC X4, bad input: the system's calls and a child's placement.
+  auto system = ActorSystem::create("range", ActorSystemOptions::create().withIsolates(2).withManualRun());
+  EXPECT_EQ(test::errorOf([&] { system->dispatcher(2); }), Error::ErrIsolateOutOfRange);
+  EXPECT_EQ(test::errorOf([&] { system->isolate(7); }), Error::ErrIsolateOutOfRange);
+  std::error_code childError;
+  ActorRef parent = system->spawn("parent", [&](ReceiveContext& ctx) {
+    if (!ctx.is<WhereAmI>()) return;
+    childError = test::errorOf([&] {
+      ctx.spawn("kid", [](ReceiveContext&) {}, ActorOptions::create().withIsolate(5));
+    });
+  });
+  parent.tell(WhereAmI{});
+  system->runUntilIdle();
+  EXPECT_EQ(childError, Error::ErrIsolateOutOfRange);
+}
+
 }  // namespace
 }  // namespace coreactor

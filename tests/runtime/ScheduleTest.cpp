@@ -581,6 +581,50 @@ TEST(Schedule, EveryBadCallGetsItsNamedErrorAndLeavesNothingBehind) {
   EXPECT_EQ(s.scheduleCount(), 0u);
 }
 
+TEST(Schedule, ATargetOfAnotherSystemIsDead) {
+  // SPEC S12: a reference from another system names nothing here.
+  TestKit kit;
+  TestKit other("other");
+  ActorRef foreign = other.system().spawn("elsewhere", [](ReceiveContext&) {});
+  other.run();
+  EXPECT_EQ(kit.system().scheduleOnce(Tick{}, foreign, 5ms).wait(), Error::ErrDead);
+  EXPECT_EQ(kit.system().scheduleCount(), 0u);
+}
+
+struct AwaitsASystemCall : AsyncActor {
+  explicit AwaitsASystemCall(ScheduleHandle* farSchedule) : farSchedule(farSchedule) {}
+  Async receiveAsync(ReceiveContext& ctx) override {
+    if (!ctx.is<Remind>()) co_return;
+    ActorRef asker = ctx.sender();
+    std::error_code e;
+    try {
+      // A system call: its result knows no context to resume in.
+      co_await ctx.system().cancelSchedule(*farSchedule);
+    } catch (const std::system_error& error) {
+      e = error.code();
+    }
+    asker.tell(e);
+  }
+  ScheduleHandle* farSchedule;
+};
+
+TEST(Schedule, AwaitingAResultNoContextMadeIsErrNotOnIsolate) {
+  // S1: only the results of ctx.schedule...() calls may be awaited; a pending
+  // system call's result throws at the co_await instead of resuming elsewhere.
+  auto system = ActorSystem::create(
+      "await", ActorSystemOptions::create().withIsolates(2).withLogLevel(LogLevel::Off));
+  std::atomic<int> ticks{0};
+  ActorRef far = system->spawn(
+      "far", [&](ReceiveContext& ctx) { ticks += ctx.is<Tick>() ? 1 : 0; },
+      ActorOptions::create().withIsolate(1));
+  ScheduleHandle farSchedule = system->schedule(Tick{}, far, 1h).handle();
+  ASSERT_EQ(farSchedule.isolateIndex(), 1u);
+  ActorRef awaiting = system->spawn<AwaitsASystemCall>(
+      "awaiting", ActorOptions::create().withIsolate(0), &farSchedule);
+  EXPECT_EQ(system->ask<std::error_code>(awaiting, Remind{}, 30s).get(), Error::ErrNotOnIsolate);
+  system->shutdown();
+}
+
 TEST(Schedule, AMoveOnlyMessageCanBeScheduledOnce) {
   TestKit kit;
   TestProbe probe = kit.probe("p");

@@ -146,6 +146,9 @@ std::string describeOp(std::string_view name) {
   if (const std::size_t at = name.find("/backlog/"); at != std::string_view::npos) {
     return "one unit of " + std::string(name.substr(at + 9)) + " executed at once";
   }
+  if (name.starts_with("iolatency/")) {
+    return "a pipe read's latency (write to handler) while a volley runs (median)";
+  }
   if (name.starts_with("lateness/")) {
     return "a 100 us timer's lateness while a volley runs (median)";
   }

@@ -44,13 +44,13 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <thread>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "BenchSupport.hpp"
@@ -476,7 +476,8 @@ class IoProbe {
   void start() {
     int fds[2];
     if (::pipe(fds) != 0) throw std::runtime_error("pipe() failed");
-    reader_ = std::make_unique<boost::asio::posix::stream_descriptor>(isolate_->ioContext(), fds[0]);
+    reader_ =
+        std::make_unique<boost::asio::posix::stream_descriptor>(isolate_->ioContext(), fds[0]);
     writeEnd_ = fds[1];
     reads_ = 0;
     stop_.store(false);
@@ -496,7 +497,8 @@ class IoProbe {
     boost::asio::async_read(*reader_, boost::asio::buffer(&sent_, sizeof sent_),
                             [this](const boost::system::error_code& error, std::size_t) {
                               if (error) return finish();
-                              const auto waited = WallClock::now().time_since_epoch().count() - sent_;
+                              const auto waited =
+                                  WallClock::now().time_since_epoch().count() - sent_;
                               latency_->push_back(static_cast<double>(waited) / 1000.0);
                               ++reads_;
                               if (!volley_->running()) return finish();  // starved: after the cap

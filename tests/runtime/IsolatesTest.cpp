@@ -384,14 +384,17 @@ struct Burst2 {
 TEST(Isolates, AnAskRefusedByBackpressureFailsAtOnceWithErrMailboxFull) {
   // SPEC X3: the request is a "backpressure" dead letter and the asker hears
   // ErrMailboxFull at once, not at its timeout.
-  auto system = ActorSystem::create("refused-ask", ActorSystemOptions::create()
-                                                       .withIsolates(2)
-                                                       .withCrossIsolateBuffer(2, 0)
-                                                       .withLogLevel(LogLevel::Off));
+  auto system = ActorSystem::create(
+      "refused-ask",
+      ActorSystemOptions::create().withIsolates(2).withCrossIsolateBuffer(2, 0).withLogLevel(
+          LogLevel::Off));
   std::promise<void> hold;
   std::shared_future<void> gate = hold.get_future().share();
   ActorRef far = system->spawn(
-      "far", [&](ReceiveContext& ctx) { if (ctx.is<WhereAmI>()) gate.wait(); },
+      "far",
+      [&](ReceiveContext& ctx) {
+        if (ctx.is<WhereAmI>()) gate.wait();
+      },
       ActorOptions::create().withIsolate(1));
   far.tell(WhereAmI{});  // keeps isolate 1 busy: its ring fills
   std::promise<std::error_code> answer;
@@ -414,14 +417,16 @@ TEST(Isolates, AnAskRefusedByBackpressureFailsAtOnceWithErrMailboxFull) {
 
 TEST(Isolates, AnIsolateIndexOutOfRangeIsRefusedEverywhere) {
   // SPEC X4, bad input: the system's calls and a child's placement.
-  auto system = ActorSystem::create("range", ActorSystemOptions::create().withIsolates(2).withManualRun());
+  auto system =
+      ActorSystem::create("range", ActorSystemOptions::create().withIsolates(2).withManualRun());
   EXPECT_EQ(test::errorOf([&] { system->dispatcher(2); }), Error::ErrIsolateOutOfRange);
   EXPECT_EQ(test::errorOf([&] { system->isolate(7); }), Error::ErrIsolateOutOfRange);
   std::error_code childError;
   ActorRef parent = system->spawn("parent", [&](ReceiveContext& ctx) {
     if (!ctx.is<WhereAmI>()) return;
     childError = test::errorOf([&] {
-      ctx.spawn("kid", [](ReceiveContext&) {}, ActorOptions::create().withIsolate(5));
+      ctx.spawn(
+          "kid", [](ReceiveContext&) {}, ActorOptions::create().withIsolate(5));
     });
   });
   parent.tell(WhereAmI{});

@@ -49,9 +49,9 @@ void Crossings::send(IsolateRuntime& to, Crossing&& crossing) {
   if (!peer.overflow.empty() || !peer.ring->tryPush(std::move(crossing))) {
     if (!crossing.message.is<CrossingSystemMessage>() && peer.overflow.size() >= overflowLimit_) {
       bump(stats_.refused);
-      const ActorRef sender = refOf(crossing.sender);
+      const ActorRef sender = core_.refOf(crossing.sender);
       core_.failAskOf(sender, make_error_code(Error::ErrMailboxFull));
-      core_.deadLetter(refOf(crossing.target), Envelope{std::move(crossing.message), sender},
+      core_.deadLetter(core_.refOf(crossing.target), Envelope{std::move(crossing.message), sender},
                        "backpressure: the overflow list to its isolate is full");
       return;
     }
@@ -129,21 +129,14 @@ bool Crossings::pending() const noexcept {
   return false;
 }
 
-ActorRef Crossings::refOf(std::uint64_t id) const noexcept {
-  if (id == Crossing::kNoSender) return ActorRef();
-  return core_.makeRef(static_cast<std::uint32_t>(id >> 52),
-                       static_cast<std::uint32_t>((id >> 28) & 0xFFFFFF),
-                       static_cast<std::uint32_t>(id & 0xFFFFFFF));
-}
-
 void Crossings::deliver(Crossing&& c) noexcept {
-  const ActorRef target = refOf(c.target);
+  const ActorRef target = core_.refOf(c.target);
   try {
     if (CrossingSystemMessage* system = c.message.get<CrossingSystemMessage>()) {
       std::unique_ptr<SystemMessage> message = std::move(system->message);
       core_.deliverSystemLocal(home_, target, std::move(*message));
     } else {
-      core_.deliverLocal(home_, target, Envelope{std::move(c.message), refOf(c.sender)});
+      core_.deliverLocal(home_, target, Envelope{std::move(c.message), core_.refOf(c.sender)});
     }
   } catch (const std::system_error& e) {
     // A full bounded mailbox with the Fail policy: the sender is on another
@@ -159,7 +152,7 @@ void Crossings::deliver(Crossing&& c) noexcept {
 void Crossings::drainAtTeardown() noexcept {
   const auto drop = [this](Crossing&& c) noexcept {
     if (c.message.is<CrossingSystemMessage>()) return;  // lifecycle signals end with the system
-    core_.deadLetter(refOf(c.target), Envelope{std::move(c.message), refOf(c.sender)},
+    core_.deadLetter(core_.refOf(c.target), Envelope{std::move(c.message), core_.refOf(c.sender)},
                      "the system stopped");
   };
   for (std::size_t k = 0; k < peerCount_; ++k) {

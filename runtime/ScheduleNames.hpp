@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "Hash.hpp"
 #include "coreactor/Schedule.hpp"
 
 namespace coreactor::detail {
@@ -21,11 +22,7 @@ namespace coreactor::detail {
 class ScheduleNames {
  public:
   static std::uint64_t hashOf(std::string_view name) noexcept {
-    std::uint64_t h = 14695981039346656037ull;  // FNV-1a, then a final mix
-    for (const char c : name) {
-      h ^= static_cast<unsigned char>(c);
-      h *= 1099511628211ull;
-    }
+    std::uint64_t h = fnv1a(name);  // then a final mix: the low bits pick the slot
     h ^= h >> 29;
     h *= 0xbf58476d1ce4e5b9ull;
     return h ^ (h >> 32);

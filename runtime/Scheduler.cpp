@@ -201,7 +201,8 @@ void Scheduler::expire() {
       fire(slot, t);
     } catch (...) {
       // One failed tick (a throwing copy or send) must not strand the rest.
-      core_.reportDispatcherError("scheduler", std::current_exception(), refOf(at(slot).target));
+      core_.reportDispatcherError("scheduler", std::current_exception(),
+                                  core_.refOf(at(slot).target));
       if (at(slot).generation == generation && at(slot).state == State::Due) release(slot);
     }
   }
@@ -210,16 +211,9 @@ void Scheduler::expire() {
   if (core_.running()) rearm();
 }
 
-ActorRef Scheduler::refOf(std::uint64_t id) const noexcept {
-  if (id == kNoRef) return ActorRef();
-  return core_.makeRef(static_cast<std::uint32_t>(id >> 52),
-                       static_cast<std::uint32_t>((id >> 28) & 0xFFFFFF),
-                       static_cast<std::uint32_t>(id & 0xFFFFFFF));
-}
-
 void Scheduler::fire(std::uint32_t slot, std::int64_t t) {
   Entry& e = at(slot);
-  const ActorRef target = refOf(e.target);
+  const ActorRef target = core_.refOf(e.target);
   // Fixed rate, without a burst of catch-up ticks after a late wake-up: the
   // ticks the loop missed are skipped, counted, and the next one is due one
   // interval after the late one.
@@ -240,7 +234,7 @@ void Scheduler::fire(std::uint32_t slot, std::int64_t t) {
     }
     return;
   }
-  Envelope envelope{Message(), refOf(e.sender)};
+  Envelope envelope{Message(), core_.refOf(e.sender)};
   if (e.interval == 0) {
     envelope.message = std::move(e.message);
     release(slot);
@@ -285,7 +279,7 @@ ScheduleHandle Scheduler::add(Message&& message, const ActorRef& target, const A
   live_.fetch_add(1, std::memory_order_relaxed);
   e.message = std::move(message);
   e.target = target.id();
-  e.sender = sender.isNone() ? kNoRef : sender.id();
+  e.sender = SystemCore::idOf(sender);
   e.interval = repeat ? every.count() : 0;
   if (anchor != kNil) {
     Entry& a = at(anchor);

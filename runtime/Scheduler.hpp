@@ -131,12 +131,11 @@ class Scheduler final : public Task {
     std::uint64_t nameHash = 0;  // named only (kNamed): its key's hash in the namespace
     Message message;
   };
-  static constexpr std::uint64_t kNoRef = ~std::uint64_t{0};
+  static constexpr std::uint64_t kNoRef = ~std::uint64_t{0};  // SystemCore::kNoRefId
   static constexpr std::uint32_t kChunkBits = 12;
   static constexpr std::uint32_t kChunkSize = 1u << kChunkBits;
   static constexpr std::size_t kBuckets = 65;
 
-  ActorRef refOf(std::uint64_t id) const noexcept;
   Entry& at(std::uint32_t slot) noexcept {
     return chunks_[slot >> kChunkBits][slot & (kChunkSize - 1)];
   }

@@ -174,13 +174,7 @@ ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
                               : (owner != nullptr ? owner->self() : ActorRef());
 
   // The isolate the call runs on holds the schedule (S9).
-  IsolateRuntime* here = owner != nullptr ? &owner->home() : nullptr;
-  if (here == nullptr) {
-    Isolate* current = Isolate::current();
-    for (const auto& rt : isolates_) {
-      if (rt->isolate.get() == current) here = rt.get();
-    }
-  }
+  IsolateRuntime* here = owner != nullptr ? &owner->home() : currentRuntime();
   if (here == nullptr && tManualDriver == this) here = isolates_[target.isolateIndex()].get();
   if (here != nullptr) {
     const std::uint32_t anchor = owner != nullptr ? owner->scheduleAnchor() : Scheduler::kNil;
@@ -309,46 +303,32 @@ std::uint64_t ActorSystem::tickCount() const noexcept {
 ScheduleResult ReceiveContext::scheduleMessage(Message message, const ActorRef& target,
                                                std::chrono::nanoseconds every, bool repeat,
                                                const ScheduleOptions& options) {
-  ScheduleResult result =
-      cell_.core().schedule(std::move(message), target, every, repeat, options, &cell_);
-  result.context_ = this;
-  return result;
+  return awaitableHere(
+      cell_.core().schedule(std::move(message), target, every, repeat, options, &cell_));
 }
 
 ScheduleResult ReceiveContext::cancelSchedule(const std::string& reference) {
-  ScheduleResult result = cell_.core().controlSchedule(Scheduler::Op::Cancel, reference);
-  result.context_ = this;
-  return result;
+  return awaitableHere(cell_.core().controlSchedule(Scheduler::Op::Cancel, reference));
 }
 
 ScheduleResult ReceiveContext::pauseSchedule(const std::string& reference) {
-  ScheduleResult result = cell_.core().controlSchedule(Scheduler::Op::Pause, reference);
-  result.context_ = this;
-  return result;
+  return awaitableHere(cell_.core().controlSchedule(Scheduler::Op::Pause, reference));
 }
 
 ScheduleResult ReceiveContext::resumeSchedule(const std::string& reference) {
-  ScheduleResult result = cell_.core().controlSchedule(Scheduler::Op::Resume, reference);
-  result.context_ = this;
-  return result;
+  return awaitableHere(cell_.core().controlSchedule(Scheduler::Op::Resume, reference));
 }
 
 ScheduleResult ReceiveContext::cancelSchedule(ScheduleHandle handle) {
-  ScheduleResult result = cell_.core().controlSchedule(Scheduler::Op::Cancel, handle);
-  result.context_ = this;
-  return result;
+  return awaitableHere(cell_.core().controlSchedule(Scheduler::Op::Cancel, handle));
 }
 
 ScheduleResult ReceiveContext::pauseSchedule(ScheduleHandle handle) {
-  ScheduleResult result = cell_.core().controlSchedule(Scheduler::Op::Pause, handle);
-  result.context_ = this;
-  return result;
+  return awaitableHere(cell_.core().controlSchedule(Scheduler::Op::Pause, handle));
 }
 
 ScheduleResult ReceiveContext::resumeSchedule(ScheduleHandle handle) {
-  ScheduleResult result = cell_.core().controlSchedule(Scheduler::Op::Resume, handle);
-  result.context_ = this;
-  return result;
+  return awaitableHere(cell_.core().controlSchedule(Scheduler::Op::Resume, handle));
 }
 
 bool ReceiveContext::awaitSchedule(const std::shared_ptr<detail::ScheduleState>& state,

@@ -1,6 +1,7 @@
 // The system: isolates, the send paths, spawning, ask, shutdown.
 #include "SystemCore.hpp"
 
+#include "Hash.hpp"
 #include "Topology.hpp"
 
 #include "Logging.hpp"
@@ -8,18 +9,6 @@
 #include "coreactor/Dispatchers.hpp"
 
 namespace coreactor::detail {
-
-namespace {
-// FNV-1a, 64 bits: the same key lands on the same isolate in every run.
-std::uint64_t stableHash(std::string_view key) noexcept {
-  std::uint64_t h = 14695981039346656037ull;
-  for (const char c : key) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-}  // namespace
 
 using SysKind = SystemMessage::Kind;
 
@@ -203,9 +192,7 @@ void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
   // inbox below.)
   if (here != nullptr && (envelope.sender.isNone() || envelope.sender.system_ == this)) {
     here->crossings->send(
-        rt,
-        Crossing{target.id(), envelope.sender.isNone() ? Crossing::kNoSender : envelope.sender.id(),
-                 std::move(envelope.message)});
+        rt, Crossing{target.id(), idOf(envelope.sender), std::move(envelope.message)});
     return;
   }
   // From a thread that is no isolate: the target isolate's MPSC inbox,
@@ -333,12 +320,11 @@ ActorRef SystemCore::spawn(ActorCell* parent, const std::string& path, ActorOpti
   if (!running() && parent == nullptr) {
     throwError(Error::ErrActorSystemNotStarted, "spawn of " + path + " on a stopped system");
   }
-  const std::size_t index =
-      options.isolate().has_value() ? *options.isolate()
-      : options.key().has_value()
-          ? static_cast<std::size_t>(stableHash(*options.key()) % isolates_.size())
-      : options.roundRobin() || parent == nullptr ? placeTopLevel(options)
-                                                  : parent->home().index;
+  const std::size_t index = options.isolate().has_value() ? *options.isolate()
+                            : options.key().has_value()
+                                ? static_cast<std::size_t>(fnv1a(*options.key()) % isolates_.size())
+                            : options.roundRobin() || parent == nullptr ? placeTopLevel(options)
+                                                                        : parent->home().index;
   IsolateRuntime& home = runtime(index);  // ErrIsolateOutOfRange
   Dispatcher* dispatcher = home.dispatcher.get();
   if (options.dispatcher() != nullptr) {
@@ -709,12 +695,7 @@ void SystemCore::runUntilIdle() {
 }
 
 bool SystemCore::onOwnIsolate() const noexcept {
-  Isolate* here = Isolate::current();
-  if (here == nullptr) return false;
-  for (const auto& rt : isolates_) {
-    if (rt->isolate.get() == here) return true;
-  }
-  return false;
+  return currentRuntime() != nullptr;
 }
 
 void SystemCore::shutdown() {

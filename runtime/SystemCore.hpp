@@ -89,7 +89,7 @@ struct CrossingSystemMessage {
 /// line, the ring's slot. References travel as ids (both ends are of this
 /// system); a system message travels as a CrossingSystemMessage.
 struct alignas(64) Crossing {
-  static constexpr std::uint64_t kNoSender = ~std::uint64_t{0};
+  static constexpr std::uint64_t kNoSender = ~std::uint64_t{0};  // SystemCore::kNoRefId
   std::uint64_t target = 0;
   std::uint64_t sender = kNoSender;
   Message message;
@@ -142,7 +142,6 @@ class Crossings final : public Isolate::Poller {
     bool owesWake = false;
   };
   void deliver(Crossing&& crossing) noexcept;
-  ActorRef refOf(std::uint64_t id) const noexcept;
   void flushOverflow(std::uint32_t peer);
   void payWakes() noexcept;
   bool backlogCanMove() const noexcept;
@@ -401,6 +400,18 @@ class SystemCore {
   ActorRef makeRef(std::uint32_t isolate, std::uint32_t slot, std::uint32_t generation) noexcept {
     return ActorRef(this, isolate, slot, generation);
   }
+  /// References kept as ids (a scheduler entry, a ring slot): kNoRefId for
+  /// none. Only for references of this system.
+  static constexpr std::uint64_t kNoRefId = ~std::uint64_t{0};
+  static std::uint64_t idOf(const ActorRef& ref) noexcept {
+    return ref.isNone() ? kNoRefId : ref.id();
+  }
+  ActorRef refOf(std::uint64_t id) noexcept {
+    if (id == kNoRefId) return ActorRef();
+    return makeRef(static_cast<std::uint32_t>(id >> 52),
+                   static_cast<std::uint32_t>((id >> 28) & 0xFFFFFF),
+                   static_cast<std::uint32_t>(id & 0xFFFFFFF));
+  }
   std::string pathOf(const ActorRef& ref);
 
   void shutdown();
@@ -470,7 +481,7 @@ class SystemCore {
   friend class RemoteSystemDelivery;
   friend class Crossings;
   /// The runtime of the isolate whose loop runs on this thread, if it is one
-  /// of this system's (not in manual mode: there one thread drives them all).
+  /// of this system's.
   IsolateRuntime* currentRuntime() const noexcept {
     Isolate* here = Isolate::current();
     if (here == nullptr) return nullptr;

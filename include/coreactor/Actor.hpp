@@ -409,6 +409,11 @@ class ReceiveContext {
   static void resumeInTurn(detail::SystemCore& core, const ActorRef& actor,
                            std::coroutine_handle<> h, std::uint64_t token);
   explicit ReceiveContext(detail::ActorCell& cell) noexcept : cell_(cell) {}
+  // A result of this context's scheduling calls, made awaitable in its turns.
+  ScheduleResult awaitableHere(ScheduleResult result) noexcept {
+    result.context_ = this;
+    return result;
+  }
 
   detail::ActorCell& cell_;
   Message* message_ = nullptr;

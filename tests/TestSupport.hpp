@@ -1,9 +1,11 @@
 // Helpers shared by the tests: reusable intrusive tasks and an order log.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -31,6 +33,18 @@ struct Log {
     return [this, e = std::move(entry)] { entries.push_back(e); };
   }
 };
+
+/// Waits (sleeping a millisecond at a time) until `done()` holds or `within`
+/// has passed; returns done(). For threaded tests: a generous deadline, never
+/// a timing assertion.
+template <class F>
+bool eventually(F&& done, std::chrono::milliseconds within) {
+  const auto deadline = std::chrono::steady_clock::now() + within;
+  while (!done() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return done();
+}
 
 /// The coreactor error code a call throws, or a default code if it throws none.
 template <class F>

@@ -31,10 +31,8 @@ struct Go {
 struct WhereAmI {};
 
 template <class F>
-bool eventually(F&& done, std::chrono::seconds within = 60s) {
-  const auto deadline = std::chrono::steady_clock::now() + within;
-  while (!done() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
-  return done();
+bool eventually(F&& done) {
+  return test::eventually(std::forward<F>(done), 60s);
 }
 
 // Sends `count` numbered messages to `to` in one turn.

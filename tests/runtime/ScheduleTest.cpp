@@ -647,8 +647,7 @@ struct Counter : Actor {
 // Waits (generously) until `done` holds.
 template <class F>
 bool eventually(F&& done) {
-  for (int i = 0; i < 20000 && !done(); ++i) std::this_thread::sleep_for(1ms);
-  return done();
+  return test::eventually(std::forward<F>(done), 30s);
 }
 
 TEST(Schedule, FromAForeignThreadEveryCallCompletesOnTheHoldingIsolate) {

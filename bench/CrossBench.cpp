@@ -257,6 +257,17 @@ inline void bump(std::atomic<std::int64_t>& counter) noexcept {
   counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
+/// A row whose every round is one call of `round` (a Timed: what ran and how
+/// long, taken on the side that finished): runs, checks and reports them.
+template <class Round>
+void rounds(benchmark::State& state, const char* what, std::int64_t perRound, Round round) {
+  OpMeter meter;
+  for (auto _ : state) {
+    if (!meter.measureTimed(state, what, perRound, round)) break;
+  }
+  meter.report(state);
+}
+
 // ---- floor/spsc-bulk --------------------------------------------------------------
 
 Timed spscFloorRound() {
@@ -287,14 +298,6 @@ Timed spscFloorRound() {
         end = Steady::now();
       });
   return {inOrder, end - start};
-}
-
-void spscFloor(benchmark::State& state) {
-  OpMeter meter;
-  for (auto _ : state) {
-    if (!meter.measureTimed(state, "items", kBulkItems, spscFloorRound)) break;
-  }
-  meter.report(state);
 }
 
 // ---- isolates/transport/* ---------------------------------------------------------
@@ -365,15 +368,6 @@ Timed transportRound() {
   return {inOrder, end - start};
 }
 
-template <class T>
-void transportRing(benchmark::State& state) {
-  OpMeter meter;
-  for (auto _ : state) {
-    if (!meter.measureTimed(state, "items", kItemsOf<T>, transportRound<T>)) break;
-  }
-  meter.report(state);
-}
-
 // ---- floor/busy-poll-rtt ----------------------------------------------------------
 
 Timed busyPollRound() {
@@ -407,14 +401,6 @@ Timed busyPollRound() {
         }
       });
   return {trips, end - start};
-}
-
-void busyPollFloor(benchmark::State& state) {
-  OpMeter meter;
-  for (auto _ : state) {
-    if (!meter.measureTimed(state, "round trips", kBusyRoundTrips, busyPollRound)) break;
-  }
-  meter.report(state);
 }
 
 // ---- floor/eventfd-rtt ------------------------------------------------------------
@@ -470,14 +456,6 @@ Timed eventFdRound() {
         }
       });
   return {trips, end - start};
-}
-
-void eventFdFloor(benchmark::State& state) {
-  OpMeter meter;
-  for (auto _ : state) {
-    if (!meter.measureTimed(state, "round trips", kWakeRoundTrips, eventFdRound)) break;
-  }
-  meter.report(state);
 }
 
 // ---- systems and actors -------------------------------------------------------------
@@ -967,12 +945,18 @@ bool crossThreadsPinned() {
 
 void registerCrossBenchmarks(bool quick) {
   allowedCpus();  // the process's own mask, read before any row pins a thread
-  registerTimed(benchmark::RegisterBenchmark("floor/spsc-bulk", &spscFloor));
-  registerTimed(benchmark::RegisterBenchmark("floor/busy-poll-rtt", &busyPollFloor));
-  registerTimed(benchmark::RegisterBenchmark("floor/eventfd-rtt", &eventFdFloor));
-  registerTimed(
-      benchmark::RegisterBenchmark("isolates/transport/8B", &transportRing<std::uint64_t>));
-  registerTimed(benchmark::RegisterBenchmark("isolates/transport/64B", &transportRing<Crossing64>));
+  registerTimed(benchmark::RegisterBenchmark("floor/spsc-bulk", &rounds<Timed (*)()>, "items",
+                                             kBulkItems, &spscFloorRound));
+  registerTimed(benchmark::RegisterBenchmark("floor/busy-poll-rtt", &rounds<Timed (*)()>,
+                                             "round trips", kBusyRoundTrips, &busyPollRound));
+  registerTimed(benchmark::RegisterBenchmark("floor/eventfd-rtt", &rounds<Timed (*)()>,
+                                             "round trips", kWakeRoundTrips, &eventFdRound));
+  registerTimed(benchmark::RegisterBenchmark("isolates/transport/8B", &rounds<Timed (*)()>, "items",
+                                             kItemsOf<std::uint64_t>,
+                                             &transportRound<std::uint64_t>));
+  registerTimed(benchmark::RegisterBenchmark("isolates/transport/64B", &rounds<Timed (*)()>,
+                                             "items", kItemsOf<Crossing64>,
+                                             &transportRound<Crossing64>));
   registerTimed(benchmark::RegisterBenchmark("isolates/tell/cross", &tellBurst, true));
   registerTimed(benchmark::RegisterBenchmark("isolates/tell/same", &tellBurst, false));
   registerTimed(benchmark::RegisterBenchmark("isolates/pingpong/busy", &pingPongAcross, true));

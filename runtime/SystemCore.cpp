@@ -89,7 +89,7 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
     rt->isolate->setUserData(rt.get());
     rt->crossings = std::make_unique<Crossings>(*this, *rt, count, options_.ringSlots(),
                                                 options_.overflowLimit());
-    rt->isolate->addPoller(*rt->crossings);
+    if (count > 1) rt->isolate->addPoller(*rt->crossings);  // one isolate has no rings
     rt->scheduler = std::make_unique<Scheduler>(*this, *rt);
     // SPEC D8: one instance of the default dispatcher per isolate.
     if (options_.dispatcherFactory()) {

@@ -117,6 +117,13 @@ class Crossings final : public Isolate::Poller {
   void send(IsolateRuntime& to, Crossing&& crossing);
 
   void poll() override;
+  /// Between units: pays the wake-ups this isolate owes, and polls only if
+  /// a peer rang the doorbell since the last poll (or a ring had more than a
+  /// batch), or if an overflow list of ours waits for room.
+  void pollBetweenUnits() override {
+    if (!owed_.empty()) payWakes();
+    if (doorbell_.load(std::memory_order_relaxed) || !backlog_.empty()) poll();
+  }
   void beforeSleep() noexcept override { payWakes(); }
   bool pending() const noexcept override;
 
@@ -159,6 +166,9 @@ class Crossings final : public Isolate::Poller {
   std::vector<std::uint32_t> stillBacklogged_;  // scratch of poll()
   std::mutex ownedMutex_;                       // owned_: senders add, from their threads
   Stats stats_;
+  // Rung by a peer that pushed to one of our rings (payWakes), cleared by
+  // poll(): one line that only changes when there is traffic.
+  alignas(64) std::atomic<bool> doorbell_{false};
 };
 
 struct IsolateRuntime {

@@ -15,7 +15,9 @@
 //   2. the inbox: tasks posted from other threads join the macrotask queue;
 //   3. I/O: ready Asio completions, at most `ioHandlersPerTurn` of them;
 //   3b. pollers (addPoller): the rings from other isolates of an actor
-//      system, drained in batches; also looked at between macrotasks;
+//      system, drained in batches; also looked at between macrotasks and
+//      every kPollEveryUnits units of a microtask drain, so that a message
+//      from another isolate never waits behind a long microtask chain;
 //   4. macrotasks: the ones queued when this phase began (a snapshot, as Node's
 //      setImmediate): a macrotask posted by a macrotask runs next iteration,
 //      after timers and I/O have had a look (L4);
@@ -118,9 +120,14 @@ class Isolate {
   class Poller {
    public:
     virtual ~Poller() = default;
-    /// Once per loop iteration (after the inbox and I/O): take what arrived.
-    /// The loop drains microtasks afterwards.
+    /// Take what arrived. Once per loop iteration (after the inbox and I/O),
+    /// between macrotasks, and every kPollEveryUnits units of a microtask
+    /// drain: keep it cheap when nothing came. What it queues runs in the
+    /// microtask drain that follows or is in progress.
     virtual void poll() = 0;
+    /// Between two microtask units of a drain (every kPollEveryUnits): a
+    /// cheaper look than poll() if the poller has one.
+    virtual void pollBetweenUnits() { poll(); }
     /// Before the loop raises its sleeping flag: publish what must be seen
     /// by others (wake-ups owed to peers).
     virtual void beforeSleep() noexcept {}
@@ -280,6 +287,10 @@ class Isolate {
   void postOwned(Task& task);
   void loop(Mode mode);
   void drainMicrotasks() {
+    if (!pollers_.empty()) {
+      drainMicrotasksPolling();
+      return;
+    }
     while (!microtasks_.empty()) {
       Unit unit = microtasks_.pop();
       ++stats_.microtasks;
@@ -302,6 +313,9 @@ class Isolate {
   void drainInbox();
   void runIo();
   void runPollers();
+  void drainMicrotasksPolling();
+  /// Microtask units run between two looks at the pollers during a drain.
+  static constexpr std::uint32_t kPollEveryUnits = 1;
   bool waitForWork(Mode mode);
   void claimLoop();
   void runClaimed(Mode mode);

@@ -15,6 +15,7 @@
 #include "TestSupport.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Async.hpp"
+#include "coreactor/MicrotaskDispatcher.hpp"
 
 namespace coreactor {
 namespace {
@@ -27,6 +28,7 @@ struct Numbered {
 struct Go {
   ActorRef to;
   std::int64_t count;
+  std::int64_t first = 0;  // the number of the first message
 };
 struct WhereAmI {};
 
@@ -39,7 +41,7 @@ bool eventually(F&& done) {
 struct Burst : Actor {
   void receive(ReceiveContext& ctx) override {
     if (const Go* go = ctx.get<Go>()) {
-      for (std::int64_t i = 0; i < go->count; ++i) ctx.tell(go->to, Numbered{i});
+      for (std::int64_t i = 0; i < go->count; ++i) ctx.tell(go->to, Numbered{go->first + i});
     }
   }
 };
@@ -74,6 +76,55 @@ TEST(Isolates, MessagesBetweenOnePairKeepTheirOrderThroughRingAndOverflow) {
   source.tell(Go{sink, 200000});
   ASSERT_TRUE(eventually([&] { return received.load() == 200000; })) << received.load();
   EXPECT_EQ(outOfOrder.load(), 0);
+  system->shutdown();
+}
+
+// Tells itself a message for as long as `run` holds: on the microtask
+// dispatcher, a chain of microtasks that never ends on its own.
+struct Spinner : Actor {
+  explicit Spinner(std::atomic<bool>* run, std::atomic<std::int64_t>* turns)
+      : run(run), turns(turns) {}
+  void receive(ReceiveContext& ctx) override {
+    turns->fetch_add(1, std::memory_order_relaxed);
+    if (run->load(std::memory_order_relaxed)) ctx.tell(ctx.self(), WhereAmI{});
+  }
+  std::atomic<bool>* run;
+  std::atomic<std::int64_t>* turns;
+};
+
+TEST(Isolates, MessagesReachAnIsolateWhoseMicrotaskChainNeverEnds) {
+  // SPEC X1, D4: on the microtask dispatcher a self-telling actor keeps the
+  // receiving isolate in one microtask drain forever. What another isolate
+  // sends still arrives, in order, while that chain runs: the drain looks at
+  // the rings between its units.
+  auto system = ActorSystem::create("endless-chain",
+                                    ActorSystemOptions::create()
+                                        .withIsolates(2)
+                                        .withDispatcher(std::make_shared<MicrotaskDispatcher>())
+                                        .withLogLevel(LogLevel::Off));
+  // The sink is started before the chain begins (it has handled a first
+  // message): once the chain runs, isolate 1 takes nothing from its inbox
+  // (foreign threads) any more, only from the rings.
+  std::atomic<std::int64_t> received{0};
+  std::atomic<std::int64_t> outOfOrder{0};
+  ActorRef sink =
+      system->spawn<InOrder>("sink", ActorOptions::create().withIsolate(1), &received, &outOfOrder);
+  ActorRef source = system->spawn<Burst>("source", ActorOptions::create().withIsolate(0));
+  source.tell(Go{sink, 1});
+  ASSERT_TRUE(eventually([&] { return received.load() == 1; }));
+  std::atomic<bool> run{true};
+  std::atomic<std::int64_t> turns{0};
+  ActorRef spinner =
+      system->spawn<Spinner>("spinner", ActorOptions::create().withIsolate(1), &run, &turns);
+  spinner.tell(WhereAmI{});
+  ASSERT_TRUE(eventually([&] { return turns.load() > 1000; }));
+  source.tell(Go{sink, 5000, 1});
+  EXPECT_TRUE(eventually([&] { return received.load() == 5001; })) << received.load();
+  EXPECT_EQ(outOfOrder.load(), 0);
+  // The chain was still running when the last message arrived.
+  const std::int64_t before = turns.load();
+  EXPECT_TRUE(eventually([&] { return turns.load() > before; }));
+  run = false;
   system->shutdown();
 }
 
@@ -388,13 +439,18 @@ TEST(Isolates, AnAskRefusedByBackpressureFailsAtOnceWithErrMailboxFull) {
           LogLevel::Off));
   std::promise<void> hold;
   std::shared_future<void> gate = hold.get_future().share();
+  std::promise<void> holding;
   ActorRef far = system->spawn(
       "far",
       [&](ReceiveContext& ctx) {
-        if (ctx.is<WhereAmI>()) gate.wait();
+        if (!ctx.is<WhereAmI>()) return;
+        holding.set_value();
+        gate.wait();
       },
       ActorOptions::create().withIsolate(1));
   far.tell(WhereAmI{});  // keeps isolate 1 busy: its ring fills
+  // Isolate 1 takes nothing from its rings from now on.
+  ASSERT_EQ(holding.get_future().wait_for(30s), std::future_status::ready);
   std::promise<std::error_code> answer;
   ActorRef asker = system->spawn(
       "asker",

@@ -74,7 +74,7 @@ void Crossings::send(IsolateRuntime& to, Crossing&& crossing) {
   }
 }
 
-void Crossings::poll() {
+void Crossings::take(std::size_t batch) {
   // Cleared with a locked instruction before the rings are read: a peer
   // that pushes later rings again (it fences before it looks, payWakes).
   if (doorbell_.load(std::memory_order_relaxed))
@@ -84,7 +84,7 @@ void Crossings::poll() {
     Ring* ring = incoming_[k].load(std::memory_order_acquire);
     if (ring == nullptr) continue;
     const std::size_t taken =
-        ring->consume([this](Crossing&& c) noexcept { deliver(std::move(c)); }, kBatch);
+        ring->consume([this](Crossing&& c) noexcept { deliver(std::move(c)); }, batch);
     // More than a batch, or pushed after the ring's cached tail: empty()
     // reads the producer's index afresh.
     if (!ring->empty()) leftBehind = true;

@@ -11,29 +11,48 @@
 
 namespace coreactor::detail {
 
-// A per-thread cache of 256-byte blocks: the first buffer of every mailbox
-// and system-message ring. An idle actor gives its buffer back and takes one
-// again with its next message, for a few nanoseconds instead of a malloc.
+// A per-thread cache of ring buffers in power-of-two size classes, 256 B to
+// 64 KiB: the buffers of every mailbox and system-message ring. An idle
+// actor gives its buffer back and takes one again with its next message,
+// and a burst that grows a mailbox to a few hundred slots and drains it
+// again recycles the same buffers, for a few nanoseconds each instead of a
+// malloc and a free. What a thread parks is bounded per class.
 class BlockCache {
  public:
-  static constexpr std::size_t kBlock = 256;
-  static constexpr std::size_t kKeep = 4096;  // at most 1 MiB parked per thread
+  static constexpr std::size_t kSmallest = 256;
+  static constexpr std::size_t kClasses = 9;  // 256 B, 512 B, ..., 64 KiB
+  static constexpr std::size_t kLargest = kSmallest << (kClasses - 1);
+  /// Bytes a thread parks at most in the smallest class (the idle actors'
+  /// buffers) and in each larger one.
+  static constexpr std::size_t kParkSmallest = std::size_t{1} << 20;
+  static constexpr std::size_t kParkEach = std::size_t{512} << 10;
+
+  /// The class of a buffer of `bytes` (at most kLargest).
+  static constexpr std::size_t classOf(std::size_t bytes) noexcept {
+    std::size_t k = 0;
+    while ((kSmallest << k) < bytes) ++k;
+    return k;
+  }
+  static constexpr std::size_t bytesOf(std::size_t cls) noexcept { return kSmallest << cls; }
 
   ~BlockCache() {
-    while (head_ != nullptr) ::operator delete(std::exchange(head_, head_->next));
+    for (Node*& head : heads_) {
+      while (head != nullptr) ::operator delete(std::exchange(head, head->next));
+    }
   }
-  void* get() {
-    if (head_ == nullptr) return ::operator new(kBlock);
-    --count_;
-    return std::exchange(head_, head_->next);
+  void* get(std::size_t cls) {
+    Node*& head = heads_[cls];
+    if (head == nullptr) return ::operator new(bytesOf(cls));
+    --counts_[cls];
+    return std::exchange(head, head->next);
   }
-  void put(void* block) noexcept {
-    if (count_ >= kKeep) {
+  void put(void* block, std::size_t cls) noexcept {
+    if (counts_[cls] * bytesOf(cls) >= (cls == 0 ? kParkSmallest : kParkEach)) {
       ::operator delete(block);
       return;
     }
-    head_ = ::new (block) Node{head_};
-    ++count_;
+    heads_[cls] = ::new (block) Node{heads_[cls]};
+    ++counts_[cls];
   }
   static BlockCache& local() noexcept {
     thread_local BlockCache cache;
@@ -44,8 +63,8 @@ class BlockCache {
   struct Node {
     Node* next;
   };
-  Node* head_ = nullptr;
-  std::size_t count_ = 0;
+  Node* heads_[kClasses] = {};
+  std::size_t counts_[kClasses] = {};
 };
 
 template <class T>
@@ -88,12 +107,12 @@ class ObjectRing {
       head_ = tail_ = 0;
     }
   }
-  /// For an owner that just went idle: the smallest buffer goes back to the
-  /// thread's block cache (cheap to take again), a large one (a burst of more
-  /// than `large` slots) to the heap; middling ones are kept.
+  /// For an owner that just went idle: the smallest buffer, and a large one
+  /// (a burst of more than `large` slots), go back to the thread's block
+  /// cache (to the heap past its largest class); middling ones are kept.
   void shrinkIdle(std::size_t large = 256) noexcept {
     if (!empty() || capacity_ == 0) return;
-    if ((kCached && capacity_ == 4) || capacity_ > large) {
+    if (capacity_ == 4 || capacity_ > large) {
       release();
       head_ = tail_ = 0;
     }
@@ -115,17 +134,26 @@ class ObjectRing {
     head_ = 0;
     tail_ = n;
   }
-  static constexpr bool kCached = 4 * sizeof(T) <= BlockCache::kBlock && alignof(T) <= 16;
+  // Buffers of up to BlockCache::kLargest bytes come from the thread's
+  // cache (plain operator new alignment suffices for them); larger ones,
+  // and any of an over-aligned T, from the heap.
+  static constexpr bool kAligned = alignof(T) > __STDCPP_DEFAULT_NEW_ALIGNMENT__;
+  static bool cached(std::size_t slots) noexcept {
+    return !kAligned && slots * sizeof(T) <= BlockCache::kLargest;
+  }
   static void* allocate(std::size_t slots) {
-    if (kCached && slots == 4) return BlockCache::local().get();
-    return ::operator new(slots * sizeof(T), std::align_val_t(alignof(T)));
+    if (cached(slots)) return BlockCache::local().get(BlockCache::classOf(slots * sizeof(T)));
+    if constexpr (kAligned) return ::operator new(slots * sizeof(T), std::align_val_t(alignof(T)));
+    return ::operator new(slots * sizeof(T));
   }
   void release() noexcept {
     if (data_ != nullptr) {
-      if (kCached && capacity_ == 4) {
-        BlockCache::local().put(data_);
-      } else {
+      if (cached(capacity_)) {
+        BlockCache::local().put(data_, BlockCache::classOf(capacity_ * sizeof(T)));
+      } else if constexpr (kAligned) {
         ::operator delete(data_, std::align_val_t(alignof(T)));
+      } else {
+        ::operator delete(data_);
       }
     }
     data_ = nullptr;

@@ -16,7 +16,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <coroutine>
-#include <deque>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -32,6 +31,7 @@
 #include "ObjectRing.hpp"
 #include "ScheduleNames.hpp"
 #include "Scheduler.hpp"
+#include "SegmentQueue.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/Isolate.hpp"
@@ -106,6 +106,12 @@ class Crossings final : public Isolate::Poller {
  public:
   using Ring = transport::SpscRing<Crossing>;
   static constexpr std::size_t kBatch = 256;  // per peer and per loop iteration
+  /// Per peer and look between units: what a unit handles at the default
+  /// throughput, so that a receiver takes from its rings at the pace it
+  /// handles messages and a flood waits in the bounded ring (and the
+  /// sender's overflow list), not in the receiver's mailbox, which would
+  /// grow, and move every message it holds each time it doubles.
+  static constexpr std::size_t kBatchBetweenUnits = 16;
 
   Crossings(SystemCore& core, IsolateRuntime& home, std::size_t isolates, std::size_t ringSlots,
             std::size_t overflowLimit);
@@ -116,13 +122,13 @@ class Crossings final : public Isolate::Poller {
   /// counted. System messages are never refused.
   void send(IsolateRuntime& to, Crossing&& crossing);
 
-  void poll() override;
+  void poll() override { take(kBatch); }
   /// Between units: pays the wake-ups this isolate owes, and polls only if
   /// a peer rang the doorbell since the last poll (or a ring had more than a
   /// batch), or if an overflow list of ours waits for room.
   void pollBetweenUnits() override {
     if (!owed_.empty()) payWakes();
-    if (doorbell_.load(std::memory_order_relaxed) || !backlog_.empty()) poll();
+    if (doorbell_.load(std::memory_order_relaxed) || !backlog_.empty()) take(kBatchBetweenUnits);
   }
   void beforeSleep() noexcept override { payWakes(); }
   bool pending() const noexcept override;
@@ -145,9 +151,12 @@ class Crossings final : public Isolate::Poller {
  private:
   struct Peer {
     Ring* ring = nullptr;  // ours to fill; owned by the peer's Crossings
-    std::deque<Crossing> overflow;
+    SegmentQueue<Crossing> overflow;
     bool owesWake = false;
   };
+  /// Takes up to `batch` crossings from each incoming ring, moves the
+  /// overflow lists on, pays the wake-ups owed.
+  void take(std::size_t batch);
   void deliver(Crossing&& crossing) noexcept;
   void flushOverflow(std::uint32_t peer);
   void payWakes() noexcept;

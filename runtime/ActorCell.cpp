@@ -79,7 +79,15 @@ void ActorCell::enqueueSlow(Envelope&& envelope) {
 
 void ActorCell::enqueueSystem(SystemMessage&& message) {
   if (state_ == State::Dead) return;
-  system_.push(std::move(message));
+  // Start is every cell's first system message: a flag holds it, so that
+  // spawning many actors at once (each Start queued before any turn runs)
+  // allocates no system-message ring for it.
+  if (message.kind == SysKind::Start && state_ == State::Created && system_.empty() &&
+      !startPending_) {
+    startPending_ = true;
+  } else {
+    system_.push(std::move(message));
+  }
   if (!scheduled_) schedule();
 }
 
@@ -102,6 +110,10 @@ void ActorCell::turn() {
   // SPEC D11: whatever fails around the handler is caught here, at the cell,
   // whichever dispatcher runs us.
   try {
+    if (startPending_) {  // older than anything in system_
+      startPending_ = false;
+      if (state_ == State::Created) start();
+    }
     while (!system_.empty() && state_ != State::Dead) {
       SystemMessage message = system_.pop();
       handleSystem(message);

@@ -28,29 +28,35 @@ class Mailbox {
     Evicted,  ///< accepted; the oldest message was pushed out into *displaced
   };
 
-  /// An unbounded mailbox costs one ring header and no allocation until its
-  /// first message; bounded and priority ones keep their settings aside.
+  /// An unbounded mailbox costs one envelope slot and a ring header, and
+  /// allocates nothing until two messages wait at once; bounded and
+  /// priority ones keep their settings aside.
   explicit Mailbox(const MailboxOptions& options);
 
-  bool empty() const noexcept { return isPriority() ? special_->heap.empty() : fifo_.empty(); }
-  std::size_t size() const noexcept { return isPriority() ? special_->heap.size() : fifo_.size(); }
+  bool empty() const noexcept {
+    return isPriority() ? special_->heap.empty() : !hasFirst() && fifo_.empty();
+  }
+  std::size_t size() const noexcept {
+    return isPriority() ? special_->heap.size() : (hasFirst() ? 1 : 0) + fifo_.size();
+  }
 
   /// The unbounded mailbox's push; false (and nothing moved) for the others.
   bool tryPushUnbounded(Envelope&& envelope) {
     if (special_ != nullptr) return false;
-    fifo_.push(std::move(envelope));
+    pushUnbounded(std::move(envelope));
     return true;
   }
 
   Push push(Envelope&& envelope, Envelope* displaced) {
     if (special_ == nullptr) [[likely]] {
-      fifo_.push(std::move(envelope));
+      pushUnbounded(std::move(envelope));
       return Push::Queued;
     }
     return pushSlow(std::move(envelope), displaced);
   }
   /// Precondition: !empty().
   Envelope pop() {
+    if (hasFirst()) return std::move(first_);  // leaves first_.message empty
     if (!isPriority()) [[likely]] {
       return fifo_.pop();
     }
@@ -78,7 +84,22 @@ class Mailbox {
   }
   Push pushSlow(Envelope&& envelope, Envelope* displaced);
   Envelope popPriority();
+  // The unbounded mailbox keeps its oldest message in first_ when nothing
+  // else waits: an actor that gets one message at a time (a ping-pong, an
+  // idle actor's occasional message) never touches a ring buffer at all.
+  // FIFO holds: first_ is filled only when the ring is empty, and popped
+  // before it. (An empty Message, which anyone may send, takes the ring:
+  // first_ is free exactly when its message is empty.)
+  bool hasFirst() const noexcept { return !first_.message.empty(); }
+  void pushUnbounded(Envelope&& envelope) {
+    if (!hasFirst() && fifo_.empty() && !envelope.message.empty()) {
+      first_ = std::move(envelope);
+    } else {
+      fifo_.push(std::move(envelope));
+    }
+  }
 
+  Envelope first_;
   ObjectRing<Envelope> fifo_;
   std::unique_ptr<Special> special_;
 };

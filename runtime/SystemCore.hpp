@@ -295,6 +295,7 @@ class ActorCell final : public Endpoint, public Task {
   std::uint32_t activity_ = 0;     // messages handled: passivation's measure
   bool scheduled_ = false;
   bool guardian_ = false;
+  bool startPending_ = false;  // a Start not yet handled (enqueueSystem)
   SystemCore& core_;
   IsolateRuntime& home_;
   ActorRef self_;

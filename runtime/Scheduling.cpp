@@ -149,12 +149,12 @@ std::size_t SystemCore::scheduleCount() const noexcept {
 bool SystemCore::bindScheduleName(const std::string& reference, ScheduleHandle handle,
                                   std::uint64_t& hash) {
   hash = ScheduleNames::hashOf(reference);
-  std::lock_guard<std::mutex> lock(scheduleNamesMutex_);
+  std::lock_guard<SpinLock> lock(scheduleNamesLock_);
   return scheduleNames_.insert(reference, hash, handle);
 }
 
 void SystemCore::forgetScheduleName(std::uint64_t hash, ScheduleHandle handle) noexcept {
-  std::lock_guard<std::mutex> lock(scheduleNamesMutex_);
+  std::lock_guard<SpinLock> lock(scheduleNamesLock_);
   scheduleNames_.erase(hash, handle);
 }
 
@@ -216,7 +216,7 @@ ScheduleResult SystemCore::controlSchedule(Scheduler::Op op, const std::string& 
   ScheduleHandle handle;
   const std::uint64_t hash = ScheduleNames::hashOf(reference);
   {
-    std::lock_guard<std::mutex> lock(scheduleNamesMutex_);
+    std::lock_guard<SpinLock> lock(scheduleNamesLock_);
     const ScheduleHandle* bound = scheduleNames_.find(reference, hash);
     if (bound == nullptr) return {fault(Error::ErrScheduleNotFound)};
     handle = *bound;

@@ -32,6 +32,7 @@
 #include "ScheduleNames.hpp"
 #include "Scheduler.hpp"
 #include "SegmentQueue.hpp"
+#include "SpinLock.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/Isolate.hpp"
@@ -534,8 +535,8 @@ class SystemCore {
   std::vector<IsolatePlacement> placement_;  // guarded by placementMutex_
   void planPlacement();
   void pinIsolate(std::size_t index) noexcept;
-  mutable std::mutex scheduleNamesMutex_;
-  ScheduleNames scheduleNames_;  // guarded by scheduleNamesMutex_
+  SpinLock scheduleNamesLock_;
+  ScheduleNames scheduleNames_;  // guarded by scheduleNamesLock_
   std::mutex stopMutex_;
   bool tornDown_ = false;            // guarded by stopMutex_
   bool stopLoopsWhenEmpty_ = false;  // guarded by topMutex_

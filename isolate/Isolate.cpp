@@ -50,6 +50,11 @@ struct Isolate::Cold {
   std::vector<std::uint32_t> heap;  // slot indices
   std::uint64_t nextSeq = 0;
   std::size_t referencedTimers = 0;
+  // The time of the current loop pass, for coarse timers: valid only while
+  // a pass runs (inPass) and once read (passNowRead).
+  Clock::time_point passNow{};
+  bool inPass = false;
+  bool passNowRead = false;
 
   bool before(std::uint32_t a, std::uint32_t b) const noexcept {
     const TimerSlot& x = slots[a];
@@ -280,7 +285,15 @@ TimerId Isolate::armTimer(Clock::duration delay, Task& task, TimerOptions option
     cold.slots.emplace_back();
   }
   Cold::TimerSlot& s = cold.slots[slot];
-  s.deadline = clock_->now() + delay;
+  if (options.coarse && cold.inPass) {
+    if (!cold.passNowRead) {
+      cold.passNow = clock_->now();
+      cold.passNowRead = true;
+    }
+    s.deadline = cold.passNow + delay;
+  } else {
+    s.deadline = clock_->now() + delay;
+  }
   s.seq = cold.nextSeq++;
   s.task = &task;
   s.referenced = options.referenced;
@@ -307,6 +320,8 @@ std::size_t Isolate::pendingTimers() const noexcept {
 void Isolate::runDueTimers() {
   Cold& cold = *cold_;
   const Clock::time_point now = clock_->now();
+  cold.passNow = now;  // the pass's time, for coarse timers
+  cold.passNowRead = true;
   // Timers armed while this phase runs wait for the next iteration, even with
   // a zero delay: a timer re-arming itself cannot hold the loop here.
   const std::uint64_t seqLimit = cold.nextSeq;
@@ -443,6 +458,7 @@ void Isolate::runClaimed(Mode mode) {
     struct Leave {
       Isolate& self;
       ~Leave() {
+        self.cold_->inPass = false;
         self.cold_->work.reset();
         detail::tCurrentIsolate = nullptr;
         self.running_.store(false, std::memory_order_release);
@@ -452,6 +468,8 @@ void Isolate::runClaimed(Mode mode) {
     for (;;) {
       if (stopRequested_.load(std::memory_order_relaxed)) break;
       ++stats_.iterations;
+      cold.inPass = true;
+      cold.passNowRead = false;
       drainMicrotasks();  // anything queued during set-up
       if (!cold.heap.empty()) runDueTimers();
       if (cold.inbox.size_approx() != 0) drainInbox();
@@ -459,6 +477,7 @@ void Isolate::runClaimed(Mode mode) {
       if (!pollers_.empty()) runPollers();
       runMacrotasks();
       if (!macrotasks_.empty() || stopRequested_.load(std::memory_order_relaxed)) continue;
+      cold.inPass = false;  // the pass's time goes stale while the loop sleeps
       if (!waitForWork(mode)) break;
     }
   }

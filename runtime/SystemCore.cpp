@@ -562,7 +562,10 @@ void AskEndpoint::run(ReceiveContext& ctx) {
 }
 
 void AskEndpoint::arm(std::chrono::nanoseconds timeout) {
-  timer_ = home_.isolate->setTimeout(timeout, static_cast<Task&>(*this));
+  // Coarse: an ask's timeout needs no better than one loop pass of
+  // precision, and a clock read per ask is a tenth of its cost.
+  timer_ = home_.isolate->setTimeout(timeout, static_cast<Task&>(*this),
+                                     TimerOptions{.referenced = true, .coarse = true});
 }
 
 void AskEndpoint::complete(Message* reply, std::error_code error) noexcept {

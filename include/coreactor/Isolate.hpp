@@ -100,6 +100,13 @@ struct TimerOptions {
   /// unreferenced one (what the scheduler uses, SPEC S11) does not, but still
   /// fires if the loop is running anyway.
   bool referenced = true;
+  /// A coarse timer's deadline counts from the time the loop read at the
+  /// start of its current pass (read once per pass, and only if needed)
+  /// instead of from a clock read of its own: it may fire up to that pass's
+  /// elapsed time early. For timeouts that need no better precision (an
+  /// ask's), it saves a clock read per timer. Outside a pass (set-up, a
+  /// manual run's driving thread between runs) it reads the clock.
+  bool coarse = false;
 };
 
 /// Names one armed timer. Stale ids (fired or cleared) are recognised and ignored.

@@ -139,6 +139,67 @@ TEST(IsolateTimers, ManyTimersWithRandomClearsFireInDeadlineThenArmOrder) {
   EXPECT_EQ(fired, expected);
 }
 
+// A manual clock that counts its reads.
+class CountingClock final : public Clock {
+ public:
+  time_point now() const noexcept override {
+    ++reads;
+    return inner.now();
+  }
+  bool isManual() const noexcept override { return true; }
+  ManualClock inner;
+  mutable int reads = 0;
+};
+
+TEST(IsolateTimers, CoarseTimersShareOneClockReadPerPassAndFireAfterTheirDelay) {
+  // SPEC L2: 100 coarse timers armed in one pass cost at most one clock read
+  // between them (100 precise ones read it 100 times), and each still fires
+  // only once the clock has moved its delay past the pass's time.
+  CountingClock clock;
+  Isolate isolate({.clock = &clock});
+  Log log;
+  int readsCoarse = -1;
+  int readsPrecise = -1;
+  isolate.post([&] {
+    const int before = clock.reads;
+    for (int i = 0; i < 100; ++i) {
+      isolate.setTimeout(10ms, log.recorder("coarse"), TimerOptions{.coarse = true});
+    }
+    readsCoarse = clock.reads - before;
+    const int middle = clock.reads;
+    for (int i = 0; i < 100; ++i) isolate.setTimeout(10ms, log.recorder("precise"));
+    readsPrecise = clock.reads - middle;
+  });
+  isolate.runUntilIdle();
+  EXPECT_LE(readsCoarse, 1);
+  EXPECT_EQ(readsPrecise, 100);
+  clock.inner.advance(9ms);
+  isolate.runUntilIdle();
+  EXPECT_TRUE(log.entries.empty());
+  clock.inner.advance(1ms);
+  isolate.runUntilIdle();
+  EXPECT_EQ(log.entries.size(), 200u);
+  EXPECT_EQ(std::count(log.entries.begin(), log.entries.end(), "coarse"), 100);
+}
+
+TEST(IsolateTimers, ACoarseTimerArmedOutsideALoopPassReadsTheClock) {
+  // Outside a pass (set-up here) the pass's time may be stale: it reads.
+  CountingClock clock;
+  Isolate isolate({.clock = &clock});
+  Log log;
+  isolate.runUntilIdle();  // a pass ran and ended
+  clock.inner.advance(1h);
+  const int before = clock.reads;
+  isolate.setTimeout(10ms, log.recorder("coarse"), TimerOptions{.coarse = true});
+  EXPECT_EQ(clock.reads - before, 1);
+  clock.inner.advance(9ms);
+  isolate.runUntilIdle();
+  EXPECT_TRUE(log.entries.empty()) << "counted from now, not from the last pass an hour ago";
+  clock.inner.advance(1ms);
+  isolate.runUntilIdle();
+  EXPECT_EQ(log.entries, (Entries{"coarse"}));
+}
+
 TEST(IsolateTimers, RefuseANegativeDelayWithErrInvalidDelay) {
   // Bad input
   Isolate isolate;

@@ -215,7 +215,9 @@ class Isolate {
   // ---- timers -------------------------------------------------------------
 
   /// Runs `task` once, `delay` from now (0 = next timer phase). Isolate-local.
-  /// O(log n). Throws ErrInvalidDelay for a negative delay, ErrIsolateStopped.
+  /// O(1) for a timer due no earlier than the last one armed so (a timeout
+  /// per request), else O(log n). Throws ErrInvalidDelay for a negative
+  /// delay, ErrIsolateStopped.
   TimerId setTimeout(Clock::duration delay, Task& task, TimerOptions options = {});
   /// Runs a callable once, `delay` from now (one heap task). Isolate-local;
   /// throws as the Task overload does.
@@ -225,7 +227,8 @@ class Isolate {
     return armTimer(delay, makeTask(std::forward<F>(f)), options);
   }
   /// Disarms a pending timer; its task is disposed, never run. Returns false
-  /// for a timer that already fired or was cleared. Isolate-local, O(log n).
+  /// for a timer that already fired or was cleared. Isolate-local, O(1)
+  /// amortised (the entry is marked and dropped later).
   bool clearTimeout(TimerId id) noexcept;
   /// Timers armed and not yet fired. Isolate-local.
   std::size_t pendingTimers() const noexcept;

@@ -472,7 +472,7 @@ ActorRef SystemCore::spawnTopLevel(std::string name, ActorOptions options, Actor
         "/user/$" + std::to_string(topGenerated_.fetch_add(1, std::memory_order_relaxed) + 1);
     const ActorRef ref = spawn(nullptr, path, std::move(options), std::move(factory));
     std::lock_guard<std::mutex> lock(topMutex_);
-    topById_.emplace(ref.id(), ref);
+    topIds_.insert(ref.id());
     return ref;
   }
   std::unique_lock<std::mutex> lock(topMutex_);
@@ -492,33 +492,33 @@ ActorRef SystemCore::spawnTopLevel(std::string name, ActorOptions options, Actor
   }
   lock.lock();
   topByName_[name] = ref.id();
-  topById_.emplace(ref.id(), ref);
+  topIds_.insert(ref.id());
   topNames_.emplace(ref.id(), std::move(name));
   return ref;
 }
 
 void SystemCore::topLevelTerminated(const ActorRef& child) {
   std::lock_guard<std::mutex> lock(topMutex_);
-  if (topById_.erase(child.id()) == 0) return;
+  if (!topIds_.erase(child.id())) return;
   auto named = topNames_.find(child.id());
   if (named != topNames_.end()) {
     topByName_.erase(named->second);
     topNames_.erase(named);
   }
-  if (stopLoopsWhenEmpty_ && topById_.empty()) stopLoops();  // a shutdown from an actor
+  if (stopLoopsWhenEmpty_ && topIds_.empty()) stopLoops();  // a shutdown from an actor
   topChanged_.notify_all();
 }
 
 bool SystemCore::isTopLevel(const ActorRef& child) {
   std::lock_guard<std::mutex> lock(topMutex_);
-  return topById_.count(child.id()) != 0;
+  return topIds_.contains(child.id());
 }
 
 std::vector<ActorRef> SystemCore::topLevel() {
   std::lock_guard<std::mutex> lock(topMutex_);
   std::vector<ActorRef> refs;
-  refs.reserve(topById_.size());
-  for (const auto& [id, ref] : topById_) refs.push_back(ref);
+  refs.reserve(topIds_.size());
+  topIds_.forEach([&](std::uint64_t id) { refs.push_back(refOf(id)); });
   return refs;
 }
 
@@ -715,7 +715,7 @@ void SystemCore::shutdown() {
   for (const ActorRef& ref : topLevel()) sendSystem(ref, SystemMessage{SysKind::Stop, {}, nullptr});
   if (inside) {
     std::lock_guard<std::mutex> lock(topMutex_);
-    if (topById_.empty()) stopLoops();
+    if (topIds_.empty()) stopLoops();
     return;
   }
   if (options_.manualRun()) {
@@ -724,9 +724,9 @@ void SystemCore::shutdown() {
     // Wait for the top-level actors to report their subtrees stopped. The
     // bound only guards against a hook that never returns.
     std::unique_lock<std::mutex> lock(topMutex_);
-    if (!topChanged_.wait_for(lock, std::chrono::seconds(60), [&] { return topById_.empty(); })) {
+    if (!topChanged_.wait_for(lock, std::chrono::seconds(60), [&] { return topIds_.empty(); })) {
       logger_->error("shutdown: {} top-level actors did not stop within 60 s; stopping anyway",
-                     topById_.size());
+                     topIds_.size());
     }
   }
   stop();

@@ -27,6 +27,7 @@
 #include <spdlog/logger.h>
 
 #include "ActorTable.hpp"
+#include "IdSet.hpp"
 #include "Mailbox.hpp"
 #include "ObjectRing.hpp"
 #include "ScheduleNames.hpp"
@@ -526,7 +527,7 @@ class SystemCore {
 
   std::mutex topMutex_;
   std::condition_variable topChanged_;
-  std::unordered_map<std::uint64_t, ActorRef> topById_;       // every living top-level actor
+  IdSet topIds_;                                              // every living top-level actor
   std::unordered_map<std::string, std::uint64_t> topByName_;  // the user-named ones
   std::unordered_map<std::uint64_t, std::string> topNames_;
   std::atomic<std::uint64_t> topGenerated_{0};

@@ -25,16 +25,15 @@ struct ActorCell::AsyncState {
   std::uint64_t nextToken = 1;
 };
 
-ActorCell::ActorCell(SystemCore& core, IsolateRuntime& home, ActorRef self, ActorRef parent,
-                     std::string path, ActorOptions options, ActorFactory factory,
-                     Dispatcher& dispatcher, std::uint32_t throughput, bool guardian)
-    : Endpoint(Kind::Cell),
-      Task(&runTurn, &disposeTurn),
+ActorCell::ActorCell(IsolateRuntime& home, ActorRef self, ActorRef parent, std::string path,
+                     ActorOptions options, ActorFactory factory, Dispatcher& dispatcher,
+                     std::uint32_t throughput, bool guardian)
+    : Task(&runTurn, &disposeTurn),
+      Endpoint(Kind::Cell),
+      guardian_(guardian),
+      throughput_(throughput),
       mailbox_(options.mailbox()),
       dispatcher_(&dispatcher),
-      throughput_(throughput),
-      guardian_(guardian),
-      core_(core),
       home_(home),
       self_(self),
       parent_(parent),
@@ -56,8 +55,8 @@ std::string_view ActorCell::name() const noexcept {
 
 void ActorCell::enqueueSlow(Envelope&& envelope) {
   if (state_ >= State::Terminating) {
-    core_.failAskOf(envelope.sender, make_error_code(Error::ErrDead));
-    core_.deadLetter(self_, std::move(envelope), "the actor is stopping");
+    core().failAskOf(envelope.sender, make_error_code(Error::ErrDead));
+    core().deadLetter(self_, std::move(envelope), "the actor is stopping");
     return;
   }
   Envelope displaced;
@@ -65,10 +64,10 @@ void ActorCell::enqueueSlow(Envelope&& envelope) {
     case Mailbox::Push::Queued:
       break;
     case Mailbox::Push::Evicted:
-      core_.deadLetter(self_, std::move(displaced), "evicted from a full bounded mailbox");
+      core().deadLetter(self_, std::move(displaced), "evicted from a full bounded mailbox");
       break;
     case Mailbox::Push::Refused:
-      core_.deadLetter(self_, std::move(displaced), "refused by a full bounded mailbox");
+      core().deadLetter(self_, std::move(displaced), "refused by a full bounded mailbox");
       if (mailbox_.overflow() == OverflowPolicy::Fail) {
         throwError(Error::ErrMailboxFull, "mailbox of " + path_ + " is full");
       }
@@ -129,7 +128,7 @@ void ActorCell::turn() {
     if (state_ == State::Terminating && !hasChildren()) finishStop();
     system_.shrinkIdle();
   } catch (...) {
-    core_.reportDispatcherError(dispatcher_->id(), std::current_exception(), self_);
+    core().reportDispatcherError(dispatcher_->id(), std::current_exception(), self_);
   }
   if (LogContext& c = logContext(); c.path != nullptr) c = LogContext{};
   if (state_ == State::Dead) {
@@ -148,12 +147,12 @@ void ActorCell::invoke(Envelope& envelope) {
     return;
   }
   if (envelope.message.is<StrictTick>()) [[unlikely]] {
-    if (!core_.admitTick(envelope.message)) return;  // cancelled after it was sent
+    if (!core().admitTick(envelope.message)) return;  // cancelled after it was sent
   }
   ReceiveContext ctx(*this);
   ctx.message_ = &envelope.message;
   ctx.sender_ = envelope.sender;
-  ++activity_;
+  active_ = true;
   try {
     actor_->receive(ctx);
   } catch (...) {
@@ -190,15 +189,15 @@ void ActorCell::handleSystem(SystemMessage& message) {
         // A resume after an escalation resumes the subtree that escalated.
         if (family_ != nullptr) {
           for (const auto& [id, c] : family_->byId) {
-            core_.sendSystem(c.ref, SystemMessage{SysKind::Resume, {}, nullptr});
+            core().sendSystem(c.ref, SystemMessage{SysKind::Resume, {}, nullptr});
           }
         }
       }
       break;
     case SysKind::Continue:
       if (message.continuation->incarnation != incarnation_) {
-        core_.dropContinuation(self_, std::move(message.continuation),
-                               "the asking actor restarted");
+        core().dropContinuation(self_, std::move(message.continuation),
+                                "the asking actor restarted");
       } else if (state_ == State::Suspended) {
         rare().held.push(std::move(message));  // runs if the parent resumes us
       } else if (state_ == State::Running) {
@@ -209,8 +208,8 @@ void ActorCell::handleSystem(SystemMessage& message) {
           fail(std::current_exception());
         }
       } else {
-        core_.dropContinuation(self_, std::move(message.continuation),
-                               "the asking actor is stopping");
+        core().dropContinuation(self_, std::move(message.continuation),
+                                "the asking actor is stopping");
       }
       break;
     case SysKind::Restart:
@@ -218,7 +217,7 @@ void ActorCell::handleSystem(SystemMessage& message) {
       break;
     case SysKind::ChildTerminated:
       forgetChild(message.ref);
-      if (guardian_) core_.topLevelTerminated(message.ref);
+      if (guardian_) core().topLevelTerminated(message.ref);
       break;
   }
 }
@@ -246,8 +245,8 @@ void ActorCell::start() {
                          [](Actor& a, ReceiveContext& ctx) { a.preStart(ctx); })) {
     return;
   }
-  if (!guardian_ && core_.events().hasSubscribers<ActorStarted>()) {
-    core_.events().publish(ActorStarted{self_, path_});
+  if (!guardian_ && core().events().hasSubscribers<ActorStarted>()) {
+    core().events().publish(ActorStarted{self_, path_});
   }
   if (rare_ != nullptr && rare_->passivateAfter > Clock::duration::zero()) {
     // Four checks per idle timeout: the actor stops between 1 and 1.25
@@ -266,24 +265,24 @@ std::uint32_t ActorCell::scheduleAnchor() {
 bool ActorCell::passivationCheck() {
   Rare& r = rare();
   if (state_ != State::Running) return state_ == State::Suspended;  // stopping: no more checks
-  if (r.seenActivity != activity_ || !mailbox_.empty() || blocked()) {
-    r.seenActivity = activity_;
+  if (active_ || !mailbox_.empty() || blocked()) {
+    active_ = false;
     r.quietChecks = 0;
     return true;
   }
   if (++r.quietChecks < 4) return true;
-  core_.log().debug(
+  core().log().debug(
       "[{}] passivated: idle for {} ms", path_,
       std::chrono::duration_cast<std::chrono::milliseconds>(r.passivateAfter).count());
-  core_.sendSystem(self_, SystemMessage{SysKind::Stop, {}, nullptr});
+  core().sendSystem(self_, SystemMessage{SysKind::Stop, {}, nullptr});
   return false;
 }
 
 void ActorCell::fail(std::exception_ptr cause) {
   state_ = State::Suspended;
   logContext() = LogContext{&path_, &home_.isolate->name(), std::string_view("(failure)")};
-  core_.log().error("[{}] failed: {}; its parent decides", path_, describe(cause));
-  core_.sendSystem(parent_, SystemMessage{SysKind::Failed, self_, std::move(cause)});
+  core().log().error("[{}] failed: {}; its parent decides", path_, describe(cause));
+  core().sendSystem(parent_, SystemMessage{SysKind::Failed, self_, std::move(cause)});
 }
 
 void ActorCell::supervise(const ActorRef& child, const std::exception_ptr& cause) {
@@ -292,7 +291,7 @@ void ActorCell::supervise(const ActorRef& child, const std::exception_ptr& cause
     auto it = family_->byId.find(child.id());
     if (it != family_->byId.end()) info = &it->second;
   }
-  if (info == nullptr && !(guardian_ && core_.isTopLevel(child))) return;  // stale
+  if (info == nullptr && !(guardian_ && core().isTopLevel(child))) return;  // stale
 
   SupervisorStrategy strategy =
       actor_ != nullptr ? actor_->supervisorStrategy() : SupervisorStrategy::defaultStrategy();
@@ -304,7 +303,7 @@ void ActorCell::supervise(const ActorRef& child, const std::exception_ptr& cause
   }
   if (directive == Directive::Restart && strategy.maxRestarts() >= 0 && info != nullptr) {
     // The only clock read of supervision, on the failure path.
-    const auto now = std::chrono::steady_clock::time_point(core_.clock().now().time_since_epoch());
+    const auto now = std::chrono::steady_clock::time_point(core().clock().now().time_since_epoch());
     auto& times = info->restarts;
     times.erase(std::remove_if(times.begin(), times.end(),
                                [&](auto t) { return now - t > strategy.window(); }),
@@ -326,10 +325,11 @@ void ActorCell::supervise(const ActorRef& child, const std::exception_ptr& cause
   }
   switch (directive) {
     case Directive::Resume:
-      core_.sendSystem(child, SystemMessage{SysKind::Resume, {}, nullptr});
+      core().sendSystem(child, SystemMessage{SysKind::Resume, {}, nullptr});
       break;
     case Directive::Restart:
-      for (const auto& t : targets) core_.sendSystem(t, SystemMessage{SysKind::Restart, {}, cause});
+      for (const auto& t : targets)
+        core().sendSystem(t, SystemMessage{SysKind::Restart, {}, cause});
       break;
     case Directive::Stop:
       for (const auto& t : targets) stopChild(t);
@@ -357,8 +357,8 @@ void ActorCell::restart(const std::exception_ptr& cause) {
                          [&cause](Actor& a, ReceiveContext& c) { a.postRestart(c, cause); })) {
     return;
   }
-  if (core_.events().hasSubscribers<ActorRestarted>()) {
-    core_.events().publish(ActorRestarted{self_, path_, cause});
+  if (core().events().hasSubscribers<ActorRestarted>()) {
+    core().events().publish(ActorRestarted{self_, path_, cause});
   }
 }
 
@@ -374,7 +374,7 @@ void ActorCell::beginStop() {
   destroyCoroutines();
   if (family_ != nullptr) {
     for (const auto& [id, c] : family_->byId) {
-      core_.sendSystem(c.ref, SystemMessage{SysKind::Stop, {}, nullptr});
+      core().sendSystem(c.ref, SystemMessage{SysKind::Stop, {}, nullptr});
     }
     // Names are free again at once: a restarted parent may spawn them anew.
     family_->byName.clear();
@@ -394,8 +394,8 @@ void ActorCell::finishStop() {
   state_ = State::Dead;
   while (!mailbox_.empty()) {
     Envelope left = mailbox_.pop();
-    core_.failAskOf(left.sender, make_error_code(Error::ErrDead));  // an ask need not time out
-    core_.deadLetter(self_, std::move(left), "the actor stopped");
+    core().failAskOf(left.sender, make_error_code(Error::ErrDead));  // an ask need not time out
+    core().deadLetter(self_, std::move(left), "the actor stopped");
   }
   while (!system_.empty()) {
     SystemMessage m = system_.pop();
@@ -409,9 +409,9 @@ void ActorCell::finishStop() {
     home_.scheduler->releaseAnchor(rare_->scheduleAnchor);  // S6: its schedules end with it
     rare_->scheduleAnchor = Scheduler::kNil;
   }
-  if (parent_) core_.sendSystem(parent_, SystemMessage{SysKind::ChildTerminated, self_, nullptr});
-  if (core_.events().hasSubscribers<ActorStopped>()) {
-    core_.events().publish(ActorStopped{self_, path_});
+  if (parent_) core().sendSystem(parent_, SystemMessage{SysKind::ChildTerminated, self_, nullptr});
+  if (core().events().hasSubscribers<ActorStopped>()) {
+    core().events().publish(ActorStopped{self_, path_});
   }
   home_.table.release(self_.slot());
 }
@@ -419,13 +419,13 @@ void ActorCell::finishStop() {
 void ActorCell::abandon() noexcept {
   state_ = State::Dead;
   destroyCoroutines();
-  while (!mailbox_.empty()) core_.deadLetter(self_, mailbox_.pop(), "the system stopped");
+  while (!mailbox_.empty()) core().deadLetter(self_, mailbox_.pop(), "the system stopped");
   actor_.reset();
 }
 
 void ActorCell::reportHookError(const char* hook, std::exception_ptr error) noexcept {
-  core_.log().error("[{}] {} threw: {}", path_, hook, describe(error));
-  core_.reportDispatcherError(dispatcher_->id(), std::move(error), self_);
+  core().log().error("[{}] {} threw: {}", path_, hook, describe(error));
+  core().reportDispatcherError(dispatcher_->id(), std::move(error), self_);
 }
 
 // ---- coroutine handlers ------------------------------------------------------------
@@ -498,8 +498,8 @@ void ActorCell::resumeCoroutine(std::coroutine_handle<> h, std::uint64_t token) 
 
 void ActorCell::destroyCoroutines() noexcept {
   while (rare_ != nullptr && !rare_->held.empty()) {
-    core_.dropContinuation(self_, std::move(rare_->held.pop().continuation),
-                           "the asking actor stopped or restarted");
+    core().dropContinuation(self_, std::move(rare_->held.pop().continuation),
+                            "the asking actor stopped or restarted");
   }
   if (async_ == nullptr) return;
   if (async_->awaiting) async_->awaiting.destroy();
@@ -525,7 +525,7 @@ ActorRef ActorCell::spawnChild(std::string name, ActorOptions options, ActorFact
   } else if (family_->byName.count(name) != 0) {
     throwError(Error::ErrDuplicateName, path_ + " already has a child named '" + name + "'");
   }
-  ActorRef ref = core_.spawn(this, path_ + "/" + name, std::move(options), std::move(factory));
+  ActorRef ref = core().spawn(this, path_ + "/" + name, std::move(options), std::move(factory));
   const std::uint64_t seq = family_->nextSeq++;
   family_->byName.emplace(name, ref.id());
   family_->byId.emplace(ref.id(), Child{ref, std::move(name), seq, {}});
@@ -544,7 +544,7 @@ void ActorCell::stopChild(const ActorRef& child) {
       }
     }
   }
-  core_.sendSystem(child, SystemMessage{SysKind::Stop, {}, nullptr});
+  core().sendSystem(child, SystemMessage{SysKind::Stop, {}, nullptr});
 }
 
 void ActorCell::forgetChild(const ActorRef& child) {

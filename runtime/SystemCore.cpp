@@ -108,7 +108,7 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
   const auto reservation = home.table.reserve(isLocal(home));
   guardian_ = makeRef(0, reservation.slot, reservation.generation);
   auto* cell = new ActorCell(
-      *this, home, guardian_, ActorRef(), "/user", ActorOptions::create(),
+      home, guardian_, ActorRef(), "/user", ActorOptions::create(),
       [] { return std::unique_ptr<Actor>(std::make_unique<Guardian>()); }, *home.dispatcher, 1,
       /*guardian=*/true);
   home.table.publish(reservation.slot, cell);
@@ -337,7 +337,7 @@ ActorRef SystemCore::spawn(ActorCell* parent, const std::string& path, ActorOpti
   const auto reservation = home.table.reserve(isLocal(home));
   const ActorRef self = makeRef(home.index, reservation.slot, reservation.generation);
   auto* cell =
-      new ActorCell(*this, home, self, parent != nullptr ? parent->self() : guardian_, path,
+      new ActorCell(home, self, parent != nullptr ? parent->self() : guardian_, path,
                     std::move(options), std::move(factory), *dispatcher, throughput, false);
   home.table.publish(reservation.slot, cell);
   sendSystem(self, SystemMessage{SysKind::Start, {}, nullptr});

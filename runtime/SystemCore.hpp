@@ -194,12 +194,12 @@ struct IsolateRuntime {
 
 // ---- the actor cell --------------------------------------------------------------
 
-class ActorCell final : public Endpoint, public Task {
+class ActorCell final : public Task, public Endpoint {
  public:
   enum class State : std::uint8_t { Created, Running, Suspended, Terminating, Dead };
 
-  ActorCell(SystemCore& core, IsolateRuntime& home, ActorRef self, ActorRef parent,
-            std::string path, ActorOptions options, ActorFactory factory, Dispatcher& dispatcher,
+  ActorCell(IsolateRuntime& home, ActorRef self, ActorRef parent, std::string path,
+            ActorOptions options, ActorFactory factory, Dispatcher& dispatcher,
             std::uint32_t throughput, bool guardian);
   ~ActorCell();
 
@@ -219,7 +219,7 @@ class ActorCell final : public Endpoint, public Task {
   const ActorRef& parent() const noexcept { return parent_; }
   const std::string& path() const noexcept { return path_; }
   std::string_view name() const noexcept;
-  SystemCore& core() const noexcept { return core_; }
+  SystemCore& core() const noexcept { return *home_.core; }
   IsolateRuntime& home() const noexcept { return home_; }
   State state() const noexcept { return state_; }
   std::uint32_t incarnation() const noexcept { return incarnation_; }
@@ -287,19 +287,20 @@ class ActorCell final : public Endpoint, public Task {
   void forgetChild(const ActorRef& child);
   void reportHookError(const char* hook, std::exception_ptr error) noexcept;
 
-  // Hot: touched on every message.
-  Mailbox mailbox_;
-  Dispatcher* dispatcher_;
-  std::unique_ptr<Actor> actor_;
-  std::uint32_t throughput_;
+  // Hot: touched on every message. The one-byte fields come first: they
+  // fill the tail of the Endpoint base, after the Task base (an idle actor
+  // is mostly this cell: bench actor/memory).
   State state_ = State::Created;
-  std::uint32_t incarnation_ = 0;  // bumped by each restart
-  std::uint32_t activity_ = 0;     // messages handled: passivation's measure
   bool scheduled_ = false;
   bool guardian_ = false;
   bool startPending_ = false;  // a Start not yet handled (enqueueSystem)
-  SystemCore& core_;
-  IsolateRuntime& home_;
+  bool active_ = false;        // handled a message since the last passivation check
+  std::uint32_t throughput_;
+  std::uint32_t incarnation_ = 0;  // bumped by each restart
+  Mailbox mailbox_;
+  Dispatcher* dispatcher_;
+  std::unique_ptr<Actor> actor_;
+  IsolateRuntime& home_;  // its core is the system's (core())
   ActorRef self_;
   ActorRef parent_;
   ObjectRing<SystemMessage> system_;
@@ -315,7 +316,6 @@ class ActorCell final : public Endpoint, public Task {
     ObjectRing<SystemMessage> held;  // continuations held while suspended
     std::uint32_t scheduleAnchor = Scheduler::kNil;
     Clock::duration passivateAfter{0};  // 0: never
-    std::uint32_t seenActivity = 0;
     std::uint32_t quietChecks = 0;
   };
   Rare& rare() {

@@ -15,11 +15,16 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <string_view>
 #include <type_traits>
 #include <utility>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace coreactor {
 namespace detail {
@@ -115,7 +120,9 @@ class Message {
   template <class T, class V = std::decay_t<T>>
   requires(!std::is_same_v<V, Message>) explicit Message(T&& value)
       : type_(&detail::MessageTypeOf<V, storedInline<V>>::kType) {
-    if constexpr (storedInline<V>) {
+    if constexpr (kWordStored<V>) {
+      storeWord(value);
+    } else if constexpr (storedInline<V>) {
       ::new (static_cast<void*>(storage_)) V(std::forward<T>(value));
     } else {
       *reinterpret_cast<V**>(storage_) = new V(std::forward<T>(value));
@@ -123,7 +130,7 @@ class Message {
   }
 
   /// Takes `other`'s value; `other` is left empty.
-  Message(Message&& other) noexcept : type_(other.type_) { take(other); }
+  [[gnu::always_inline]] Message(Message&& other) noexcept : type_(other.type_) { take(other); }
   /// Destroys the value held, then takes `other`'s; `other` is left empty.
   Message& operator=(Message&& other) noexcept {
     if (this != &other) {
@@ -199,6 +206,33 @@ class Message {
       type_->relocate(other.storage_, storage_);
     }
     other.type_ = nullptr;
+  }
+
+  // A trivially copyable value of up to 8 bytes (an int, a pointer, an
+  // enum) is written as the first 16 bytes of the buffer in one store,
+  // zero-extended: the move that follows at once (into a mailbox) reads
+  // those bytes with one 16-byte load, and a load is forwarded from the
+  // store buffer only if one store covers it. Written the plain way, the
+  // 4 bytes of an int stalled that load for a dozen cycles, a fifth of a
+  // tell's cost (bench actor/tell, perf annotate).
+  template <class V>
+  static constexpr bool kWordStored =
+#if defined(__SSE2__)
+      storedInline<V> &&
+      sizeof(V) <= 8 && std::is_trivially_copyable_v<V>&& std::is_trivially_destructible_v<V>;
+#else
+      false;
+#endif
+  template <class V>
+  void storeWord(const V& value) noexcept {
+#if defined(__SSE2__)
+    std::uint64_t word = 0;
+    std::memcpy(&word, &value, sizeof(V));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(storage_),
+                     _mm_cvtsi64_si128(static_cast<long long>(word)));
+#else
+    static_cast<void>(value);
+#endif
   }
 
   template <class V>

@@ -329,8 +329,28 @@ void Isolate::runPollers() {
 // microtask dispatcher never does) must not hold back what other isolates
 // send. Every kPollEveryUnits units the pollers take what arrived; what they
 // deliver queues its units behind the chain's, in the same drain. The look
-// is cheap: the rings' doorbell (runtime/Crossings.cpp), one load.
+// is cheap: one load of the poller's attention flag (for the rings, their
+// doorbell, runtime/Crossings.cpp), and a call only when it is up.
 void Isolate::drainMicrotasksPolling() {
+  const auto look = [this](std::size_t i) {
+    try {
+      pollers_[i]->pollBetweenUnits();
+    } catch (...) {
+      reportError(nullptr, std::current_exception());
+    }
+  };
+  // The common case, one poller with a flag (an actor system's rings): the
+  // look between units is one load of that flag.
+  if (const std::atomic<bool>* flag = attention_[0];
+      pollers_.size() == 1 && flag != nullptr && kPollEveryUnits == 1) {
+    while (!microtasks_.empty()) {
+      Unit unit = microtasks_.pop();
+      ++stats_.microtasks;
+      runUnit(unit);
+      if (flag->load(std::memory_order_relaxed)) look(0);
+    }
+    return;
+  }
   std::uint32_t sincePoll = 0;
   while (!microtasks_.empty()) {
     Unit unit = microtasks_.pop();
@@ -338,12 +358,9 @@ void Isolate::drainMicrotasksPolling() {
     runUnit(unit);
     if (++sincePoll == kPollEveryUnits) {
       sincePoll = 0;
-      for (Poller* p : pollers_) {
-        try {
-          p->pollBetweenUnits();
-        } catch (...) {
-          reportError(nullptr, std::current_exception());
-        }
+      for (std::size_t i = 0; i < pollers_.size(); ++i) {
+        const std::atomic<bool>* f = attention_[i];
+        if (f == nullptr || f->load(std::memory_order_relaxed)) look(i);
       }
     }
   }

@@ -71,6 +71,10 @@ void Crossings::send(IsolateRuntime& to, Crossing&& crossing) {
   if (!peer.owesWake) {
     peer.owesWake = true;
     owed_.push_back(to.index);
+    // Our own bell: the look after this unit pays the wake-up.
+    if (!doorbell_.load(std::memory_order_relaxed)) {
+      doorbell_.store(true, std::memory_order_relaxed);
+    }
   }
 }
 
@@ -92,9 +96,6 @@ void Crossings::take(std::size_t batch) {
       core_.isolates_[k]->isolate->wake();  // its sender sleeps on a full ring: room now
     }
   }
-  // What is left in a ring must be taken by the next look between units
-  // even if no peer rings again.
-  if (leftBehind) doorbell_.store(true, std::memory_order_relaxed);
   if (!backlog_.empty()) {
     stillBacklogged_.clear();
     for (std::uint32_t peer : backlog_) {
@@ -104,6 +105,9 @@ void Crossings::take(std::size_t batch) {
     backlog_.swap(stillBacklogged_);
   }
   payWakes();
+  // What is left in a ring, and an overflow list of ours still waiting for
+  // room, bring the next look between units back even if no peer rings.
+  if (leftBehind || !backlog_.empty()) doorbell_.store(true, std::memory_order_relaxed);
 }
 
 bool Crossings::backlogCanMove() const noexcept {

@@ -125,13 +125,13 @@ class Crossings final : public Isolate::Poller {
   void send(IsolateRuntime& to, Crossing&& crossing);
 
   void poll() override { take(kBatch); }
-  /// Between units: pays the wake-ups this isolate owes, and polls only if
-  /// a peer rang the doorbell since the last poll (or a ring had more than a
-  /// batch), or if an overflow list of ours waits for room.
-  void pollBetweenUnits() override {
-    if (!owed_.empty()) payWakes();
-    if (doorbell_.load(std::memory_order_relaxed) || !backlog_.empty()) take(kBatchBetweenUnits);
-  }
+  /// Between units, while the doorbell is up: takes what came and pays the
+  /// wake-ups this isolate owes. The doorbell is up when a peer rang it,
+  /// when a ring kept more than a look took, when this isolate owes a
+  /// wake-up (it rings its own bell as it sends) and while an overflow list
+  /// of its own waits for room.
+  void pollBetweenUnits() override { take(kBatchBetweenUnits); }
+  const std::atomic<bool>* attention() const noexcept override { return &doorbell_; }
   void beforeSleep() noexcept override { payWakes(); }
   bool pending() const noexcept override;
 

@@ -133,8 +133,14 @@ class Isolate {
     /// microtask drain that follows or is in progress.
     virtual void poll() = 0;
     /// Between two microtask units of a drain (every kPollEveryUnits): a
-    /// cheaper look than poll() if the poller has one.
+    /// cheaper look than poll() if the poller has one. Called only while
+    /// attention(), if the poller has that flag, is up.
     virtual void pollBetweenUnits() { poll(); }
+    /// A flag the loop reads between units, inline and without a call,
+    /// before it calls pollBetweenUnits(): up when there may be work. Null
+    /// (the default): pollBetweenUnits() is called every time. Read once,
+    /// when the poller is added: it must live as long as the poller.
+    virtual const std::atomic<bool>* attention() const noexcept { return nullptr; }
     /// Before the loop raises its sleeping flag: publish what must be seen
     /// by others (wake-ups owed to peers).
     virtual void beforeSleep() noexcept {}
@@ -263,7 +269,10 @@ class Isolate {
   void wake() noexcept;
   /// Adds a poller (kept by reference: it must outlive the loop's runs).
   /// Before the loop first runs, or on the loop thread.
-  void addPoller(Poller& poller) { pollers_.push_back(&poller); }
+  void addPoller(Poller& poller) {
+    pollers_.push_back(&poller);
+    attention_.push_back(poller.attention());
+  }
   /// A pointer the isolate's owner may attach (the actor runtime finds its
   /// per-isolate state through it). Set before the loop runs.
   void setUserData(void* data) noexcept { userData_ = data; }
@@ -343,6 +352,7 @@ class Isolate {
   std::atomic<std::thread::id> owner_;  // last thread to run the loop (creator before)
   std::unique_ptr<Cold> cold_;
   std::vector<Poller*> pollers_;
+  std::vector<const std::atomic<bool>*> attention_;  // [i]: pollers_[i]'s flag, or null
   void* userData_ = nullptr;
   std::thread thread_;
 };

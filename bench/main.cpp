@@ -435,7 +435,7 @@ void printTable(const RunResults& results, const std::vector<TargetResult>& targ
     if (const std::optional<double> load = busy->extraMedian(kLoadPerRoundTripCounter)) {
       std::printf(
           "  isolates/pingpong/busy, apart: each isolate's load handled %.0f messages per round\n"
-          "      trip (the loop polls its rings once an iteration)\n",
+          "      trip (a loop looks at its rings between units: docs/isolates.md)\n",
           *load);
     }
   }

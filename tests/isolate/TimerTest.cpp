@@ -106,17 +106,28 @@ TEST(IsolateTimers, AFiredTimerIdIsStaleEvenWhenItsSlotIsReused) {
   EXPECT_EQ(second, 1);
 }
 
+// One timer of the random tests below, and the order the armed ones that
+// were not cleared must fire in: by deadline, then by arm order.
+struct Armed {
+  int deadline;
+  int seq;
+  TimerId id;
+  bool cleared;
+};
+std::vector<std::pair<int, int>> firingOrder(const std::vector<Armed>& armed) {
+  std::vector<std::pair<int, int>> expected;
+  for (const auto& a : armed) {
+    if (!a.cleared) expected.emplace_back(a.deadline, a.seq);
+  }
+  std::sort(expected.begin(), expected.end());
+  return expected;
+}
+
 TEST(IsolateTimers, ManyTimersWithRandomClearsFireInDeadlineThenArmOrder) {
   // The indexed heap under churn: 20k timers, a third cleared at random.
   ManualClock clock;
   Isolate isolate({.clock = &clock});
   std::mt19937 rng(7);
-  struct Armed {
-    int deadline;
-    int seq;
-    TimerId id;
-    bool cleared;
-  };
   std::vector<Armed> armed;
   std::vector<std::pair<int, int>> fired;
   for (int i = 0; i < 20000; ++i) {
@@ -129,11 +140,7 @@ TEST(IsolateTimers, ManyTimersWithRandomClearsFireInDeadlineThenArmOrder) {
   for (auto& a : armed) {
     if (rng() % 3 == 0) a.cleared = isolate.clearTimeout(a.id);
   }
-  std::vector<std::pair<int, int>> expected;
-  for (const auto& a : armed) {
-    if (!a.cleared) expected.emplace_back(a.deadline, a.seq);
-  }
-  std::sort(expected.begin(), expected.end());
+  const std::vector<std::pair<int, int>> expected = firingOrder(armed);
   clock.advance(1s);
   isolate.runUntilIdle();
   EXPECT_EQ(fired, expected);
@@ -146,12 +153,6 @@ TEST(IsolateTimers, MostlyAscendingTimersWithHeavyClearsFireInDeadlineThenArmOrd
   ManualClock clock;
   Isolate isolate({.clock = &clock});
   std::mt19937 rng(11);
-  struct Armed {
-    int deadline;
-    int seq;
-    TimerId id;
-    bool cleared;
-  };
   std::vector<Armed> armed;
   std::vector<std::pair<int, int>> fired;
   for (int i = 0; i < 20000; ++i) {
@@ -164,11 +165,7 @@ TEST(IsolateTimers, MostlyAscendingTimersWithHeavyClearsFireInDeadlineThenArmOrd
   for (auto& a : armed) {
     if (rng() % 3 != 0) a.cleared = isolate.clearTimeout(a.id);
   }
-  std::vector<std::pair<int, int>> expected;
-  for (const auto& a : armed) {
-    if (!a.cleared) expected.emplace_back(a.deadline, a.seq);
-  }
-  std::sort(expected.begin(), expected.end());
+  const std::vector<std::pair<int, int>> expected = firingOrder(armed);
   EXPECT_EQ(isolate.pendingTimers(), expected.size());
   for (int stage = 1; stage <= 4; ++stage) {
     clock.advance(250ms);

@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "IsolateHold.hpp"
 #include "TestSupport.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Async.hpp"
@@ -437,20 +438,11 @@ TEST(Isolates, AnAskRefusedByBackpressureFailsAtOnceWithErrMailboxFull) {
       "refused-ask",
       ActorSystemOptions::create().withIsolates(2).withCrossIsolateBuffer(2, 0).withLogLevel(
           LogLevel::Off));
-  std::promise<void> hold;
-  std::shared_future<void> gate = hold.get_future().share();
-  std::promise<void> holding;
-  ActorRef far = system->spawn(
-      "far",
-      [&](ReceiveContext& ctx) {
-        if (!ctx.is<WhereAmI>()) return;
-        holding.set_value();
-        gate.wait();
-      },
-      ActorOptions::create().withIsolate(1));
-  far.tell(WhereAmI{});  // keeps isolate 1 busy: its ring fills
-  // Isolate 1 takes nothing from its rings from now on.
-  ASSERT_EQ(holding.get_future().wait_for(30s), std::future_status::ready);
+  // Isolate 1 is held in a handler of `far`: it takes nothing from its
+  // rings from now on, so its ring fills.
+  test::IsolateHold hold(*system, 1);
+  ASSERT_TRUE(hold.held());
+  const ActorRef far = hold.actor();
   std::promise<std::error_code> answer;
   ActorRef asker = system->spawn(
       "asker",
@@ -465,7 +457,7 @@ TEST(Isolates, AnAskRefusedByBackpressureFailsAtOnceWithErrMailboxFull) {
   auto f = answer.get_future();
   ASSERT_EQ(f.wait_for(30s), std::future_status::ready) << "not at the 60 s timeout";
   EXPECT_EQ(f.get(), Error::ErrMailboxFull);
-  hold.set_value();
+  hold.release();
   system->shutdown();
 }
 

@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <future>
 #include <thread>
 
+#include "IsolateHold.hpp"
 #include "TestSupport.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Async.hpp"
@@ -623,23 +623,12 @@ TEST(Schedule, AwaitingAResultNoContextMadeIsErrNotOnIsolate) {
   // Isolate 1 is held busy until the answer is in, so the cancel sent to it
   // is still pending when the coroutine awaits it (a result that is already
   // complete is simply returned).
-  std::promise<void> release;
-  std::shared_future<void> gate = release.get_future().share();
-  std::promise<void> holding;
-  ActorRef blocker = system->spawn(
-      "blocker",
-      [&](ReceiveContext& ctx) {
-        if (!ctx.is<Remind>()) return;
-        holding.set_value();
-        gate.wait();
-      },
-      ActorOptions::create().withIsolate(1));
-  blocker.tell(Remind{});
-  ASSERT_EQ(holding.get_future().wait_for(30s), std::future_status::ready);
+  test::IsolateHold hold(*system, 1);
+  ASSERT_TRUE(hold.held());
   ActorRef awaiting = system->spawn<AwaitsASystemCall>(
       "awaiting", ActorOptions::create().withIsolate(0), &farSchedule);
   EXPECT_EQ(system->ask<std::error_code>(awaiting, Remind{}, 30s).get(), Error::ErrNotOnIsolate);
-  release.set_value();
+  hold.release();
   system->shutdown();
 }
 

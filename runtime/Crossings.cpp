@@ -79,10 +79,13 @@ void Crossings::send(IsolateRuntime& to, Crossing&& crossing) {
 }
 
 void Crossings::take(std::size_t batch) {
-  // Cleared with a locked instruction before the rings are read: a peer
-  // that pushes later rings again (it fences before it looks, payWakes).
-  if (doorbell_.load(std::memory_order_relaxed))
-    doorbell_.exchange(false, std::memory_order_acq_rel);
+  // Cleared with a sequentially consistent exchange before the rings are
+  // read, against the peer's fence between its push and its look at the
+  // bell (payWakes): either the peer sees the bell down and rings it, or
+  // this read of the rings sees its push.
+  if (doorbell_.load(std::memory_order_relaxed)) {
+    doorbell_.exchange(false, std::memory_order_seq_cst);
+  }
   bool leftBehind = false;
   for (std::size_t k = 0; k < peerCount_; ++k) {
     Ring* ring = incoming_[k].load(std::memory_order_acquire);

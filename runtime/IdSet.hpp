@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "Hash.hpp"
+
 namespace coreactor::detail {
 
 class IdSet {
@@ -53,9 +55,7 @@ class IdSet {
     // Backward shift: later ids of the run move into the hole when their
     // home position allows it.
     for (std::size_t i = (hole + 1) & mask(); slots_[i] != kEmpty; i = (i + 1) & mask()) {
-      const std::size_t h = home(slots_[i]);
-      const bool between = hole < i ? (h > hole && h <= i) : (h > hole || h <= i);
-      if (!between) {
+      if (mayFillHole(hole, i, home(slots_[i]))) {
         slots_[hole] = slots_[i];
         hole = i;
       }

@@ -151,10 +151,7 @@ class ScheduleNames {
     for (std::size_t i = (hole + 1) & mask();; i = (i + 1) & mask()) {
       const Slot& s = slots_[i];
       if (s.hash == 0) break;
-      const std::size_t home = s.hash & mask();
-      // Move s into the hole if its home is not in (hole, i] cyclically.
-      const bool between = hole < i ? (home > hole && home <= i) : (home > hole || home <= i);
-      if (!between) {
+      if (mayFillHole(hole, i, s.hash & mask())) {
         slots_[hole] = s;
         hole = i;
       }

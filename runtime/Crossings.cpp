@@ -71,10 +71,7 @@ void Crossings::send(IsolateRuntime& to, Crossing&& crossing) {
   if (!peer.owesWake) {
     peer.owesWake = true;
     owed_.push_back(to.index);
-    // Our own bell: the look after this unit pays the wake-up.
-    if (!doorbell_.load(std::memory_order_relaxed)) {
-      doorbell_.store(true, std::memory_order_relaxed);
-    }
+    ring(doorbell_);  // our own: the look after this unit pays the wake-up
   }
 }
 
@@ -110,7 +107,7 @@ void Crossings::take(std::size_t batch) {
   payWakes();
   // What is left in a ring, and an overflow list of ours still waiting for
   // room, bring the next look between units back even if no peer rings.
-  if (leftBehind || !backlog_.empty()) doorbell_.store(true, std::memory_order_relaxed);
+  if (leftBehind || !backlog_.empty()) ring(doorbell_);
 }
 
 bool Crossings::backlogCanMove() const noexcept {
@@ -139,8 +136,7 @@ void Crossings::payWakes() noexcept {
     peer.isolate->wake();  // fences; a syscall only if it sleeps
     // After that fence: a peer that cleared its doorbell before our pushes
     // were visible sees it rung now (or has seen the pushes).
-    std::atomic<bool>& bell = peer.crossings->doorbell_;
-    if (!bell.load(std::memory_order_relaxed)) bell.store(true, std::memory_order_release);
+    ring(peer.crossings->doorbell_);
   }
   owed_.clear();
 }

@@ -177,9 +177,14 @@ class Crossings final : public Isolate::Poller {
   std::vector<std::uint32_t> stillBacklogged_;  // scratch of poll()
   std::mutex ownedMutex_;                       // owned_: senders add, from their threads
   Stats stats_;
-  // Rung by a peer that pushed to one of our rings (payWakes), cleared by
-  // poll(): one line that only changes when there is traffic.
+  // Rung by a peer that pushed to one of our rings (payWakes) and by us
+  // (pollBetweenUnits says when), cleared by take(): one line that only
+  // changes when there is traffic.
   alignas(64) std::atomic<bool> doorbell_{false};
+  /// Raises a doorbell; a bell already up is only read, not written again.
+  static void ring(std::atomic<bool>& bell) noexcept {
+    if (!bell.load(std::memory_order_relaxed)) bell.store(true, std::memory_order_release);
+  }
 };
 
 struct IsolateRuntime {

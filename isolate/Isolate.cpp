@@ -52,7 +52,6 @@ struct Isolate::Cold {
     Clock::time_point deadline{};
     std::uint64_t seq = 0;
     Task* task = nullptr;
-    std::uint32_t heapIndex = 0;
     std::uint32_t generation = 0;
     bool referenced = false;
     bool armed = false;
@@ -80,19 +79,15 @@ struct Isolate::Cold {
     const TimerSlot& y = slots[b];
     return x.deadline < y.deadline || (x.deadline == y.deadline && x.seq < y.seq);
   }
-  void place(std::size_t pos, std::uint32_t slot) noexcept {
-    heap[pos] = slot;
-    slots[slot].heapIndex = static_cast<std::uint32_t>(pos);
-  }
   void siftUp(std::size_t pos) noexcept {
     const std::uint32_t slot = heap[pos];
     while (pos > 0) {
       const std::size_t parent = (pos - 1) / 2;
       if (!before(slot, heap[parent])) break;
-      place(pos, heap[parent]);
+      heap[pos] = heap[parent];
       pos = parent;
     }
-    place(pos, slot);
+    heap[pos] = slot;
   }
   void siftDown(std::size_t pos) noexcept {
     const std::uint32_t slot = heap[pos];
@@ -102,16 +97,16 @@ struct Isolate::Cold {
       if (child >= n) break;
       if (child + 1 < n && before(heap[child + 1], heap[child])) ++child;
       if (!before(heap[child], slot)) break;
-      place(pos, heap[child]);
+      heap[pos] = heap[child];
       pos = child;
     }
-    place(pos, slot);
+    heap[pos] = slot;
   }
   void popHeapTop() noexcept {
     const std::uint32_t last = heap.back();
     heap.pop_back();
     if (!heap.empty()) {
-      place(0, last);
+      heap[0] = last;
       siftDown(0);
     }
   }
@@ -190,7 +185,7 @@ struct Isolate::Cold {
       if (slots[slot].dead) {
         freeDead(slot);
       } else {
-        place(kept++, slot);
+        heap[kept++] = slot;
       }
     }
     heap.resize(kept);
@@ -332,37 +327,32 @@ void Isolate::runPollers() {
 // is cheap: one load of the poller's attention flag (for the rings, their
 // doorbell, runtime/Crossings.cpp), and a call only when it is up.
 void Isolate::drainMicrotasksPolling() {
-  const auto look = [this](std::size_t i) {
-    try {
-      pollers_[i]->pollBetweenUnits();
-    } catch (...) {
-      reportError(nullptr, std::current_exception());
-    }
-  };
   // The common case, one poller with a flag (an actor system's rings): the
-  // look between units is one load of that flag.
-  if (const std::atomic<bool>* flag = attention_[0];
-      pollers_.size() == 1 && flag != nullptr && kPollEveryUnits == 1) {
-    while (!microtasks_.empty()) {
-      Unit unit = microtasks_.pop();
-      ++stats_.microtasks;
-      runUnit(unit);
-      if (flag->load(std::memory_order_relaxed)) look(0);
-    }
-    return;
-  }
+  // look between units is one load of that flag, with no walk over pollers.
+  const std::atomic<bool>* only = pollers_.size() == 1 ? attention_[0] : nullptr;
   std::uint32_t sincePoll = 0;
   while (!microtasks_.empty()) {
     Unit unit = microtasks_.pop();
     ++stats_.microtasks;
     runUnit(unit);
-    if (++sincePoll == kPollEveryUnits) {
-      sincePoll = 0;
-      for (std::size_t i = 0; i < pollers_.size(); ++i) {
-        const std::atomic<bool>* f = attention_[i];
-        if (f == nullptr || f->load(std::memory_order_relaxed)) look(i);
-      }
+    if (++sincePoll != kPollEveryUnits) continue;
+    sincePoll = 0;
+    if (only != nullptr) {
+      if (only->load(std::memory_order_relaxed)) lookBetweenUnits(0);
+      continue;
     }
+    for (std::size_t i = 0; i < pollers_.size(); ++i) {
+      const std::atomic<bool>* flag = attention_[i];
+      if (flag == nullptr || flag->load(std::memory_order_relaxed)) lookBetweenUnits(i);
+    }
+  }
+}
+
+void Isolate::lookBetweenUnits(std::size_t poller) noexcept {
+  try {
+    pollers_[poller]->pollBetweenUnits();
+  } catch (...) {
+    reportError(nullptr, std::current_exception());
   }
 }
 

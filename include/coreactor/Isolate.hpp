@@ -333,6 +333,7 @@ class Isolate {
   void runIo();
   void runPollers();
   void drainMicrotasksPolling();
+  void lookBetweenUnits(std::size_t poller) noexcept;
   /// Microtask units run between two looks at the pollers during a drain.
   static constexpr std::uint32_t kPollEveryUnits = 1;
   bool waitForWork(Mode mode);

@@ -13,6 +13,9 @@
 // growth. Freed slots are reused first-in first-out, and only once 1024 are
 // free, so a stale reference meets a reused slot rarely, and then with
 // another generation (28 bits).
+// An entry also says whether its actor is a top-level one (a child of the
+// user guardian): the system's registry of top-level actors is these flags,
+// which cost no memory (they fill the entry's padding).
 #pragma once
 
 #include <array>
@@ -80,9 +83,33 @@ class ActorTable {
     return Reservation{slot, entry(slot).generation.load(std::memory_order_relaxed)};
   }
 
-  /// Makes a reserved slot resolve to `endpoint`. Any thread (release store).
-  void publish(std::uint32_t slot, Endpoint* endpoint) noexcept {
-    entry(slot).endpoint.store(endpoint, std::memory_order_release);
+  /// Makes a reserved slot resolve to `endpoint`, marked top-level or not.
+  /// Any thread (release stores).
+  void publish(std::uint32_t slot, Endpoint* endpoint, bool topLevel = false) noexcept {
+    Entry& e = entry(slot);
+    e.topLevel.store(topLevel, std::memory_order_release);
+    e.endpoint.store(endpoint, std::memory_order_release);
+  }
+
+  /// Any thread. True while `slot` holds the top-level actor of `generation`.
+  bool isTopLevel(std::uint32_t slot, std::uint32_t generation) const noexcept {
+    const Entry* chunk = chunks_[slot >> kChunkBits].load(std::memory_order_acquire);
+    return chunk != nullptr && topLevelAt(chunk[slot & (kChunkSize - 1)]) == generation;
+  }
+
+  /// Any thread, while loops run: calls f(slot, generation) for every
+  /// top-level actor published before the call and not yet released.
+  template <class F>
+  void forEachTopLevel(F&& f) const {
+    std::uint32_t end;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      end = next_;
+    }
+    for (std::uint32_t slot = 0; slot < end; ++slot) {
+      const std::uint32_t generation = topLevelAt(entry(slot));
+      if (generation != kNotTopLevel) f(slot, generation);
+    }
   }
 
   /// Any thread. The endpoint in `slot` if its generation matches; only the
@@ -99,8 +126,9 @@ class ActorTable {
   void release(std::uint32_t slot) {
     Entry& e = entry(slot);
     e.endpoint.store(nullptr, std::memory_order_relaxed);
+    e.topLevel.store(false, std::memory_order_relaxed);
     e.generation.store((e.generation.load(std::memory_order_relaxed) + 1) & kGenerationMask,
-                       std::memory_order_relaxed);
+                       std::memory_order_release);  // after the flag's clearing (topLevelAt)
     free_.push_back(slot);  // the loop thread's own list: reused by it, lock-free
     live_.fetch_sub(1, std::memory_order_relaxed);
   }
@@ -120,13 +148,26 @@ class ActorTable {
   struct Entry {
     std::atomic<Endpoint*> endpoint{nullptr};
     std::atomic<std::uint32_t> generation{0};
+    std::atomic<bool> topLevel{false};  // in what would be padding
   };
+  static_assert(sizeof(Entry) == 16, "the top-level flag costs no memory");
+  static constexpr std::uint32_t kNotTopLevel = ~std::uint32_t{0};
+  // The generation of the top-level actor in `e`, or kNotTopLevel. The
+  // generation is read before and after the flag: a slot released and
+  // reused meanwhile has moved on (release() clears the flag, then bumps the
+  // generation; publish() sets it after the new generation), so a reader
+  // never pairs one incarnation's flag with another's generation.
+  static std::uint32_t topLevelAt(const Entry& e) noexcept {
+    const std::uint32_t before = e.generation.load(std::memory_order_acquire);
+    if (!e.topLevel.load(std::memory_order_acquire)) return kNotTopLevel;
+    return e.generation.load(std::memory_order_acquire) == before ? before : kNotTopLevel;
+  }
   Entry& entry(std::uint32_t slot) const noexcept {
     return chunks_[slot >> kChunkBits].load(std::memory_order_acquire)[slot & (kChunkSize - 1)];
   }
 
   std::array<std::atomic<Entry*>, kMaxChunks> chunks_{};
-  std::mutex mutex_;                // new slots and chunks
+  mutable std::mutex mutex_;        // new slots and chunks
   std::deque<std::uint32_t> free_;  // freed slots: isolate-local (release, owner reserve)
   std::uint32_t next_ = 0;          // guarded by mutex_
   std::atomic<std::size_t> live_{0};

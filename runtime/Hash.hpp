@@ -1,7 +1,7 @@
 // Hashing helpers. A stable 64-bit string hash (FNV-1a): the same key gives
 // the same value in every run and on every machine (placement by key relies
-// on it). And the one rule of backward-shift deletion that the runtime's
-// linear-probing tables share (ScheduleNames, IdSet).
+// on it). And the rule of backward-shift deletion for the runtime's
+// linear-probing table (ScheduleNames).
 #pragma once
 
 #include <cstddef>

@@ -316,7 +316,7 @@ void SystemCore::deadLetter(const ActorRef& recipient, Envelope&& envelope, cons
 // ---- spawning ----------------------------------------------------------------------
 
 ActorRef SystemCore::spawn(ActorCell* parent, const std::string& path, ActorOptions options,
-                           ActorFactory factory) {
+                           ActorFactory factory, const std::string* topName) {
   if (!running() && parent == nullptr) {
     throwError(Error::ErrActorSystemNotStarted, "spawn of " + path + " on a stopped system");
   }
@@ -339,7 +339,13 @@ ActorRef SystemCore::spawn(ActorCell* parent, const std::string& path, ActorOpti
   auto* cell =
       new ActorCell(home, self, parent != nullptr ? parent->self() : guardian_, path,
                     std::move(options), std::move(factory), *dispatcher, throughput, false);
-  home.table.publish(reservation.slot, cell);
+  if (topName != nullptr) {
+    // The name maps to the id before the actor can stop and give it back.
+    std::lock_guard<std::mutex> lock(topMutex_);
+    topByName_[*topName] = self.id();
+    topNames_.emplace(self.id(), *topName);
+  }
+  home.table.publish(reservation.slot, cell, /*topLevel=*/parent == nullptr);
   sendSystem(self, SystemMessage{SysKind::Start, {}, nullptr});
   return self;
 }
@@ -465,18 +471,24 @@ ActorRef SystemCore::spawnTopLevel(std::string name, ActorOptions options, Actor
   if (name.find('/') != std::string::npos || (!name.empty() && name[0] == '$')) {
     throwError(Error::ErrInvalidOption, "actor name '" + name + "': no '/' and no leading '$'");
   }
+  // Counted before it can stop (the guardian's ChildTerminated uncounts it).
+  topLive_.fetch_add(1, std::memory_order_relaxed);
   if (name.empty()) {
     // A generated name cannot collide with a user's (those never start with
-    // '$'): no registry of names to consult, one lock to count the actor.
+    // '$'): no registry of names to consult, no lock.
     const std::string path =
         "/user/$" + std::to_string(topGenerated_.fetch_add(1, std::memory_order_relaxed) + 1);
-    const ActorRef ref = spawn(nullptr, path, std::move(options), std::move(factory));
-    std::lock_guard<std::mutex> lock(topMutex_);
-    topIds_.insert(ref.id());
-    return ref;
+    try {
+      return spawn(nullptr, path, std::move(options), std::move(factory));
+    } catch (...) {
+      uncountTopLevel();
+      throw;
+    }
   }
   std::unique_lock<std::mutex> lock(topMutex_);
   if (topByName_.count(name) != 0) {
+    lock.unlock();
+    uncountTopLevel();
     throwError(Error::ErrDuplicateName, "a top-level actor named '" + name + "' exists");
   }
   // Hold the name while spawning, so two threads cannot both take it.
@@ -484,41 +496,53 @@ ActorRef SystemCore::spawnTopLevel(std::string name, ActorOptions options, Actor
   lock.unlock();
   ActorRef ref;
   try {
-    ref = spawn(nullptr, "/user/" + name, std::move(options), std::move(factory));
+    ref = spawn(nullptr, "/user/" + name, std::move(options), std::move(factory), &name);
   } catch (...) {
     lock.lock();
-    topByName_.erase(name);
+    if (auto held = topByName_.find(name); held != topByName_.end()) {
+      topNames_.erase(held->second);
+      topByName_.erase(held);
+    }
+    lock.unlock();
+    uncountTopLevel();
     throw;
   }
-  lock.lock();
-  topByName_[name] = ref.id();
-  topIds_.insert(ref.id());
-  topNames_.emplace(ref.id(), std::move(name));
   return ref;
 }
 
 void SystemCore::topLevelTerminated(const ActorRef& child) {
+  // Each top-level actor's one ChildTerminated to the guardian lands here.
   std::lock_guard<std::mutex> lock(topMutex_);
-  if (!topIds_.erase(child.id())) return;
   auto named = topNames_.find(child.id());
   if (named != topNames_.end()) {
     topByName_.erase(named->second);
     topNames_.erase(named);
   }
-  if (stopLoopsWhenEmpty_ && topIds_.empty()) stopLoops();  // a shutdown from an actor
+  topLive_.fetch_sub(1, std::memory_order_relaxed);
+  if (stopLoopsWhenEmpty_ && topLive_.load(std::memory_order_relaxed) == 0) {
+    stopLoops();  // a shutdown from an actor
+  }
+  topChanged_.notify_all();
+}
+
+void SystemCore::uncountTopLevel() {
+  std::lock_guard<std::mutex> lock(topMutex_);
+  topLive_.fetch_sub(1, std::memory_order_relaxed);
   topChanged_.notify_all();
 }
 
 bool SystemCore::isTopLevel(const ActorRef& child) {
-  std::lock_guard<std::mutex> lock(topMutex_);
-  return topIds_.contains(child.id());
+  return child.isolateIndex() < isolates_.size() &&
+         isolates_[child.isolateIndex()]->table.isTopLevel(child.slot(), child.generation());
 }
 
 std::vector<ActorRef> SystemCore::topLevel() {
-  std::lock_guard<std::mutex> lock(topMutex_);
   std::vector<ActorRef> refs;
-  refs.reserve(topIds_.size());
-  topIds_.forEach([&](std::uint64_t id) { refs.push_back(refOf(id)); });
+  for (const auto& rt : isolates_) {
+    rt->table.forEachTopLevel([&](std::uint32_t slot, std::uint32_t generation) {
+      refs.push_back(makeRef(rt->index, slot, generation));
+    });
+  }
   return refs;
 }
 
@@ -715,7 +739,7 @@ void SystemCore::shutdown() {
   for (const ActorRef& ref : topLevel()) sendSystem(ref, SystemMessage{SysKind::Stop, {}, nullptr});
   if (inside) {
     std::lock_guard<std::mutex> lock(topMutex_);
-    if (topIds_.empty()) stopLoops();
+    if (topLive_.load(std::memory_order_relaxed) == 0) stopLoops();
     return;
   }
   if (options_.manualRun()) {
@@ -724,9 +748,10 @@ void SystemCore::shutdown() {
     // Wait for the top-level actors to report their subtrees stopped. The
     // bound only guards against a hook that never returns.
     std::unique_lock<std::mutex> lock(topMutex_);
-    if (!topChanged_.wait_for(lock, std::chrono::seconds(60), [&] { return topIds_.empty(); })) {
+    if (!topChanged_.wait_for(lock, std::chrono::seconds(60),
+                              [&] { return topLive_.load(std::memory_order_relaxed) == 0; })) {
       logger_->error("shutdown: {} top-level actors did not stop within 60 s; stopping anyway",
-                     topIds_.size());
+                     topLive_.load(std::memory_order_relaxed));
     }
   }
   stop();

@@ -27,7 +27,6 @@
 #include <spdlog/logger.h>
 
 #include "ActorTable.hpp"
-#include "IdSet.hpp"
 #include "Mailbox.hpp"
 #include "ObjectRing.hpp"
 #include "ScheduleNames.hpp"
@@ -404,12 +403,15 @@ class SystemCore {
   void sendSystem(const ActorRef& target, SystemMessage&& message);
   void deadLetter(const ActorRef& recipient, Envelope&& envelope, const char* reason);
 
-  /// Spawns an actor under `parent` (nullptr: the user guardian). The name is
-  /// already checked and registered by the caller.
+  /// Spawns an actor under `parent` (nullptr: the user guardian, and the
+  /// actor is top-level). The name is already checked and held by the
+  /// caller; a top-level `topName` is bound to the new actor's id.
   ActorRef spawn(ActorCell* parent, const std::string& path, ActorOptions options,
-                 ActorFactory factory);
+                 ActorFactory factory, const std::string* topName = nullptr);
   ActorRef spawnTopLevel(std::string name, ActorOptions options, ActorFactory factory);
   void topLevelTerminated(const ActorRef& child);
+  /// A top-level spawn that failed: its count goes.
+  void uncountTopLevel();
   bool isTopLevel(const ActorRef& child);
   std::vector<ActorRef> topLevel();
 
@@ -532,7 +534,10 @@ class SystemCore {
 
   std::mutex topMutex_;
   std::condition_variable topChanged_;
-  IdSet topIds_;                                              // every living top-level actor
+  // Top-level actors not yet stopped: counted at spawn, before they can
+  // stop; the count drops under topMutex_ (topChanged_). Which they are is
+  // in the actor tables' top-level flags.
+  std::atomic<std::size_t> topLive_{0};
   std::unordered_map<std::string, std::uint64_t> topByName_;  // the user-named ones
   std::unordered_map<std::uint64_t, std::string> topNames_;
   std::atomic<std::uint64_t> topGenerated_{0};

@@ -60,7 +60,11 @@ void HybridDispatcher::runYield(Task& t) {
   self.yielding_ = false;
   Task* head = self.deferred_.pop();
   // Queue the pump before running the unit, so a throw cannot strand the rest.
-  if (!self.deferred_.empty()) self.isolate()->queueMicrotaskFromDispatcher(self.pump_, self);
+  if (!self.deferred_.empty()) {
+    self.isolate()->queueMicrotaskFromDispatcher(self.pump_, self);
+  } else {
+    self.deferred_.shrinkIfEmpty();  // a drained burst gives its memory back
+  }
   head->run();
 }
 
@@ -77,7 +81,11 @@ void HybridDispatcher::runPump(Task& t) {
   }
   ++self.count_;
   Task* head = self.deferred_.pop();
-  if (!self.deferred_.empty()) isolate.queueMicrotaskFromDispatcher(self.pump_, self);
+  if (!self.deferred_.empty()) {
+    isolate.queueMicrotaskFromDispatcher(self.pump_, self);
+  } else {
+    self.deferred_.shrinkIfEmpty();  // a drained burst gives its memory back
+  }
   head->run();
 }
 
@@ -128,6 +136,7 @@ void ThroughputDispatcher::runDrain(Task& t) {
         self.scheduled_ = true;
         self.isolate()->postFromDispatcher(self.drain_, self);
       }
+      self.queue_.shrinkIfEmpty();  // a drained burst gives its memory back
     }
   } reschedule{self};
   // A snapshot: units queued by this batch's own units wait for the next macrotask.

@@ -597,6 +597,9 @@ bool Isolate::waitForWork(Mode mode) {
   const bool askAsio = mode == Mode::UntilIdle && !timersHoldUs;
 
   for (Poller* p : pollers_) p->beforeSleep();
+  // Queues a burst grew give their memory back before the loop sleeps.
+  microtasks_.shrinkIfEmpty();
+  macrotasks_.shrinkIfEmpty();
   cold.wakePending.store(false, std::memory_order_relaxed);
   cold.sleeping.store(true, std::memory_order_seq_cst);
   std::atomic_thread_fence(std::memory_order_seq_cst);

@@ -35,9 +35,9 @@ ActorCell::ActorCell(IsolateRuntime& home, ActorRef self, ActorRef parent, std::
       mailbox_(options.mailbox()),
       dispatcher_(&dispatcher),
       home_(home),
-      self_(self),
-      parent_(parent),
-      path_(std::move(path)),
+      selfId_(self.id()),
+      parentId_(SystemCore::idOf(parent)),
+      path_(path),
       factory_(std::move(factory)) {
   if (options.dispatcher() != nullptr) rare().ownDispatcher = options.dispatcher();
   if (options.passivation() > Clock::duration::zero())
@@ -46,8 +46,13 @@ ActorCell::ActorCell(IsolateRuntime& home, ActorRef self, ActorRef parent, std::
 
 ActorCell::~ActorCell() = default;
 
+ActorCell::Rare& ActorCell::rare() {
+  if (rare_ == nullptr) rare_ = std::make_unique<Rare>();
+  return *rare_;
+}
+
 std::string_view ActorCell::name() const noexcept {
-  const std::string_view p = path_;
+  const std::string_view p = path_.view();
   return p.substr(p.rfind('/') + 1);
 }
 
@@ -56,20 +61,20 @@ std::string_view ActorCell::name() const noexcept {
 void ActorCell::enqueueSlow(Envelope&& envelope) {
   if (state_ >= State::Terminating) {
     core().failAskOf(envelope.sender, make_error_code(Error::ErrDead));
-    core().deadLetter(self_, std::move(envelope), "the actor is stopping");
+    core().deadLetter(self(), std::move(envelope), "the actor is stopping");
     return;
   }
   Envelope displaced;
-  switch (mailbox_.push(std::move(envelope), &displaced)) {
+  switch (mailbox_.push(std::move(envelope), &displaced, home_.core)) {
     case Mailbox::Push::Queued:
       break;
     case Mailbox::Push::Evicted:
-      core().deadLetter(self_, std::move(displaced), "evicted from a full bounded mailbox");
+      core().deadLetter(self(), std::move(displaced), "evicted from a full bounded mailbox");
       break;
     case Mailbox::Push::Refused:
-      core().deadLetter(self_, std::move(displaced), "refused by a full bounded mailbox");
+      core().deadLetter(self(), std::move(displaced), "refused by a full bounded mailbox");
       if (mailbox_.overflow() == OverflowPolicy::Fail) {
-        throwError(Error::ErrMailboxFull, "mailbox of " + path_ + " is full");
+        throwError(Error::ErrMailboxFull, "mailbox of " + std::string(path()) + " is full");
       }
       return;
   }
@@ -78,14 +83,17 @@ void ActorCell::enqueueSlow(Envelope&& envelope) {
 
 void ActorCell::enqueueSystem(SystemMessage&& message) {
   if (state_ == State::Dead) return;
-  // Start is every cell's first system message: a flag holds it, so that
-  // spawning many actors at once (each Start queued before any turn runs)
-  // allocates no system-message ring for it.
-  if (message.kind == SysKind::Start && state_ == State::Created && system_.empty() &&
-      !startPending_) {
+  // Start is every cell's first system message and Stop most often its
+  // second: a flag holds each while no other system message waits (the
+  // flags are handled first, Start then Stop, so order holds), and spawning
+  // and stopping many actors allocates no system-message ring.
+  if (message.kind == SysKind::Start && state_ == State::Created && !hasSystem() &&
+      !startPending_ && !stopPending_) {
     startPending_ = true;
+  } else if (message.kind == SysKind::Stop && !hasSystem() && !stopPending_) {
+    stopPending_ = true;
   } else {
-    system_.push(std::move(message));
+    rare().system.push(std::move(message));
   }
   if (!scheduled_) schedule();
 }
@@ -109,34 +117,38 @@ void ActorCell::turn() {
   // SPEC D11: whatever fails around the handler is caught here, at the cell,
   // whichever dispatcher runs us.
   try {
-    if (startPending_) {  // older than anything in system_
+    if (startPending_) {  // older than a pending Stop, and than anything in the ring
       startPending_ = false;
       if (state_ == State::Created) start();
     }
-    while (!system_.empty() && state_ != State::Dead) {
-      SystemMessage message = system_.pop();
+    if (stopPending_) {  // older than anything in the ring
+      stopPending_ = false;
+      beginStop();
+    }
+    while (hasSystem() && state_ != State::Dead) {
+      SystemMessage message = rare_->system.pop();
       handleSystem(message);
     }
     if (state_ == State::Running && !blocked()) {
       for (std::uint32_t n = throughput_; n > 0 && !mailbox_.empty(); --n) {
-        Envelope envelope = mailbox_.pop();
+        Envelope envelope = mailbox_.pop(home_.core);
         invoke(envelope);
         if (state_ != State::Running || blocked()) break;
       }
       if (mailbox_.empty()) mailbox_.shrinkIfIdle();
     }
     if (state_ == State::Terminating && !hasChildren()) finishStop();
-    system_.shrinkIdle();
+    if (rare_ != nullptr) rare_->system.shrinkIdle();
   } catch (...) {
-    core().reportDispatcherError(dispatcher_->id(), std::current_exception(), self_);
+    core().reportDispatcherError(dispatcher_->id(), std::current_exception(), self());
   }
-  if (LogContext& c = logContext(); c.path != nullptr) c = LogContext{};
+  if (LogContext& c = logContext(); !c.path.empty()) c = LogContext{};
   if (state_ == State::Dead) {
     if (!scheduled_) delete this;
     return;
   }
   if (!scheduled_ &&
-      (!system_.empty() || (state_ == State::Running && !blocked() && !mailbox_.empty()))) {
+      (hasSystem() || (state_ == State::Running && !blocked() && !mailbox_.empty()))) {
     schedule();
   }
 }
@@ -185,10 +197,10 @@ void ActorCell::handleSystem(SystemMessage& message) {
     case SysKind::Resume:
       if (state_ == State::Suspended) {
         state_ = State::Running;
-        while (rare_ != nullptr && !rare_->held.empty()) system_.push(rare_->held.pop());
+        while (rare_ != nullptr && !rare_->held.empty()) rare_->system.push(rare_->held.pop());
         // A resume after an escalation resumes the subtree that escalated.
-        if (family_ != nullptr) {
-          for (const auto& [id, c] : family_->byId) {
+        if (Family* f = family()) {
+          for (const auto& [id, c] : f->byId) {
             core().sendSystem(c.ref, SystemMessage{SysKind::Resume, {}, nullptr});
           }
         }
@@ -196,7 +208,7 @@ void ActorCell::handleSystem(SystemMessage& message) {
       break;
     case SysKind::Continue:
       if (message.continuation->incarnation != incarnation_) {
-        core().dropContinuation(self_, std::move(message.continuation),
+        core().dropContinuation(self(), std::move(message.continuation),
                                 "the asking actor restarted");
       } else if (state_ == State::Suspended) {
         rare().held.push(std::move(message));  // runs if the parent resumes us
@@ -208,7 +220,7 @@ void ActorCell::handleSystem(SystemMessage& message) {
           fail(std::current_exception());
         }
       } else {
-        core().dropContinuation(self_, std::move(message.continuation),
+        core().dropContinuation(self(), std::move(message.continuation),
                                 "the asking actor is stopping");
       }
       break;
@@ -246,12 +258,12 @@ void ActorCell::start() {
     return;
   }
   if (!guardian_ && core().events().hasSubscribers<ActorStarted>()) {
-    core().events().publish(ActorStarted{self_, path_});
+    core().events().publish(ActorStarted{self(), std::string(path())});
   }
   if (rare_ != nullptr && rare_->passivateAfter > Clock::duration::zero()) {
     // Four checks per idle timeout: the actor stops between 1 and 1.25
     // timeouts after its last message.
-    home_.scheduler->addPassivation(self_, std::max(rare_->passivateAfter / 4, Clock::duration(1)),
+    home_.scheduler->addPassivation(self(), std::max(rare_->passivateAfter / 4, Clock::duration(1)),
                                     scheduleAnchor());
   }
 }
@@ -272,24 +284,25 @@ bool ActorCell::passivationCheck() {
   }
   if (++r.quietChecks < 4) return true;
   core().log().debug(
-      "[{}] passivated: idle for {} ms", path_,
+      "[{}] passivated: idle for {} ms", path(),
       std::chrono::duration_cast<std::chrono::milliseconds>(r.passivateAfter).count());
-  core().sendSystem(self_, SystemMessage{SysKind::Stop, {}, nullptr});
+  core().sendSystem(self(), SystemMessage{SysKind::Stop, {}, nullptr});
   return false;
 }
 
 void ActorCell::fail(std::exception_ptr cause) {
   state_ = State::Suspended;
-  logContext() = LogContext{&path_, &home_.isolate->name(), std::string_view("(failure)")};
-  core().log().error("[{}] failed: {}; its parent decides", path_, describe(cause));
-  core().sendSystem(parent_, SystemMessage{SysKind::Failed, self_, std::move(cause)});
+  logContext() = LogContext{path(), &home_.isolate->name(), std::string_view("(failure)")};
+  core().log().error("[{}] failed: {}; its parent decides", path(), describe(cause));
+  core().sendSystem(parent(), SystemMessage{SysKind::Failed, self(), std::move(cause)});
 }
 
 void ActorCell::supervise(const ActorRef& child, const std::exception_ptr& cause) {
   Child* info = nullptr;
-  if (family_ != nullptr) {
-    auto it = family_->byId.find(child.id());
-    if (it != family_->byId.end()) info = &it->second;
+  Family* f = family();
+  if (f != nullptr) {
+    auto it = f->byId.find(child.id());
+    if (it != f->byId.end()) info = &it->second;
   }
   if (info == nullptr && !(guardian_ && core().isTopLevel(child))) return;  // stale
 
@@ -318,8 +331,8 @@ void ActorCell::supervise(const ActorRef& child, const std::exception_ptr& cause
 
   std::vector<ActorRef> targets;
   if (strategy.kind() == SupervisorStrategy::Kind::AllForOne && directive != Directive::Resume &&
-      family_ != nullptr) {
-    for (const auto& [id, c] : family_->byId) targets.push_back(c.ref);
+      f != nullptr) {
+    for (const auto& [id, c] : f->byId) targets.push_back(c.ref);
   } else {
     targets.push_back(child);
   }
@@ -358,7 +371,7 @@ void ActorCell::restart(const std::exception_ptr& cause) {
     return;
   }
   if (core().events().hasSubscribers<ActorRestarted>()) {
-    core().events().publish(ActorRestarted{self_, path_, cause});
+    core().events().publish(ActorRestarted{self(), std::string(path()), cause});
   }
 }
 
@@ -372,12 +385,12 @@ void ActorCell::beginStop() {
   if (state_ >= State::Terminating) return;
   state_ = State::Terminating;
   destroyCoroutines();
-  if (family_ != nullptr) {
-    for (const auto& [id, c] : family_->byId) {
+  if (Family* f = family()) {
+    for (const auto& [id, c] : f->byId) {
       core().sendSystem(c.ref, SystemMessage{SysKind::Stop, {}, nullptr});
     }
     // Names are free again at once: a restarted parent may spawn them anew.
-    family_->byName.clear();
+    f->byName.clear();
   }
 }
 
@@ -392,51 +405,58 @@ void ActorCell::finishStop() {
     actor_.reset();
   }
   state_ = State::Dead;
+  const ActorRef me = self();
   while (!mailbox_.empty()) {
-    Envelope left = mailbox_.pop();
+    Envelope left = mailbox_.pop(home_.core);
     core().failAskOf(left.sender, make_error_code(Error::ErrDead));  // an ask need not time out
-    core().deadLetter(self_, std::move(left), "the actor stopped");
+    core().deadLetter(me, std::move(left), "the actor stopped");
   }
-  while (!system_.empty()) {
-    SystemMessage m = system_.pop();
-    if (m.kind == SysKind::Watch) m.ref.tell(Terminated{self_}, self_);
+  while (hasSystem()) {
+    SystemMessage m = rare_->system.pop();
+    if (m.kind == SysKind::Watch) m.ref.tell(Terminated{me}, me);
   }
   if (rare_ != nullptr) {
-    for (const auto& watcher : rare_->watchers) watcher.tell(Terminated{self_}, self_);
+    for (const auto& watcher : rare_->watchers) watcher.tell(Terminated{me}, me);
     rare_->watchers.clear();
   }
   if (rare_ != nullptr && rare_->scheduleAnchor != Scheduler::kNil) {
     home_.scheduler->releaseAnchor(rare_->scheduleAnchor);  // S6: its schedules end with it
     rare_->scheduleAnchor = Scheduler::kNil;
   }
-  if (parent_) core().sendSystem(parent_, SystemMessage{SysKind::ChildTerminated, self_, nullptr});
-  if (core().events().hasSubscribers<ActorStopped>()) {
-    core().events().publish(ActorStopped{self_, path_});
+  if (const ActorRef p = parent()) {
+    core().sendSystem(p, SystemMessage{SysKind::ChildTerminated, me, nullptr});
   }
-  home_.table.release(self_.slot());
+  if (core().events().hasSubscribers<ActorStopped>()) {
+    core().events().publish(ActorStopped{me, std::string(path())});
+  }
+  home_.table.release(me.slot());
 }
 
 void ActorCell::abandon() noexcept {
   state_ = State::Dead;
   destroyCoroutines();
-  while (!mailbox_.empty()) core().deadLetter(self_, mailbox_.pop(), "the system stopped");
+  while (!mailbox_.empty())
+    core().deadLetter(self(), mailbox_.pop(home_.core), "the system stopped");
   actor_.reset();
 }
 
 void ActorCell::reportHookError(const char* hook, std::exception_ptr error) noexcept {
-  core().log().error("[{}] {} threw: {}", path_, hook, describe(error));
-  core().reportDispatcherError(dispatcher_->id(), std::move(error), self_);
+  core().log().error("[{}] {} threw: {}", path(), hook, describe(error));
+  core().reportDispatcherError(dispatcher_->id(), std::move(error), self());
 }
 
 // ---- coroutine handlers ------------------------------------------------------------
 
-bool ActorCell::blocked() const noexcept {
-  return async_ != nullptr && async_->awaiting;
+bool ActorCell::asyncBlocked() const noexcept {
+  return static_cast<bool>(rare_->async->awaiting);
 }
 
 void ActorCell::runAsync(AsyncActor& actor, ReceiveContext& ctx) {
-  if (async_ == nullptr) async_ = std::make_unique<AsyncState>(ReceiveContext(*this));
-  AsyncState& st = *async_;
+  if (!hasAsync_) {
+    rare().async = std::make_unique<AsyncState>(ReceiveContext(*this));
+    hasAsync_ = true;
+  }
+  AsyncState& st = *rare_->async;
   const bool reentrant = actor.reentrant();
   if (!reentrant) {
     // The handler may suspend: keep its message where the coroutine can reach it.
@@ -469,19 +489,21 @@ void ActorCell::runAsync(AsyncActor& actor, ReceiveContext& ctx) {
 }
 
 std::uint64_t ActorCell::runningCoroutine() const noexcept {
-  return async_ != nullptr ? async_->running : 0;
+  const AsyncState* st = async();
+  return st != nullptr ? st->running : 0;
 }
 
 bool ActorCell::coroutineLive(std::coroutine_handle<> h, std::uint64_t token) const noexcept {
-  if (async_ == nullptr || state_ >= State::Terminating) return false;
-  if (async_->awaiting == h && async_->awaitingToken == token) return true;
-  return std::find(async_->inflight.begin(), async_->inflight.end(), std::make_pair(h, token)) !=
-         async_->inflight.end();
+  const AsyncState* st = async();
+  if (st == nullptr || state_ >= State::Terminating) return false;
+  if (st->awaiting == h && st->awaitingToken == token) return true;
+  return std::find(st->inflight.begin(), st->inflight.end(), std::make_pair(h, token)) !=
+         st->inflight.end();
 }
 
 void ActorCell::resumeCoroutine(std::coroutine_handle<> h, std::uint64_t token) {
   if (!coroutineLive(h, token)) return;
-  AsyncState& st = *async_;
+  AsyncState& st = *async();
   st.running = token;
   h.resume();
   if (!h.done()) return;
@@ -498,68 +520,73 @@ void ActorCell::resumeCoroutine(std::coroutine_handle<> h, std::uint64_t token) 
 
 void ActorCell::destroyCoroutines() noexcept {
   while (rare_ != nullptr && !rare_->held.empty()) {
-    core().dropContinuation(self_, std::move(rare_->held.pop().continuation),
+    core().dropContinuation(self(), std::move(rare_->held.pop().continuation),
                             "the asking actor stopped or restarted");
   }
-  if (async_ == nullptr) return;
-  if (async_->awaiting) async_->awaiting.destroy();
-  async_->awaiting = {};
-  for (auto& [h, token] : async_->inflight) h.destroy();
-  async_->inflight.clear();
-  async_->current = Envelope{};
+  AsyncState* st = async();
+  if (st == nullptr) return;
+  if (st->awaiting) st->awaiting.destroy();
+  st->awaiting = {};
+  for (auto& [h, token] : st->inflight) h.destroy();
+  st->inflight.clear();
+  st->current = Envelope{};
 }
 
 // ---- children ----------------------------------------------------------------------
 
 ActorRef ActorCell::spawnChild(std::string name, ActorOptions options, ActorFactory factory) {
   if (state_ >= State::Terminating) {
-    throwError(Error::ErrActorSystemNotStarted, path_ + " is stopping and spawns no children");
+    throwError(Error::ErrActorSystemNotStarted,
+               std::string(path()) + " is stopping and spawns no children");
   }
-  if (family_ == nullptr) family_ = std::make_unique<Family>();
+  Rare& r = rare();
+  if (r.family == nullptr) r.family = std::make_unique<Family>();
+  Family& f = *r.family;
   if (name.empty()) {
     do {
-      name = "$" + std::to_string(++family_->generatedNames);
-    } while (family_->byName.count(name) != 0);
+      name = "$" + std::to_string(++f.generatedNames);
+    } while (f.byName.count(name) != 0);
   } else if (name.find('/') != std::string::npos || name[0] == '$') {
     throwError(Error::ErrInvalidOption, "actor name '" + name + "': no '/' and no leading '$'");
-  } else if (family_->byName.count(name) != 0) {
-    throwError(Error::ErrDuplicateName, path_ + " already has a child named '" + name + "'");
+  } else if (f.byName.count(name) != 0) {
+    throwError(Error::ErrDuplicateName,
+               std::string(path()) + " already has a child named '" + name + "'");
   }
-  ActorRef ref = core().spawn(this, path_ + "/" + name, std::move(options), std::move(factory));
-  const std::uint64_t seq = family_->nextSeq++;
-  family_->byName.emplace(name, ref.id());
-  family_->byId.emplace(ref.id(), Child{ref, std::move(name), seq, {}});
+  ActorRef ref =
+      core().spawn(this, std::string(path()) + "/" + name, std::move(options), std::move(factory));
+  const std::uint64_t seq = f.nextSeq++;
+  f.byName.emplace(name, ref.id());
+  f.byId.emplace(ref.id(), Child{ref, std::move(name), seq, {}});
   return ref;
 }
 
 void ActorCell::stopChild(const ActorRef& child) {
   // The name is free again at once: a restarting parent spawns its children
   // anew in postRestart while the old ones are still stopping.
-  if (family_ != nullptr) {
-    auto it = family_->byId.find(child.id());
-    if (it != family_->byId.end()) {
-      auto named = family_->byName.find(it->second.name);
-      if (named != family_->byName.end() && named->second == child.id()) {
-        family_->byName.erase(named);
-      }
+  if (Family* f = family()) {
+    auto it = f->byId.find(child.id());
+    if (it != f->byId.end()) {
+      auto named = f->byName.find(it->second.name);
+      if (named != f->byName.end() && named->second == child.id()) f->byName.erase(named);
     }
   }
   core().sendSystem(child, SystemMessage{SysKind::Stop, {}, nullptr});
 }
 
 void ActorCell::forgetChild(const ActorRef& child) {
-  if (family_ == nullptr) return;
-  auto it = family_->byId.find(child.id());
-  if (it == family_->byId.end()) return;
-  auto named = family_->byName.find(it->second.name);
-  if (named != family_->byName.end() && named->second == child.id()) family_->byName.erase(named);
-  family_->byId.erase(it);
+  Family* f = family();
+  if (f == nullptr) return;
+  auto it = f->byId.find(child.id());
+  if (it == f->byId.end()) return;
+  auto named = f->byName.find(it->second.name);
+  if (named != f->byName.end() && named->second == child.id()) f->byName.erase(named);
+  f->byId.erase(it);
 }
 
 std::vector<ActorRef> ActorCell::children() const {
   std::vector<const Child*> living;
-  if (family_ != nullptr) {
-    for (const auto& [id, c] : family_->byId) living.push_back(&c);
+  if (const Family* f = family()) {
+    for (const auto& [id, c] : f->byId) living.push_back(&c);
   }
   std::sort(living.begin(), living.end(), [](auto* a, auto* b) { return a->seq < b->seq; });
   std::vector<ActorRef> refs;
@@ -568,10 +595,11 @@ std::vector<ActorRef> ActorCell::children() const {
 }
 
 ActorRef ActorCell::child(std::string_view name) const {
-  if (family_ == nullptr) return {};
-  auto it = family_->byName.find(std::string(name));
-  if (it == family_->byName.end()) return {};
-  return family_->byId.at(it->second).ref;
+  const Family* f = family();
+  if (f == nullptr) return {};
+  auto it = f->byName.find(std::string(name));
+  if (it == f->byName.end()) return {};
+  return f->byId.at(it->second).ref;
 }
 
 }  // namespace coreactor::detail

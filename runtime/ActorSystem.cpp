@@ -208,14 +208,11 @@ std::string ActorRef::path() const {
 
 // ---- the receive context -------------------------------------------------------------
 
-const ActorRef& ReceiveContext::self() const noexcept {
-  return cell_.self();
-}
-const ActorRef& ReceiveContext::parent() const noexcept {
+ActorRef ReceiveContext::parent() const noexcept {
   return cell_.parent();
 }
-const std::string& ReceiveContext::path() const noexcept {
-  return cell_.path();
+std::string ReceiveContext::path() const {
+  return std::string(cell_.path());
 }
 Isolate& ReceiveContext::isolate() const noexcept {
   return *cell_.home().isolate;
@@ -226,7 +223,7 @@ ActorSystem& ReceiveContext::system() const noexcept {
 
 spdlog::logger& ReceiveContext::log() {
   detail::LogContext& c = detail::logContext();
-  c.path = &cell_.path();
+  c.path = cell_.path();
   c.isolate = &cell_.home().isolate->name();
   c.messageType = message_ != nullptr ? message_->typeName() : std::string_view("(none)");
   return cell_.core().log();

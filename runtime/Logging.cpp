@@ -11,8 +11,8 @@ class ContextFlag final : public spdlog::custom_flag_formatter {
   void format(const spdlog::details::log_msg&, const std::tm&,
               spdlog::memory_buf_t& dest) override {
     const LogContext& c = tLogContext;
-    if (c.path == nullptr) return;
-    std::string text = "[" + *c.path + " isolate=" + (c.isolate ? *c.isolate : "?") +
+    if (c.path.empty()) return;
+    std::string text = "[" + std::string(c.path) + " isolate=" + (c.isolate ? *c.isolate : "?") +
                        " msg=" + std::string(c.messageType) + "] ";
     dest.append(text.data(), text.data() + text.size());
   }

@@ -13,7 +13,8 @@
 namespace coreactor::detail {
 
 struct LogContext {
-  const std::string* path = nullptr;
+  std::string_view path;  // empty: no context
+
   const std::string* isolate = nullptr;
   std::string_view messageType;
 };
@@ -21,7 +22,7 @@ struct LogContext {
 // Inline and constant-initialised: the cell reads it at the end of every turn.
 inline thread_local LogContext tLogContext{};
 
-/// The calling thread's current context (path == nullptr: none).
+/// The calling thread's current context (an empty path: none).
 inline LogContext& logContext() noexcept {
   return tLogContext;
 }

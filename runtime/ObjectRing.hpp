@@ -1,12 +1,16 @@
 // A growable FIFO ring of objects (movable, not necessarily trivially so).
 // Allocates nothing until the first push, doubles when full, and can give its
 // buffer back when empty (shrink), so an idle actor's mailbox costs no memory.
+// 16 bytes of header: positions and capacity are 32-bit (a ring holds at
+// most 2^31 objects), since every actor cell holds one.
 // Single-threaded.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <utility>
 
 namespace coreactor::detail {
@@ -79,7 +83,7 @@ class ObjectRing {
   }
 
   bool empty() const noexcept { return head_ == tail_; }
-  std::size_t size() const noexcept { return tail_ - head_; }
+  std::size_t size() const noexcept { return static_cast<std::uint32_t>(tail_ - head_); }
   std::size_t capacity() const noexcept { return capacity_; }
 
   void push(T&& value) {
@@ -119,11 +123,14 @@ class ObjectRing {
   }
 
  private:
-  T* slot(std::size_t index) noexcept { return data_ + (index & (capacity_ - 1)); }
+  static constexpr std::uint32_t kMaxCapacity = std::uint32_t{1} << 31;
+  // Positions run freely and wrap at 2^32, a multiple of every capacity.
+  T* slot(std::uint32_t index) noexcept { return data_ + (index & (capacity_ - 1)); }
   void grow() {
-    const std::size_t bigger = capacity_ == 0 ? 4 : capacity_ * 2;
+    if (capacity_ == kMaxCapacity) throw std::length_error("ObjectRing: more than 2^31 objects");
+    const std::uint32_t bigger = capacity_ == 0 ? 4 : capacity_ * 2;
     T* fresh = static_cast<T*>(allocate(bigger));
-    std::size_t n = 0;
+    std::uint32_t n = 0;
     while (!empty()) {
       ::new (static_cast<void*>(fresh + n)) T(pop());
       ++n;
@@ -161,9 +168,9 @@ class ObjectRing {
   }
 
   T* data_ = nullptr;
-  std::size_t capacity_ = 0;
-  std::size_t head_ = 0;
-  std::size_t tail_ = 0;
+  std::uint32_t capacity_ = 0;
+  std::uint32_t head_ = 0;
+  std::uint32_t tail_ = 0;
 };
 
 }  // namespace coreactor::detail

@@ -553,7 +553,7 @@ std::string SystemCore::pathOf(const ActorRef& ref) {
     if (isLocal(rt)) {
       Endpoint* e = rt.table.find(ref.slot(), ref.generation());
       if (e != nullptr && e->kind == Endpoint::Kind::Cell)
-        return static_cast<ActorCell*>(e)->path();
+        return std::string(static_cast<ActorCell*>(e)->path());
     }
   }
   return "#" + std::to_string(ref.isolateIndex()) + ":" + std::to_string(ref.slot()) + "." +

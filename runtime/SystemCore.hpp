@@ -27,6 +27,7 @@
 #include <spdlog/logger.h>
 
 #include "ActorTable.hpp"
+#include "CompactString.hpp"
 #include "Mailbox.hpp"
 #include "ObjectRing.hpp"
 #include "ScheduleNames.hpp"
@@ -210,7 +211,8 @@ class ActorCell final : public Task, public Endpoint {
   /// A user message from the send path. Isolate-local. Inline: the common
   /// case is one ring push and, for an idle actor, one dispatcher call.
   void enqueue(Envelope&& envelope) {
-    if (state_ < State::Terminating && mailbox_.tryPushUnbounded(std::move(envelope))) [[likely]] {
+    if (state_ < State::Terminating && mailbox_.tryPushUnbounded(std::move(envelope), home_.core))
+        [[likely]] {
       if (state_ == State::Running && !scheduled_) schedule();
       return;
     }
@@ -219,9 +221,9 @@ class ActorCell final : public Task, public Endpoint {
   /// A system message from the send path. Isolate-local.
   void enqueueSystem(SystemMessage&& message);
 
-  const ActorRef& self() const noexcept { return self_; }
-  const ActorRef& parent() const noexcept { return parent_; }
-  const std::string& path() const noexcept { return path_; }
+  inline ActorRef self() const noexcept;    // defined after SystemCore
+  inline ActorRef parent() const noexcept;  // none for the guardian
+  std::string_view path() const noexcept { return path_.view(); }
   std::string_view name() const noexcept;
   SystemCore& core() const noexcept { return *home_.core; }
   IsolateRuntime& home() const noexcept { return home_; }
@@ -267,7 +269,8 @@ class ActorCell final : public Task, public Endpoint {
   };
 
   struct AsyncState;
-  bool blocked() const noexcept;
+  bool blocked() const noexcept { return hasAsync_ && asyncBlocked(); }
+  bool asyncBlocked() const noexcept;
   void destroyCoroutines() noexcept;
   static void runTurn(Task& task);
   static void disposeTurn(Task& task) noexcept;
@@ -287,45 +290,51 @@ class ActorCell final : public Task, public Endpoint {
   void restart(const std::exception_ptr& cause);
   void beginStop();
   void finishStop();
-  bool hasChildren() const noexcept { return family_ != nullptr && !family_->byId.empty(); }
+  Family* family() const noexcept { return rare_ != nullptr ? rare_->family.get() : nullptr; }
+  AsyncState* async() const noexcept { return hasAsync_ ? rare_->async.get() : nullptr; }
+  bool hasSystem() const noexcept { return rare_ != nullptr && !rare_->system.empty(); }
+  bool hasChildren() const noexcept {
+    const Family* f = family();
+    return f != nullptr && !f->byId.empty();
+  }
   void forgetChild(const ActorRef& child);
   void reportHookError(const char* hook, std::exception_ptr error) noexcept;
 
+  // An idle actor is mostly this cell (bench actor/memory): 184 bytes, one
+  // 192-byte malloc chunk. What few actors use lives in Rare.
   // Hot: touched on every message. The one-byte fields come first: they
-  // fill the tail of the Endpoint base, after the Task base (an idle actor
-  // is mostly this cell: bench actor/memory).
+  // fill the tail of the Endpoint base, after the Task base.
   State state_ = State::Created;
   bool scheduled_ = false;
   bool guardian_ = false;
   bool startPending_ = false;  // a Start not yet handled (enqueueSystem)
+  bool stopPending_ = false;   // a Stop not yet handled (enqueueSystem)
   bool active_ = false;        // handled a message since the last passivation check
+  bool hasAsync_ = false;      // rare_->async is set: it has coroutine handlers
   std::uint32_t throughput_;
   std::uint32_t incarnation_ = 0;  // bumped by each restart
   Mailbox mailbox_;
   Dispatcher* dispatcher_;
   std::unique_ptr<Actor> actor_;
   IsolateRuntime& home_;  // its core is the system's (core())
-  ActorRef self_;
-  ActorRef parent_;
-  ObjectRing<SystemMessage> system_;
+  std::uint64_t selfId_;
+  std::uint64_t parentId_;  // SystemCore::kNoRefId for none
   // Cold.
-  std::string path_;
+  CompactString path_;
   ActorFactory factory_;
-  std::unique_ptr<Family> family_;
-  std::unique_ptr<AsyncState> async_;  // only actors with coroutine handlers
   // What few actors use, allocated on first use: an idle actor carries 8 bytes for it.
   struct Rare {
+    ObjectRing<SystemMessage> system;           // what the pending flags do not hold
     std::shared_ptr<Dispatcher> ownDispatcher;  // keeps a per-actor dispatcher alive
     std::vector<ActorRef> watchers;
     ObjectRing<SystemMessage> held;  // continuations held while suspended
+    std::unique_ptr<Family> family;
+    std::unique_ptr<AsyncState> async;  // only actors with coroutine handlers
     std::uint32_t scheduleAnchor = Scheduler::kNil;
     Clock::duration passivateAfter{0};  // 0: never
     std::uint32_t quietChecks = 0;
   };
-  Rare& rare() {
-    if (rare_ == nullptr) rare_ = std::make_unique<Rare>();
-    return *rare_;
-  }
+  Rare& rare();  // made on first use (runtime/ActorCell.cpp, where AsyncState is complete)
   std::unique_ptr<Rare> rare_;
 };
 
@@ -437,9 +446,7 @@ class SystemCore {
   }
   ActorRef refOf(std::uint64_t id) noexcept {
     if (id == kNoRefId) return ActorRef();
-    return makeRef(static_cast<std::uint32_t>(id >> 52),
-                   static_cast<std::uint32_t>((id >> 28) & 0xFFFFFF),
-                   static_cast<std::uint32_t>(id & 0xFFFFFFF));
+    return ActorRef(this, id);
   }
   std::string pathOf(const ActorRef& ref);
 
@@ -553,4 +560,20 @@ class SystemCore {
   bool stopLoopsWhenEmpty_ = false;  // guarded by topMutex_
 };
 
+inline ActorRef ActorCell::self() const noexcept {
+  return home_.core->refOf(selfId_);
+}
+inline ActorRef ActorCell::parent() const noexcept {
+  return home_.core->refOf(parentId_);
+}
+
 }  // namespace coreactor::detail
+
+namespace coreactor {
+
+inline ReceiveContext::ReceiveContext(detail::ActorCell& cell) noexcept
+    : cell_(cell), self_(cell.self()) {}
+
+}  // namespace coreactor
+
+namespace coreactor::detail {}  // namespace coreactor::detail

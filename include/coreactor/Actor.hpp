@@ -222,17 +222,17 @@ class AskResult {
 class ReceiveContext {
  public:
   /// This actor's reference.
-  const ActorRef& self() const noexcept;
+  const ActorRef& self() const noexcept { return self_; }
   /// Who sent the current message (none for a message without a sender).
   const ActorRef& sender() const noexcept { return sender_; }
   /// The parent's reference; for a top-level actor, the user guardian ("/user").
-  const ActorRef& parent() const noexcept;
+  ActorRef parent() const noexcept;
   /// The system this actor belongs to.
   ActorSystem& system() const noexcept;
   /// The isolate this actor runs on.
   Isolate& isolate() const noexcept;
   /// The actor's path, e.g. "/user/parent/child".
-  const std::string& path() const noexcept;
+  std::string path() const;
 
   /// The system logger (spdlog; include <spdlog/spdlog.h> to use it), with
   /// this turn's log context set: its records carry this actor's path, its
@@ -408,7 +408,8 @@ class ReceiveContext {
   // Sends `actor` a system message that resumes `h` inside one of its turns.
   static void resumeInTurn(detail::SystemCore& core, const ActorRef& actor,
                            std::coroutine_handle<> h, std::uint64_t token);
-  explicit ReceiveContext(detail::ActorCell& cell) noexcept : cell_(cell) {}
+  // Defined with the cell (runtime/SystemCore.hpp): only the runtime makes contexts.
+  inline explicit ReceiveContext(detail::ActorCell& cell) noexcept;
   // A result of this context's scheduling calls, made awaitable in its turns.
   ScheduleResult awaitableHere(ScheduleResult result) noexcept {
     result.context_ = this;
@@ -416,6 +417,7 @@ class ReceiveContext {
   }
 
   detail::ActorCell& cell_;
+  ActorRef self_;  // the cell keeps an id: the context makes the reference once
   Message* message_ = nullptr;
   ActorRef sender_;
 };

@@ -31,7 +31,8 @@ namespace coreactor {
 class ActorSystem;
 namespace detail {
 class SystemCore;
-}
+class Mailbox;
+}  // namespace detail
 
 /// The address of one incarnation of an actor: a 16-byte value to copy,
 /// store, send in messages, compare and hash. tell() works from any thread.
@@ -74,6 +75,8 @@ class ActorRef {
 
  private:
   friend class detail::SystemCore;
+  friend class detail::Mailbox;  // keeps a sender of its own system as an id
+  ActorRef(detail::SystemCore* system, std::uint64_t id) noexcept : system_(system), id_(id) {}
   ActorRef(detail::SystemCore* system, std::uint32_t isolate, std::uint32_t slot,
            std::uint32_t generation) noexcept
       : system_(system),

@@ -47,6 +47,8 @@ struct MessageType {
   bool inlineStored;
   /// Inline and trivially copyable: moved by copying the bytes, no call.
   bool trivial;
+  /// Trivial and at most 8 bytes: the whole value is the buffer's first word.
+  bool word;
   void (*relocate)(void* from, void* to) noexcept;  // move-construct `to`, destroy `from`
   void (*destroy)(void* at) noexcept;
   /// Copy-constructs `to` from `from`; nullptr for a type without a copy
@@ -90,10 +92,14 @@ struct MessageTypeOf {
       typeNameOf<T>(),
       Inline,
       Inline&& std::is_trivially_copyable_v<T>&& std::is_trivially_destructible_v<T>,
+      Inline && sizeof(T) <= 8 &&
+          std::is_trivially_copyable_v<T>&& std::is_trivially_destructible_v<T>,
       &relocate,
       &destroy,
       copyOrNull()};
 };
+
+class Mailbox;
 
 }  // namespace detail
 
@@ -196,6 +202,8 @@ class Message {
   }
 
  private:
+  friend class detail::Mailbox;  // keeps a word-sized message as its word
+
   // Moves other's value into this (type_ already copied). The common small,
   // trivially copyable message moves as plain bytes (bench "actor/tell").
   [[gnu::always_inline]] void take(Message& other) noexcept {
@@ -225,13 +233,16 @@ class Message {
 #endif
   template <class V>
   void storeWord(const V& value) noexcept {
-#if defined(__SSE2__)
     std::uint64_t word = 0;
     std::memcpy(&word, &value, sizeof(V));
+    storeWord(word);
+  }
+  void storeWord(std::uint64_t word) noexcept {
+#if defined(__SSE2__)
     _mm_storeu_si128(reinterpret_cast<__m128i*>(storage_),
                      _mm_cvtsi64_si128(static_cast<long long>(word)));
 #else
-    static_cast<void>(value);
+    std::memcpy(storage_, &word, sizeof word);
 #endif
   }
 

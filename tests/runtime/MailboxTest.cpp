@@ -4,6 +4,7 @@
 
 #include <deque>
 #include <random>
+#include <string>
 
 #include "../runtime/Mailbox.hpp"
 #include "TestSupport.hpp"
@@ -43,30 +44,71 @@ TEST(Mailbox, UnboundedKeepsEveryMessageInOrder) {
   for (int i = 0; i < 10000; ++i) ASSERT_EQ(f.seen[i], i);
 }
 
+// What the interleaving test sends besides an int: a message too large for
+// the word slot, and one that owns memory.
+struct Wide {
+  std::int64_t value;
+  std::int64_t pad[2];
+};
+
 TEST(Mailbox, TheInlineSlotAndTheRingKeepFifoUnderAnyInterleaving) {
   // SPEC A4: the unbounded mailbox keeps its oldest message in a slot of
-  // its own while the ring is empty. Random runs of pushes and pops, with
-  // empty messages mixed in (they always take the ring), against a deque.
+  // its own while the ring is empty, if it is a word from a sender of its
+  // system or from none. Random runs of pushes and pops against a deque:
+  // words, wide and owning messages and empty ones, from no sender, from an
+  // actor of the mailbox's system and from one of another system; each pop
+  // must give back the same value and the same sender.
+  auto own = ActorSystem::create("own", ActorSystemOptions::create().withManualRun());
+  auto other = ActorSystem::create("other", ActorSystemOptions::create().withManualRun());
+  const ActorRef senders[] = {ActorRef(), own->spawn("s", [](ReceiveContext&) {}),
+                              other->spawn("s", [](ReceiveContext&) {})};
+  detail::SystemCore* system = &own->core();
   detail::Mailbox box(MailboxOptions::unbounded());
-  std::deque<int> reference;  // -1: an empty message
+  struct Sent {
+    int kind;  // 0 empty, 1 int, 2 Wide, 3 std::string
+    int value;
+    ActorRef sender;
+  };
+  std::deque<Sent> reference;
   std::mt19937 random(17);
   int next = 0;
   for (int step = 0; step < 20000; ++step) {
     const int n = static_cast<int>(random() % 6);
     if (random() % 2 == 0) {
       for (int i = 0; i < n; ++i) {
-        const bool empty = random() % 8 == 0;
-        ASSERT_TRUE(
-            box.tryPushUnbounded(detail::Envelope{empty ? Message() : Message(next), ActorRef()}));
-        reference.push_back(empty ? -1 : next);
+        const int roll = static_cast<int>(random() % 8);
+        const int kind = roll == 0 ? 0 : roll == 1 ? 2 : roll == 2 ? 3 : 1;
+        const ActorRef sender = senders[random() % 3];
+        Message m = kind == 0   ? Message()
+                    : kind == 1 ? Message(next)
+                    : kind == 2 ? Message(Wide{next, {0, 0}})
+                                : Message(std::to_string(next));
+        ASSERT_TRUE(box.tryPushUnbounded(detail::Envelope{std::move(m), sender}, system));
+        reference.push_back(Sent{kind, next, sender});
         ++next;
       }
     } else {
       for (int i = 0; i < n && !reference.empty(); ++i) {
         ASSERT_FALSE(box.empty());
-        detail::Envelope e = box.pop();
-        const int got = e.message.empty() ? -1 : *e.message.get<int>();
-        ASSERT_EQ(got, reference.front()) << "step " << step;
+        detail::Envelope e = box.pop(system);
+        const Sent& want = reference.front();
+        switch (want.kind) {
+          case 0:
+            ASSERT_TRUE(e.message.empty()) << "step " << step;
+            break;
+          case 1:
+            ASSERT_TRUE(e.message.is<int>()) << "step " << step;
+            ASSERT_EQ(*e.message.get<int>(), want.value) << "step " << step;
+            break;
+          case 2:
+            ASSERT_TRUE(e.message.is<Wide>()) << "step " << step;
+            ASSERT_EQ(e.message.get<Wide>()->value, want.value) << "step " << step;
+            break;
+          default:
+            ASSERT_TRUE(e.message.is<std::string>()) << "step " << step;
+            ASSERT_EQ(*e.message.get<std::string>(), std::to_string(want.value));
+        }
+        ASSERT_EQ(e.sender, want.sender) << "step " << step;
         reference.pop_front();
       }
       if (reference.empty()) box.shrinkIfIdle();

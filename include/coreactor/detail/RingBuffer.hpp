@@ -3,8 +3,10 @@
 // Used for every single-threaded queue of an isolate (microtasks, macrotasks,
 // the hybrid's deferred units, the throughput dispatcher's queue). push and
 // pop are O(1) and allocation-free once the ring has reached the size the
-// workload needs: it doubles when full and never shrinks, so the steady state
-// allocates nothing.
+// workload needs: it doubles when full, so the steady state allocates
+// nothing. An owner may give a burst's memory back once the ring is empty
+// again (shrinkIfEmpty: the hybrid dispatcher when its backlog drains, an
+// isolate before it sleeps).
 //
 // Thread-safety: none; one thread owns a ring. T must be trivially copyable
 // (queues hold pointers and small records, never owning objects).
@@ -53,6 +55,19 @@ class RingBuffer {
   /// Precondition: !empty().
   const T& front() const noexcept { return data_[head_ & mask_]; }
 
+  /// What an emptied ring keeps at most: 1024 slots.
+  static constexpr std::size_t kKeepAfterBurst = 1024;
+
+  /// An empty ring of more than kKeepAfterBurst slots goes back to that
+  /// size: a burst does not hold its memory for ever. One compare when
+  /// there is nothing to give back.
+  void shrinkIfEmpty() noexcept {
+    constexpr std::size_t keep = kKeepAfterBurst;
+    if (capacity() > keep && empty()) [[unlikely]] {
+      shrinkTo(keep);
+    }
+  }
+
  private:
   static T* allocate(std::size_t n) {
     void* p = std::malloc(n * sizeof(T));
@@ -75,6 +90,16 @@ class RingBuffer {
     mask_ = cap * 2 - 1;
     head_ = 0;
     tail_ = cap;
+  }
+
+  // `keep`: a power of two.
+  [[gnu::noinline, gnu::cold]] void shrinkTo(std::size_t keep) noexcept {
+    void* smaller = std::malloc(keep * sizeof(T));
+    if (smaller == nullptr) return;  // keep the big one: nothing is lost
+    std::free(data_);
+    data_ = static_cast<T*>(smaller);
+    mask_ = keep - 1;
+    head_ = tail_ = 0;
   }
 
   T* data_ = nullptr;

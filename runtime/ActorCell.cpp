@@ -25,8 +25,8 @@ struct ActorCell::AsyncState {
   std::uint64_t nextToken = 1;
 };
 
-ActorCell::ActorCell(IsolateRuntime& home, ActorRef self, ActorRef parent, std::string path,
-                     ActorOptions options, ActorFactory factory, Dispatcher& dispatcher,
+ActorCell::ActorCell(IsolateRuntime& home, ActorRef self, ActorRef parent, std::string_view path,
+                     const ActorOptions& options, ActorFactory&& factory, Dispatcher& dispatcher,
                      std::uint32_t throughput, bool guardian)
     : Task(&runTurn, &disposeTurn),
       Endpoint(Kind::Cell),
@@ -552,8 +552,7 @@ ActorRef ActorCell::spawnChild(std::string name, ActorOptions options, ActorFact
     throwError(Error::ErrDuplicateName,
                std::string(path()) + " already has a child named '" + name + "'");
   }
-  ActorRef ref =
-      core().spawn(this, std::string(path()) + "/" + name, std::move(options), std::move(factory));
+  ActorRef ref = core().spawn(this, std::string(path()) + "/" + name, options, std::move(factory));
   const std::uint64_t seq = f.nextSeq++;
   f.byName.emplace(name, ref.id());
   f.byId.emplace(ref.id(), Child{ref, std::move(name), seq, {}});

@@ -341,7 +341,7 @@ ActorRef ActorSystem::spawn(std::string name, FunctionActor::Receive receive,
 }
 
 ActorRef ActorSystem::spawnTopLevel(std::string name, ActorOptions options, ActorFactory factory) {
-  return core_->spawnTopLevel(std::move(name), std::move(options), std::move(factory));
+  return core_->spawnTopLevel(std::move(name), options, std::move(factory));
 }
 
 void ActorSystem::stop(const ActorRef& actor) {

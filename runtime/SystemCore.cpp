@@ -1,6 +1,8 @@
 // The system: isolates, the send paths, spawning, ask, shutdown.
 #include "SystemCore.hpp"
 
+#include <charconv>
+
 #include "Hash.hpp"
 #include "Topology.hpp"
 
@@ -315,10 +317,11 @@ void SystemCore::deadLetter(const ActorRef& recipient, Envelope&& envelope, cons
 
 // ---- spawning ----------------------------------------------------------------------
 
-ActorRef SystemCore::spawn(ActorCell* parent, const std::string& path, ActorOptions options,
-                           ActorFactory factory, const std::string* topName) {
+ActorRef SystemCore::spawn(ActorCell* parent, std::string_view path, const ActorOptions& options,
+                           ActorFactory&& factory, const std::string* topName) {
   if (!running() && parent == nullptr) {
-    throwError(Error::ErrActorSystemNotStarted, "spawn of " + path + " on a stopped system");
+    throwError(Error::ErrActorSystemNotStarted,
+               "spawn of " + std::string(path) + " on a stopped system");
   }
   const std::size_t index = options.isolate().has_value() ? *options.isolate()
                             : options.key().has_value()
@@ -336,14 +339,14 @@ ActorRef SystemCore::spawn(ActorCell* parent, const std::string& path, ActorOpti
       static_cast<std::uint32_t>(options.throughput().value_or(options_.throughput()));
   const auto reservation = home.table.reserve(isLocal(home));
   const ActorRef self = makeRef(home.index, reservation.slot, reservation.generation);
-  auto* cell =
-      new ActorCell(home, self, parent != nullptr ? parent->self() : guardian_, path,
-                    std::move(options), std::move(factory), *dispatcher, throughput, false);
+  auto* cell = new ActorCell(home, self, parent != nullptr ? parent->self() : guardian_, path,
+                             options, std::move(factory), *dispatcher, throughput, false);
   if (topName != nullptr) {
     // The name maps to the id before the actor can stop and give it back.
     std::lock_guard<std::mutex> lock(topMutex_);
     topByName_[*topName] = self.id();
     topNames_.emplace(self.id(), *topName);
+    topNamed_.fetch_add(1, std::memory_order_release);
   }
   home.table.publish(reservation.slot, cell, /*topLevel=*/parent == nullptr);
   sendSystem(self, SystemMessage{SysKind::Start, {}, nullptr});
@@ -464,7 +467,8 @@ std::vector<IsolatePlacement> SystemCore::placement() const {
   return placement_;
 }
 
-ActorRef SystemCore::spawnTopLevel(std::string name, ActorOptions options, ActorFactory factory) {
+ActorRef SystemCore::spawnTopLevel(std::string&& name, const ActorOptions& options,
+                                   ActorFactory&& factory) {
   if (!running()) {
     throwError(Error::ErrActorSystemNotStarted, "spawn on system '" + name_ + "', which stopped");
   }
@@ -476,10 +480,12 @@ ActorRef SystemCore::spawnTopLevel(std::string name, ActorOptions options, Actor
   if (name.empty()) {
     // A generated name cannot collide with a user's (those never start with
     // '$'): no registry of names to consult, no lock.
-    const std::string path =
-        "/user/$" + std::to_string(topGenerated_.fetch_add(1, std::memory_order_relaxed) + 1);
+    char path[32] = "/user/$";
+    const auto end = std::to_chars(path + 7, path + sizeof path,
+                                   topGenerated_.fetch_add(1, std::memory_order_relaxed) + 1);
     try {
-      return spawn(nullptr, path, std::move(options), std::move(factory));
+      return spawn(nullptr, std::string_view(path, static_cast<std::size_t>(end.ptr - path)),
+                   options, std::move(factory));
     } catch (...) {
       uncountTopLevel();
       throw;
@@ -496,11 +502,11 @@ ActorRef SystemCore::spawnTopLevel(std::string name, ActorOptions options, Actor
   lock.unlock();
   ActorRef ref;
   try {
-    ref = spawn(nullptr, "/user/" + name, std::move(options), std::move(factory), &name);
+    ref = spawn(nullptr, "/user/" + name, options, std::move(factory), &name);
   } catch (...) {
     lock.lock();
     if (auto held = topByName_.find(name); held != topByName_.end()) {
-      topNames_.erase(held->second);
+      if (topNames_.erase(held->second) != 0) topNamed_.fetch_sub(1, std::memory_order_relaxed);
       topByName_.erase(held);
     }
     lock.unlock();
@@ -512,22 +518,28 @@ ActorRef SystemCore::spawnTopLevel(std::string name, ActorOptions options, Actor
 
 void SystemCore::topLevelTerminated(const ActorRef& child) {
   // Each top-level actor's one ChildTerminated to the guardian lands here.
-  std::lock_guard<std::mutex> lock(topMutex_);
-  auto named = topNames_.find(child.id());
-  if (named != topNames_.end()) {
-    topByName_.erase(named->second);
-    topNames_.erase(named);
+  // Only a named actor takes the lock for its name.
+  if (topNamed_.load(std::memory_order_acquire) != 0) {
+    std::lock_guard<std::mutex> lock(topMutex_);
+    auto named = topNames_.find(child.id());
+    if (named != topNames_.end()) {
+      topByName_.erase(named->second);
+      topNames_.erase(named);
+      topNamed_.fetch_sub(1, std::memory_order_relaxed);
+    }
   }
-  topLive_.fetch_sub(1, std::memory_order_relaxed);
-  if (stopLoopsWhenEmpty_ && topLive_.load(std::memory_order_relaxed) == 0) {
-    stopLoops();  // a shutdown from an actor
-  }
-  topChanged_.notify_all();
+  uncountTopLevel();
 }
 
 void SystemCore::uncountTopLevel() {
+  // What waits (shutdown) waits for none left: only the last one notifies.
+  // It takes the lock to do so, so a waiter between its check and its
+  // sleep cannot miss the call.
+  if (topLive_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   std::lock_guard<std::mutex> lock(topMutex_);
-  topLive_.fetch_sub(1, std::memory_order_relaxed);
+  if (stopLoopsWhenEmpty_ && topLive_.load(std::memory_order_relaxed) == 0) {
+    stopLoops();  // a shutdown from an actor
+  }
   topChanged_.notify_all();
 }
 

@@ -203,8 +203,8 @@ class ActorCell final : public Task, public Endpoint {
  public:
   enum class State : std::uint8_t { Created, Running, Suspended, Terminating, Dead };
 
-  ActorCell(IsolateRuntime& home, ActorRef self, ActorRef parent, std::string path,
-            ActorOptions options, ActorFactory factory, Dispatcher& dispatcher,
+  ActorCell(IsolateRuntime& home, ActorRef self, ActorRef parent, std::string_view path,
+            const ActorOptions& options, ActorFactory&& factory, Dispatcher& dispatcher,
             std::uint32_t throughput, bool guardian);
   ~ActorCell();
 
@@ -415,9 +415,9 @@ class SystemCore {
   /// Spawns an actor under `parent` (nullptr: the user guardian, and the
   /// actor is top-level). The name is already checked and held by the
   /// caller; a top-level `topName` is bound to the new actor's id.
-  ActorRef spawn(ActorCell* parent, const std::string& path, ActorOptions options,
-                 ActorFactory factory, const std::string* topName = nullptr);
-  ActorRef spawnTopLevel(std::string name, ActorOptions options, ActorFactory factory);
+  ActorRef spawn(ActorCell* parent, std::string_view path, const ActorOptions& options,
+                 ActorFactory&& factory, const std::string* topName = nullptr);
+  ActorRef spawnTopLevel(std::string&& name, const ActorOptions& options, ActorFactory&& factory);
   void topLevelTerminated(const ActorRef& child);
   /// A top-level spawn that failed: its count goes.
   void uncountTopLevel();
@@ -545,6 +545,7 @@ class SystemCore {
   // stop; the count drops under topMutex_ (topChanged_). Which they are is
   // in the actor tables' top-level flags.
   std::atomic<std::size_t> topLive_{0};
+  std::atomic<std::size_t> topNamed_{0};  // entries of topNames_ (changed under topMutex_)
   std::unordered_map<std::string, std::uint64_t> topByName_;  // the user-named ones
   std::unordered_map<std::uint64_t, std::string> topNames_;
   std::atomic<std::uint64_t> topGenerated_{0};

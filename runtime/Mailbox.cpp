@@ -17,7 +17,7 @@ struct Later {
 
 Mailbox::Mailbox(const MailboxOptions& options) {
   if (options.kind() != MailboxOptions::Kind::Unbounded) {
-    special_ = std::make_unique<Special>(Special{options, {}, 0});
+    special_ = std::make_unique<Special>(Special{options, {}, 0, 0});
   }
 }
 
@@ -38,8 +38,9 @@ Mailbox::Push Mailbox::pushSlow(Envelope&& envelope, Envelope* displaced) {
     return Push::Queued;
   }
   // Bounded FIFO.
-  if (fifo_.size() < s.options.capacity()) {
+  if (s.queued < s.options.capacity()) {
     fifo_.push(std::move(envelope));
+    ++s.queued;
     return Push::Queued;
   }
   if (s.options.overflow() == OverflowPolicy::DropOldest) {
@@ -51,7 +52,11 @@ Mailbox::Push Mailbox::pushSlow(Envelope&& envelope, Envelope* displaced) {
   return Push::Refused;
 }
 
-Envelope Mailbox::popPriority() {
+Envelope Mailbox::popSpecial() {
+  if (!isPriority()) {
+    --special_->queued;
+    return fifo_.pop();
+  }
   auto& heap = special_->heap;
   std::pop_heap(heap.begin(), heap.end(), Later());
   Envelope out = std::move(heap.back().envelope);

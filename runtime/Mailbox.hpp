@@ -1,4 +1,4 @@
-// An actor's mailbox (SPEC A4): unbounded FIFO on a ring, bounded FIFO with
+// An actor's mailbox (SPEC A4): unbounded FIFO in segments, bounded FIFO with
 // an overflow policy, or a stable priority queue. Isolate-local: only the
 // actor's isolate touches it. What a bounded mailbox refuses or evicts is
 // handed back to the caller, who dead-letters it: nothing disappears here.
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "ObjectRing.hpp"
+#include "SegmentFifo.hpp"
 #include "coreactor/ActorOptions.hpp"
 #include "coreactor/ActorRef.hpp"
 #include "coreactor/Message.hpp"
@@ -32,7 +32,7 @@ class Mailbox {
     Evicted,  ///< accepted; the oldest message was pushed out into *displaced
   };
 
-  /// An unbounded mailbox costs a word-sized message slot and a ring
+  /// An unbounded mailbox costs a word-sized message slot and a FIFO
   /// header (56 bytes in all), and allocates nothing while its messages
   /// come one at a time; bounded and priority ones keep their settings
   /// aside. The `system` that pushes and pops take is the system of the
@@ -42,6 +42,7 @@ class Mailbox {
   bool empty() const noexcept {
     return isPriority() ? special_->heap.empty() : !hasFirst() && fifo_.empty();
   }
+  /// Walks the unbounded FIFO's segments: for tests and diagnostics.
   std::size_t size() const noexcept {
     return isPriority() ? special_->heap.size() : (hasFirst() ? 1 : 0) + fifo_.size();
   }
@@ -63,12 +64,12 @@ class Mailbox {
   /// Precondition: !empty().
   Envelope pop(SystemCore* system) {
     if (hasFirst()) return popFirst(system);
-    if (!isPriority()) [[likely]] {
+    if (special_ == nullptr) [[likely]] {
       return fifo_.pop();
     }
-    return popPriority();
+    return popSpecial();
   }
-  /// Gives the ring's memory back once empty (an idle actor keeps none).
+  /// Gives the FIFO's memory back once empty (an idle actor keeps none).
   void shrinkIfIdle() noexcept { fifo_.shrinkIdle(); }
   OverflowPolicy overflow() const noexcept {
     return special_ != nullptr ? special_->options.overflow() : OverflowPolicy::DropNewest;
@@ -84,19 +85,20 @@ class Mailbox {
     MailboxOptions options;
     std::vector<Ranked> heap;
     std::uint64_t nextSeq = 0;
+    std::size_t queued = 0;  // bounded: what the FIFO holds
   };
   bool isPriority() const noexcept {
     return special_ != nullptr && special_->options.kind() == MailboxOptions::Kind::Priority;
   }
   Push pushSlow(Envelope&& envelope, Envelope* displaced);
-  Envelope popPriority();
+  Envelope popSpecial();
   // The unbounded mailbox keeps its oldest message in first_ when nothing
   // else waits and the message is a word (a trivially copyable value of up
   // to 8 bytes: Message's `word` types) from a sender of this system, or
   // from none: an actor that gets such messages one at a time (a
-  // ping-pong, an idle actor's occasional message) never touches a ring
+  // ping-pong, an idle actor's occasional message) never touches a segment
   // buffer at all, and the slot is 24 bytes where an envelope is 64.
-  // FIFO holds: first_ is filled only when the ring is empty, and popped
+  // FIFO holds: first_ is filled only when the FIFO is empty, and popped
   // before it. first_ is free exactly when its type is null.
   struct First {
     const MessageType* type = nullptr;
@@ -125,8 +127,10 @@ class Mailbox {
     return out;
   }
 
+  // 15 envelopes of 64 bytes and a link: one 1 KiB block of the cache.
+  static constexpr std::uint32_t kSegmentSlots = 15;
   First first_;
-  ObjectRing<Envelope> fifo_;
+  SegmentFifo<Envelope, kSegmentSlots> fifo_;
   std::unique_ptr<Special> special_;
 };
 

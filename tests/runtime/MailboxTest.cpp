@@ -51,7 +51,7 @@ struct Wide {
   std::int64_t pad[2];
 };
 
-TEST(Mailbox, TheInlineSlotAndTheRingKeepFifoUnderAnyInterleaving) {
+TEST(Mailbox, TheInlineSlotAndTheQueueKeepFifoUnderAnyInterleaving) {
   // SPEC A4: the unbounded mailbox keeps its oldest message in a slot of
   // its own while the ring is empty, if it is a word from a sender of its
   // system or from none. Random runs of pushes and pops against a deque:

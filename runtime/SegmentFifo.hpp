@@ -1,0 +1,111 @@
+// A FIFO of move-only objects in fixed segments of kSlots, linked head to
+// tail: what an actor's mailbox keeps behind its word slot. A 24-byte
+// header, nothing allocated while empty and idle, and growing never moves
+// an element (a growable ring moves every element it holds each time it
+// doubles: 1.6 extra moves per message for a burst of 10,000). Segments come
+// from and go back to the thread's block cache. The last segment is kept
+// while the owner is busy (an actor whose mailbox keeps emptying and
+// filling does not take and return one per message) and given back by
+// shrinkIdle().
+// Single-threaded.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <utility>
+
+#include "ObjectRing.hpp"  // BlockCache
+
+namespace coreactor::detail {
+
+template <class T, std::uint32_t kSlots>
+class SegmentFifo {
+  struct Segment {
+    Segment* next = nullptr;
+    alignas(T) unsigned char storage[kSlots * sizeof(T)];
+    T* at(std::uint32_t i) noexcept { return reinterpret_cast<T*>(storage) + i; }
+  };
+  static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "segments use plain new");
+  static constexpr std::size_t kClass = BlockCache::classOf(sizeof(Segment));
+  static_assert(sizeof(Segment) <= BlockCache::kLargest, "a segment fits the block cache");
+
+ public:
+  SegmentFifo() = default;
+  SegmentFifo(const SegmentFifo&) = delete;
+  SegmentFifo& operator=(const SegmentFifo&) = delete;
+  ~SegmentFifo() {
+    while (!empty()) pop();
+    shrinkIdle();
+  }
+
+  bool empty() const noexcept { return head_ == tail_ && headIndex_ == tailIndex_; }
+
+  void push(T&& value) {
+    if (tailIndex_ == kSlots) [[unlikely]] {  // the tail is full, or there is none
+      addSegment();
+    }
+    ::new (static_cast<void*>(tail_->at(tailIndex_))) T(std::move(value));
+    ++tailIndex_;
+  }
+
+  /// Precondition: !empty().
+  T pop() noexcept {
+    T* at = std::launder(head_->at(headIndex_));
+    T value(std::move(*at));
+    at->~T();
+    ++headIndex_;
+    if (head_ == tail_) {
+      if (headIndex_ == tailIndex_) headIndex_ = tailIndex_ = 0;  // empty: start over in place
+    } else if (headIndex_ == kSlots) {
+      give(std::exchange(head_, head_->next));
+      headIndex_ = 0;
+    }
+    return value;
+  }
+
+  /// Precondition: !empty().
+  T& front() noexcept { return *std::launder(head_->at(headIndex_)); }
+
+  /// Walks the segments: for tests and diagnostics, not for a hot path.
+  std::size_t size() const noexcept {
+    if (empty()) return 0;
+    std::size_t n = 0;
+    for (const Segment* s = head_; s != tail_; s = s->next) n += kSlots;
+    return n + tailIndex_ - headIndex_;
+  }
+
+  /// For an owner that went idle: an empty queue gives its segment back.
+  void shrinkIdle() noexcept {
+    if (head_ != nullptr && empty()) {
+      give(head_);
+      head_ = tail_ = nullptr;
+      headIndex_ = tailIndex_ = kSlots;
+    }
+  }
+
+ private:
+  void addSegment() {
+    auto* fresh = ::new (BlockCache::local().get(kClass)) Segment;
+    if (tail_ == nullptr) {
+      head_ = fresh;
+      headIndex_ = 0;
+    } else {
+      tail_->next = fresh;
+    }
+    tail_ = fresh;
+    tailIndex_ = 0;
+  }
+  static void give(Segment* s) noexcept {
+    s->~Segment();
+    BlockCache::local().put(s, kClass);
+  }
+
+  // With no segment, both indices are kSlots: empty, and a push sees a full tail.
+  Segment* head_ = nullptr;
+  Segment* tail_ = nullptr;
+  std::uint32_t headIndex_ = kSlots;  // next to pop, in head_
+  std::uint32_t tailIndex_ = kSlots;  // next free, in tail_
+};
+
+}  // namespace coreactor::detail

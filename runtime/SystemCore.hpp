@@ -323,8 +323,32 @@ class ActorCell final : public Task, public Endpoint {
   CompactString path_;
   ActorFactory factory_;
   // What few actors use, allocated on first use: an idle actor carries 8 bytes for it.
+  // System messages the pending flags do not hold: the oldest in `first`
+  // while the ring is empty, the rest in the ring. An asking actor's
+  // replies (Continue) come one at a time and take no ring buffer, which
+  // the ring would otherwise take and give back around every ask.
+  struct SystemQueue {
+    std::optional<SystemMessage> first;
+    ObjectRing<SystemMessage> ring;
+    bool empty() const noexcept { return !first && ring.empty(); }
+    void push(SystemMessage&& message) {
+      if (!first && ring.empty()) {
+        first.emplace(std::move(message));
+      } else {
+        ring.push(std::move(message));
+      }
+    }
+    /// Precondition: !empty().
+    SystemMessage pop() {
+      if (!first) return ring.pop();
+      SystemMessage message = std::move(*first);
+      first.reset();
+      return message;
+    }
+    void shrinkIdle() noexcept { ring.shrinkIdle(); }
+  };
   struct Rare {
-    ObjectRing<SystemMessage> system;           // what the pending flags do not hold
+    SystemQueue system;
     std::shared_ptr<Dispatcher> ownDispatcher;  // keeps a per-actor dispatcher alive
     std::vector<ActorRef> watchers;
     ObjectRing<SystemMessage> held;  // continuations held while suspended
@@ -354,6 +378,18 @@ class AskEndpoint final : public Endpoint, public Task, public Continuation {
   void arm(std::chrono::nanoseconds timeout);
   /// Completes once: cancels the timer, frees the slot, runs the completion, deletes itself.
   void complete(Message* reply, std::error_code error) noexcept;
+
+  // Reply slots come and go at the rate of asks: their memory recycles
+  // through the thread's block cache (its smallest class) instead of a
+  // malloc and a free each (callgrind: 95 of an ask's ~1,700 instructions
+  // went to operator delete alone). The caches hold plain blocks, so a
+  // slot made on one thread (an ask from outside) may be freed on another.
+  static void* operator new(std::size_t size) {
+    static_assert(sizeof(AskEndpoint) <= BlockCache::kSmallest);
+    static_cast<void>(size);
+    return BlockCache::local().get(0);
+  }
+  static void operator delete(void* block) noexcept { BlockCache::local().put(block, 0); }
 
  private:
   static void onTimeout(Task& task);

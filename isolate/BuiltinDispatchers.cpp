@@ -53,6 +53,10 @@ void HybridDispatcher::execute(Task& task) {
   deferred_.push(&task);  // behind the yield, in arrival order
 }
 
+void HybridDispatcher::executeUrgent(Task& task) {
+  if (!loop().queueUrgentMicrotaskFromDispatcher(task, *this)) execute(task);
+}
+
 // The macrotask: runs the unit that spent the budget, and starts feeding the
 // units that arrived meanwhile back through microtasks.
 void HybridDispatcher::runYield(Task& t) {

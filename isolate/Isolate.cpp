@@ -331,8 +331,15 @@ void Isolate::drainMicrotasksPolling() {
   // look between units is one load of that flag, with no walk over pollers.
   const std::atomic<bool>* only = pollers_.size() == 1 ? attention_[0] : nullptr;
   std::uint32_t sincePoll = 0;
+  urgentStreak_ = 0;  // other work (a macrotask) ran before this drain
   while (!microtasks_.empty()) {
     Unit unit = microtasks_.pop();
+    if (urgentAhead_ != 0) {
+      --urgentAhead_;
+      ++urgentStreak_;
+    } else {
+      urgentStreak_ = 0;
+    }
     ++stats_.microtasks;
     runUnit(unit);
     if (++sincePoll != kPollEveryUnits) continue;
@@ -652,6 +659,7 @@ void Isolate::finalize() noexcept {
 
   auto drop = [this](Unit unit) noexcept { discard(*unit.task); };
   while (!microtasks_.empty()) drop(microtasks_.pop());
+  urgentAhead_ = 0;
   while (!macrotasks_.empty()) drop(macrotasks_.pop());
   Unit unit{};
   while (cold.inbox.try_dequeue(unit)) drop(unit);

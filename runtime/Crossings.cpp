@@ -164,7 +164,10 @@ void Crossings::deliver(Crossing&& c) noexcept {
       std::unique_ptr<SystemMessage> message = std::move(system->message);
       core_.deliverSystemLocal(home_, target, std::move(*message));
     } else {
-      core_.deliverLocal(home_, target, Envelope{std::move(c.message), core_.refOf(c.sender)});
+      // Urgent: the turn it starts goes ahead of the local units waiting,
+      // so a busy isolate answers a peer within about one unit.
+      core_.deliverLocal(home_, target, Envelope{std::move(c.message), core_.refOf(c.sender)},
+                         /*urgent=*/true);
     }
   } catch (const std::system_error& e) {
     // A full bounded mailbox with the Fail policy: the sender is on another

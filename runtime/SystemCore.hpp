@@ -209,11 +209,19 @@ class ActorCell final : public Task, public Endpoint {
   ~ActorCell();
 
   /// A user message from the send path. Isolate-local. Inline: the common
-  /// case is one ring push and, for an idle actor, one dispatcher call.
-  void enqueue(Envelope&& envelope) {
+  /// case is one push and, for an idle actor, one dispatcher call. `urgent`:
+  /// it crossed from another isolate, and an idle actor's turn is handed
+  /// over with Dispatcher::executeUrgent.
+  void enqueue(Envelope&& envelope, bool urgent = false) {
     if (state_ < State::Terminating && mailbox_.tryPushUnbounded(std::move(envelope), home_.core))
         [[likely]] {
-      if (state_ == State::Running && !scheduled_) schedule();
+      if (state_ == State::Running && !scheduled_) {
+        if (urgent) {
+          scheduleUrgent();
+        } else {
+          schedule();
+        }
+      }
       return;
     }
     enqueueSlow(std::move(envelope));
@@ -278,6 +286,10 @@ class ActorCell final : public Task, public Endpoint {
   void schedule() {
     scheduled_ = true;
     dispatcher_->execute(*this);
+  }
+  void scheduleUrgent() {
+    scheduled_ = true;
+    dispatcher_->executeUrgent(*this);
   }
   void enqueueSlow(Envelope&& envelope);
   void invoke(Envelope& envelope);
@@ -530,10 +542,11 @@ class SystemCore {
     if (tManualDriver == this) return true;
     return (here == nullptr || options_.manualRun()) && rt.isolate->isLoopThread();
   }
-  void deliverLocal(IsolateRuntime& rt, const ActorRef& target, Envelope&& envelope) {
+  void deliverLocal(IsolateRuntime& rt, const ActorRef& target, Envelope&& envelope,
+                    bool urgent = false) {
     Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
     if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Cell) [[likely]] {
-      static_cast<ActorCell*>(endpoint)->enqueue(std::move(envelope));
+      static_cast<ActorCell*>(endpoint)->enqueue(std::move(envelope), urgent);
       return;
     }
     deliverUncommon(rt, target, endpoint, std::move(envelope));

@@ -55,6 +55,14 @@ class Dispatcher {
   /// Isolate-local; built-ins allocate nothing here in steady state.
   virtual void execute(Task& task) = 0;
 
+  /// Hands over a unit that should run before the units already waiting: an
+  /// idle actor's turn for a message that crossed from another isolate,
+  /// whose sender waits for the answer while both isolates are busy. The
+  /// default queues it like any other (execute). The hybrid dispatcher puts
+  /// it ahead of the waiting microtasks, bounded by the isolate (at most
+  /// Isolate::kUrgentStreak in a row). Isolate-local.
+  virtual void executeUrgent(Task& task) { execute(task); }
+
   /// Hands a callable over as one unit (one heap task; its throw is reported
   /// to this dispatcher's sink). Isolate-local.
   template <TaskCallable F>

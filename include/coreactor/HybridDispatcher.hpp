@@ -45,6 +45,10 @@ class HybridDispatcher final : public BoundDispatcher {
   std::string_view id() const noexcept override { return "hybrid-dispatcher"; }
   using Dispatcher::execute;
   void execute(Task& task) override;
+  /// Ahead of the waiting microtasks (Isolate::queueUrgentMicrotaskFromDispatcher);
+  /// past the isolate's bound, execute(). Not counted against yieldEvery:
+  /// the isolate bounds urgent units itself.
+  void executeUrgent(Task& task) override;
   std::unique_ptr<Dispatcher> clone() const override;
 
   /// Microtask units between two yields.

@@ -214,6 +214,21 @@ class Isolate {
   void queueMicrotaskFromDispatcher(Task& task, Dispatcher& owner) {
     microtasks_.push(Unit{&task, &owner});
   }
+  /// The dispatchers' path for an urgent unit (Dispatcher::executeUrgent):
+  /// queued ahead of the microtasks waiting, behind the urgent ones already
+  /// there (first in, first out among them). Refused (false), for the
+  /// caller to queue it the normal way, when this isolate has no pollers
+  /// (nothing from another isolate can be urgent) or when kUrgentStreak
+  /// urgent units wait ahead or ran in a row: other work gets at least one
+  /// unit in kUrgentStreak + 1. Isolate-local by contract and unchecked.
+  bool queueUrgentMicrotaskFromDispatcher(Task& task, Dispatcher& owner) {
+    if (pollers_.empty() || urgentAhead_ + urgentStreak_ >= kUrgentStreak) return false;
+    microtasks_.insertAt(urgentAhead_, Unit{&task, &owner});
+    ++urgentAhead_;
+    return true;
+  }
+  /// At most this many urgent units run in a row.
+  static constexpr std::uint32_t kUrgentStreak = 8;
   /// The dispatchers' path to the macrotask queue: isolate-local by contract
   /// and unchecked, one ring push.
   void postFromDispatcher(Task& task, Dispatcher& owner) { macrotasks_.push(Unit{&task, &owner}); }
@@ -352,6 +367,8 @@ class Isolate {
   std::atomic<bool> running_{false};
   std::atomic<std::thread::id> owner_;  // last thread to run the loop (creator before)
   std::unique_ptr<Cold> cold_;
+  std::uint32_t urgentAhead_ = 0;   // urgent units at the front of microtasks_
+  std::uint32_t urgentStreak_ = 0;  // urgent units run in a row, in this drain
   std::vector<Poller*> pollers_;
   std::vector<const std::atomic<bool>*> attention_;  // [i]: pollers_[i]'s flag, or null
   void* userData_ = nullptr;

@@ -4,6 +4,8 @@
 
 #include <map>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "TestSupport.hpp"
 #include "coreactor/Asio.hpp"
@@ -256,6 +258,91 @@ TEST(HybridDispatcher, DisposesWhatWaitsBehindTheYieldWhenTheLoopStops) {
   // Two units were queued as microtasks and ran; the rest waited behind the yield.
   EXPECT_EQ(discarded, 8);
   EXPECT_EQ(d.deferred(), 0u);
+}
+
+// ---- urgent units (Dispatcher::executeUrgent) --------------------------------
+
+// A poller that, at its first look between two units, hands `d` the
+// urgent units it holds: what the rings of another isolate do with a
+// message for an idle actor.
+struct UrgentSource final : Isolate::Poller {
+  HybridDispatcher* d = nullptr;
+  std::vector<ReusableTask*> units;
+  bool handed = false;
+  void poll() override {}
+  void pollBetweenUnits() override {
+    if (handed) return;
+    handed = true;
+    for (ReusableTask* t : units) d->executeUrgent(*t);
+  }
+  bool pending() const noexcept override { return false; }
+};
+
+// Queues `normal` units U0.. on `d` in a first macrotask, runs the isolate
+// until idle, and gives the order in which every unit ran.
+std::vector<std::string> runWithUrgent(Isolate& isolate, HybridDispatcher& d, int normal,
+                                       UrgentSource* source, int urgent) {
+  test::Log log;
+  std::vector<std::unique_ptr<ReusableTask>> tasks;
+  for (int i = 0; i < normal; ++i) {
+    tasks.push_back(std::make_unique<ReusableTask>(log.recorder("U" + std::to_string(i))));
+  }
+  std::vector<std::unique_ptr<ReusableTask>> urgentTasks;
+  for (int i = 0; i < urgent; ++i) {
+    urgentTasks.push_back(std::make_unique<ReusableTask>(log.recorder("T" + std::to_string(i))));
+    if (source != nullptr) source->units.push_back(urgentTasks.back().get());
+  }
+  isolate.post([&] {
+    for (auto& t : tasks) d.execute(*t);
+    // Without a poller, the urgent units are handed over here, behind U0..
+    if (source == nullptr) {
+      for (auto& t : urgentTasks) d.executeUrgent(*t);
+    }
+  });
+  isolate.runUntilIdle();
+  return log.entries;
+}
+
+TEST(HybridDispatcher, AnUrgentUnitRunsAheadOfTheWaitingUnitsFirstInFirstOut) {
+  // SPEC D5, X1: a unit handed over urgently between two units runs next,
+  // before the units already waiting; the units handed over with execute()
+  // keep their order, and so do the urgent ones among themselves.
+  Isolate isolate;
+  HybridDispatcher d;
+  d.bind(isolate);
+  UrgentSource source;
+  source.d = &d;
+  isolate.addPoller(source);
+  const auto order = runWithUrgent(isolate, d, 3, &source, 2);
+  EXPECT_EQ(order, (std::vector<std::string>{"U0", "T0", "T1", "U1", "U2"}));
+}
+
+TEST(HybridDispatcher, AtMostKUrgentStreakUrgentUnitsGoAheadTheRestWaitTheirTurn) {
+  // SPEC D4, D5: fairness. Past Isolate::kUrgentStreak in a row, an urgent unit
+  // is queued like any other: behind the units that were waiting.
+  Isolate isolate;
+  HybridDispatcher d;
+  d.bind(isolate);
+  UrgentSource source;
+  source.d = &d;
+  isolate.addPoller(source);
+  const int k = static_cast<int>(Isolate::kUrgentStreak);
+  const auto order = runWithUrgent(isolate, d, 3, &source, k + 3);
+  std::vector<std::string> expected{"U0"};
+  for (int i = 0; i < k; ++i) expected.push_back("T" + std::to_string(i));
+  expected.insert(expected.end(), {"U1", "U2"});
+  for (int i = k; i < k + 3; ++i) expected.push_back("T" + std::to_string(i));
+  EXPECT_EQ(order, expected);
+}
+
+TEST(HybridDispatcher, WithoutPollersAnUrgentUnitIsQueuedLikeAnyOther) {
+  // SPEC D5: urgency is for what comes from other isolates; an isolate with
+  // nothing to poll keeps plain FIFO.
+  Isolate isolate;
+  HybridDispatcher d;
+  d.bind(isolate);
+  const auto order = runWithUrgent(isolate, d, 2, nullptr, 2);
+  EXPECT_EQ(order, (std::vector<std::string>{"U0", "U1", "T0", "T1"}));
 }
 
 }  // namespace

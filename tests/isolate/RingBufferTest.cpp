@@ -2,6 +2,7 @@
 // growth and wrap-around, and an emptied burst giving its memory back.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <random>
@@ -50,6 +51,35 @@ TEST(RingBuffer, AnEmptiedBurstShrinksToTheKeptSizeAndAFullOneDoesNot) {
   EXPECT_EQ(ring.capacity(), detail::RingBuffer<int>::kKeepAfterBurst);
   for (int i = 0; i < 3000; ++i) ring.push(i);  // grows again from there
   for (int i = 0; i < 3000; ++i) ASSERT_EQ(ring.pop(), i);
+}
+
+TEST(RingBuffer, InsertAtPutsAValueBehindTheFirstPosOnesAcrossWrapAndGrowth) {
+  // SPEC L4: the urgent units' place in the microtask queue. Random pushes,
+  // pops and inserts near the front against a deque.
+  detail::RingBuffer<int> ring(4);
+  std::deque<int> reference;
+  std::mt19937 random(11);
+  int next = 0;
+  for (int step = 0; step < 20000; ++step) {
+    const unsigned roll = random() % 3;
+    if (roll == 0) {
+      ring.push(next);
+      reference.push_back(next++);
+    } else if (roll == 1) {
+      const std::size_t pos =
+          reference.empty() ? 0 : random() % (std::min<std::size_t>(reference.size(), 8) + 1);
+      ring.insertAt(pos, next);
+      reference.insert(reference.begin() + static_cast<std::ptrdiff_t>(pos), next++);
+    } else if (!reference.empty()) {
+      ASSERT_EQ(ring.pop(), reference.front()) << "step " << step;
+      reference.pop_front();
+    }
+    ASSERT_EQ(ring.size(), reference.size());
+  }
+  while (!reference.empty()) {
+    ASSERT_EQ(ring.pop(), reference.front());
+    reference.pop_front();
+  }
 }
 
 }  // namespace

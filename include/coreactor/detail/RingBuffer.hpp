@@ -45,6 +45,16 @@ class RingBuffer {
     ++tail_;
   }
 
+  /// Inserts `value` so that `pos` values stay ahead of it (pos <= size()):
+  /// pos = 0 is the front. Moves the pos values ahead of it one slot
+  /// forward: meant for a short prefix.
+  void insertAt(std::size_t pos, const T& value) {
+    if (size() == capacity()) grow();
+    --head_;  // wraps like every position; only positions modulo the capacity matter
+    for (std::size_t i = 0; i < pos; ++i) data_[(head_ + i) & mask_] = data_[(head_ + i + 1) & mask_];
+    data_[(head_ + pos) & mask_] = value;
+  }
+
   /// Precondition: !empty().
   T pop() noexcept {
     T value = data_[head_ & mask_];

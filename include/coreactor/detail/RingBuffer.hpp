@@ -5,8 +5,8 @@
 // pop are O(1) and allocation-free once the ring has reached the size the
 // workload needs: it doubles when full, so the steady state allocates
 // nothing. An owner may give a burst's memory back once the ring is empty
-// again (shrinkIfEmpty: the hybrid dispatcher when its backlog drains, an
-// isolate before it sleeps).
+// again and the burst did not recur (shrinkIfEmpty: the hybrid dispatcher
+// when its backlog drains, an isolate before it sleeps).
 //
 // Thread-safety: none; one thread owns a ring. T must be trivially copyable
 // (queues hold pointers and small records, never owning objects).
@@ -51,7 +51,8 @@ class RingBuffer {
   void insertAt(std::size_t pos, const T& value) {
     if (size() == capacity()) grow();
     --head_;  // wraps like every position; only positions modulo the capacity matter
-    for (std::size_t i = 0; i < pos; ++i) data_[(head_ + i) & mask_] = data_[(head_ + i + 1) & mask_];
+    for (std::size_t i = 0; i < pos; ++i)
+      data_[(head_ + i) & mask_] = data_[(head_ + i + 1) & mask_];
     data_[(head_ + pos) & mask_] = value;
   }
 
@@ -69,12 +70,16 @@ class RingBuffer {
   static constexpr std::size_t kKeepAfterBurst = 1024;
 
   /// An empty ring of more than kKeepAfterBurst slots goes back to that
-  /// size: a burst does not hold its memory for ever. One compare when
-  /// there is nothing to give back.
+  /// size if fewer than half its capacity were pushed since the previous
+  /// such call: a burst that recurs keeps its memory (it would regrow,
+  /// copying, every time), a burst followed by a quieter period gives it
+  /// back. One compare when there is nothing to give back.
   void shrinkIfEmpty() noexcept {
-    constexpr std::size_t keep = kKeepAfterBurst;
-    if (capacity() > keep && empty()) [[unlikely]] {
-      shrinkTo(keep);
+    if (capacity() > kKeepAfterBurst && empty()) [[unlikely]] {
+      if (tail_ - checkedTail_ < capacity() / 2) {
+        shrinkTo(kKeepAfterBurst);
+      }
+      checkedTail_ = tail_;
     }
   }
 
@@ -98,6 +103,7 @@ class RingBuffer {
     std::free(data_);
     data_ = bigger;
     mask_ = cap * 2 - 1;
+    checkedTail_ -= head_;  // positions move by -head_: differences stay right
     head_ = 0;
     tail_ = cap;
   }
@@ -109,6 +115,7 @@ class RingBuffer {
     std::free(data_);
     data_ = static_cast<T*>(smaller);
     mask_ = keep - 1;
+    checkedTail_ -= tail_;
     head_ = tail_ = 0;
   }
 
@@ -116,6 +123,7 @@ class RingBuffer {
   std::size_t mask_ = 0;
   std::size_t head_ = 0;  // monotonically increasing; index = head_ & mask_
   std::size_t tail_ = 0;
+  std::size_t checkedTail_ = 0;  // tail_ at the last shrinkIfEmpty() that looked
 };
 
 }  // namespace coreactor::detail

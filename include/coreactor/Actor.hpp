@@ -25,9 +25,11 @@
 #include <chrono>
 #include <coroutine>
 #include <cstddef>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <memory>
+#include <new>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -152,8 +154,94 @@ class Actor {
   virtual SupervisorStrategy supervisorStrategy() { return SupervisorStrategy::defaultStrategy(); }
 };
 
-/// Makes a fresh instance: at spawn, and again at each restart.
-using ActorFactory = std::function<std::unique_ptr<Actor>()>;
+/// Makes a fresh instance: at spawn, and again at each restart. Holds any
+/// callable returning std::unique_ptr<Actor> (a lambda, a std::function),
+/// like a std::function, in 16 bytes instead of 32: every actor keeps one
+/// for its restarts, and an idle actor is mostly its cell. A trivially
+/// copyable callable of up to 8 bytes (a lambda capturing nothing, or one
+/// pointer: what spawn<A>(arg) makes) is held inline; a larger one takes
+/// one heap allocation. Copyable and movable.
+class ActorFactory {
+ public:
+  /// Holds nothing; calling it throws std::bad_function_call.
+  ActorFactory() noexcept = default;
+  /// Holds `f`, a callable with no arguments returning std::unique_ptr<Actor>.
+  template <class F, class D = std::decay_t<F>>
+  requires(!std::is_same_v<D, ActorFactory> && std::is_copy_constructible_v<D> &&
+           std::is_convertible_v<std::invoke_result_t<D&>, std::unique_ptr<Actor>>)
+      ActorFactory(F&& f)  // NOLINT(google-explicit-constructor): as std::function converts
+      : ops_(&kOps<D>) {
+    if constexpr (kInline<D>) {
+      ::new (static_cast<void*>(storage_)) D(std::forward<F>(f));
+    } else {
+      *reinterpret_cast<D**>(storage_) = new D(std::forward<F>(f));
+    }
+  }
+  /// Holds a copy of `other`'s callable (a heap one is copied to the heap).
+  ActorFactory(const ActorFactory& other) : ops_(other.ops_) {
+    if (ops_ != nullptr) ops_->copy(other.storage_, storage_);
+  }
+  /// Takes `other`'s callable; `other` is left empty.
+  ActorFactory(ActorFactory&& other) noexcept : ops_(std::exchange(other.ops_, nullptr)) {
+    std::memcpy(storage_, other.storage_, sizeof storage_);  // inline: trivially copyable
+  }
+  /// Holds `other`'s callable (copied or moved in); the old one is freed.
+  ActorFactory& operator=(ActorFactory other) noexcept {
+    std::swap(ops_, other.ops_);
+    unsigned char held[sizeof storage_];
+    std::memcpy(held, storage_, sizeof storage_);
+    std::memcpy(storage_, other.storage_, sizeof storage_);
+    std::memcpy(other.storage_, held, sizeof storage_);
+    return *this;
+  }
+  ~ActorFactory() {
+    if (ops_ != nullptr) ops_->destroy(storage_);
+  }
+
+  /// Makes an instance. Throws std::bad_function_call when empty, and
+  /// whatever the callable throws.
+  std::unique_ptr<Actor> operator()() const {
+    if (ops_ == nullptr) throw std::bad_function_call();
+    return ops_->make(storage_);
+  }
+  /// True when it holds a callable.
+  explicit operator bool() const noexcept { return ops_ != nullptr; }
+
+ private:
+  struct Ops {
+    std::unique_ptr<Actor> (*make)(const unsigned char* storage);
+    void (*copy)(const unsigned char* from, unsigned char* to);
+    void (*destroy)(unsigned char* storage) noexcept;
+  };
+  template <class D>
+  static constexpr bool kInline =
+      sizeof(D) <= 8 &&
+      alignof(D) <= 8 && std::is_trivially_copyable_v<D>&& std::is_trivially_destructible_v<D>;
+  template <class D>
+  static D& held(const unsigned char* storage) noexcept {
+    if constexpr (kInline<D>) {
+      return *std::launder(reinterpret_cast<D*>(const_cast<unsigned char*>(storage)));
+    } else {
+      return **reinterpret_cast<D* const*>(storage);
+    }
+  }
+  template <class D>
+  static constexpr Ops kOps{
+      [](const unsigned char* s) { return std::unique_ptr<Actor>(held<D>(s)()); },
+      [](const unsigned char* from, unsigned char* to) {
+        if constexpr (kInline<D>) {
+          std::memcpy(to, from, 8);
+        } else {
+          *reinterpret_cast<D**>(to) = new D(held<D>(from));
+        }
+      },
+      [](unsigned char* s) noexcept {
+        if constexpr (!kInline<D>) delete *reinterpret_cast<D**>(s);
+      }};
+
+  const Ops* ops_ = nullptr;
+  alignas(8) unsigned char storage_[8] = {};
+};
 
 /// An actor whose receive is a function (handy in tests and small programs).
 class FunctionActor final : public Actor {

@@ -94,6 +94,52 @@ TEST(Lifecycle, WatchingAnActorThatAlreadyStoppedTellsAtOnce) {
   EXPECT_EQ(terminated, 1);
 }
 
+TEST(Lifecycle, StartAndStopHeldBeforeAnyTurnRunInOrderWithTheSystemMessagesAround) {
+  // SPEC A5: Start and Stop wait in flags while no other system message
+  // does, the rest in a queue; whatever order they arrive in, they are
+  // handled in that order. A child spawned, watched and stopped by its
+  // parent in one handler, before its first turn, starts and stops once,
+  // and the watch is answered whether it came before or after the stop.
+  auto system = manualSystem();
+  Entries log;
+  std::vector<ActorRef> spawned;
+  std::vector<ActorRef> terminated;
+  ActorRef parent = system->spawn("parent", [&](ReceiveContext& ctx) {
+    if (const Terminated* t = ctx.get<Terminated>()) {
+      terminated.push_back(t->actor);
+      return;
+    }
+    if (const std::string* order = ctx.get<std::string>()) {
+      const std::string name = *order;
+      ActorRef c = ctx.spawn<Recorder>(name, ActorOptions::create(), &log, name);
+      spawned.push_back(c);
+      if (name == "watch-then-stop") {
+        ctx.watch(c);  // queued behind Start (held), then Stop behind it
+        ctx.stop(c);
+      } else {
+        ctx.stop(c);  // held too: Start then Stop, then the watch queued
+        ctx.watch(c);
+      }
+    }
+  });
+  parent.tell(std::string("watch-then-stop"));
+  system->runUntilIdle();
+  parent.tell(std::string("stop-then-watch"));
+  system->runUntilIdle();
+  EXPECT_EQ(log, (Entries{"watch-then-stop.preStart", "watch-then-stop.postStop",
+                          "stop-then-watch.preStart", "stop-then-watch.postStop"}));
+  EXPECT_EQ(terminated, spawned);
+
+  // And a top-level actor stopped before its first turn, twice.
+  ActorRef a = system->spawn<Recorder>("a", ActorOptions::create(), &log, std::string("a"));
+  system->stop(a);
+  system->stop(a);
+  system->runUntilIdle();
+  EXPECT_EQ(log.size(), 6u);
+  EXPECT_EQ(log[4], "a.preStart");
+  EXPECT_EQ(log[5], "a.postStop");
+}
+
 TEST(Lifecycle, UnwatchedActorsSendNoTerminated) {
   auto system = manualSystem();
   ActorRef target = system->spawn("target", [](ReceiveContext&) {});

@@ -41,23 +41,28 @@ class BlockCache {
 
   ~BlockCache() {
     for (Node*& head : heads_) {
-      while (head != nullptr) ::operator delete(std::exchange(head, head->next));
+      while (head != nullptr) ::operator delete(std::exchange(head, head->next), kAlign);
     }
   }
   void* get(std::size_t cls) {
     Node*& head = heads_[cls];
-    if (head == nullptr) return ::operator new(bytesOf(cls));
+    if (head == nullptr) return ::operator new(bytesOf(cls), kAlign);
     --counts_[cls];
     return std::exchange(head, head->next);
   }
   void put(void* block, std::size_t cls) noexcept {
     if (counts_[cls] * bytesOf(cls) >= (cls == 0 ? kParkSmallest : kParkEach)) {
-      ::operator delete(block);
+      ::operator delete(block, kAlign);
       return;
     }
     heads_[cls] = ::new (block) Node{heads_[cls]};
     ++counts_[cls];
   }
+  /// Blocks start on a cache line, so a block may hold objects aligned to
+  /// one (a cross-isolate Crossing is).
+  static constexpr std::size_t kAlignment = 64;
+  static constexpr std::align_val_t kAlign{kAlignment};
+
   static BlockCache& local() noexcept {
     thread_local BlockCache cache;
     return cache;

@@ -26,7 +26,7 @@ class SegmentFifo {
     alignas(T) unsigned char storage[kSlots * sizeof(T)];
     T* at(std::uint32_t i) noexcept { return reinterpret_cast<T*>(storage) + i; }
   };
-  static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "segments use plain new");
+  static_assert(alignof(T) <= BlockCache::kAlignment, "segments are cache blocks");
   static constexpr std::size_t kClass = BlockCache::classOf(sizeof(Segment));
   static_assert(sizeof(Segment) <= BlockCache::kLargest, "a segment fits the block cache");
 
@@ -34,6 +34,11 @@ class SegmentFifo {
   SegmentFifo() = default;
   SegmentFifo(const SegmentFifo&) = delete;
   SegmentFifo& operator=(const SegmentFifo&) = delete;
+  SegmentFifo(SegmentFifo&& other) noexcept
+      : head_(std::exchange(other.head_, nullptr)),
+        tail_(std::exchange(other.tail_, nullptr)),
+        headIndex_(std::exchange(other.headIndex_, kSlots)),
+        tailIndex_(std::exchange(other.tailIndex_, kSlots)) {}
   ~SegmentFifo() {
     while (!empty()) pop();
     shrinkIdle();

@@ -303,31 +303,33 @@ std::vector<std::string> runWithUrgent(Isolate& isolate, HybridDispatcher& d, in
   return log.entries;
 }
 
+// An isolate with the hybrid and an UrgentSource polled between units.
+struct UrgentLoop {
+  Isolate isolate;
+  HybridDispatcher d;
+  UrgentSource source;
+  UrgentLoop() {
+    d.bind(isolate);
+    source.d = &d;
+    isolate.addPoller(source);
+  }
+};
+
 TEST(HybridDispatcher, AnUrgentUnitRunsAheadOfTheWaitingUnitsFirstInFirstOut) {
   // SPEC D5, X1: a unit handed over urgently between two units runs next,
   // before the units already waiting; the units handed over with execute()
   // keep their order, and so do the urgent ones among themselves.
-  Isolate isolate;
-  HybridDispatcher d;
-  d.bind(isolate);
-  UrgentSource source;
-  source.d = &d;
-  isolate.addPoller(source);
-  const auto order = runWithUrgent(isolate, d, 3, &source, 2);
+  UrgentLoop loop;
+  const auto order = runWithUrgent(loop.isolate, loop.d, 3, &loop.source, 2);
   EXPECT_EQ(order, (std::vector<std::string>{"U0", "T0", "T1", "U1", "U2"}));
 }
 
 TEST(HybridDispatcher, AtMostKUrgentStreakUrgentUnitsGoAheadTheRestWaitTheirTurn) {
   // SPEC D4, D5: fairness. Past Isolate::kUrgentStreak in a row, an urgent unit
   // is queued like any other: behind the units that were waiting.
-  Isolate isolate;
-  HybridDispatcher d;
-  d.bind(isolate);
-  UrgentSource source;
-  source.d = &d;
-  isolate.addPoller(source);
+  UrgentLoop loop;
   const int k = static_cast<int>(Isolate::kUrgentStreak);
-  const auto order = runWithUrgent(isolate, d, 3, &source, k + 3);
+  const auto order = runWithUrgent(loop.isolate, loop.d, 3, &loop.source, k + 3);
   std::vector<std::string> expected{"U0"};
   for (int i = 0; i < k; ++i) expected.push_back("T" + std::to_string(i));
   expected.insert(expected.end(), {"U1", "U2"});

@@ -1,7 +1,8 @@
-// The mailbox's FIFO (runtime/SegmentFifo.hpp) against a std::deque doing
-// the same random work, with a move-only element that counts its live
-// instances: same order, same sizes, nothing leaked or destroyed twice,
-// across segment boundaries, emptying in place and idle shrinking. SPEC A4.
+// The mailbox's FIFO (runtime/SegmentFifo.hpp) and the overflow list built
+// on it (runtime/SegmentQueue.hpp) against a std::deque doing the same
+// random work, with a move-only element that counts its live instances:
+// same order, same sizes, nothing leaked or destroyed twice, across segment
+// boundaries, emptying in place and idle shrinking. SPEC A4, X3.
 #include <gtest/gtest.h>
 
 #include <deque>
@@ -9,24 +10,21 @@
 #include <random>
 
 #include "../runtime/SegmentFifo.hpp"
+#include "../runtime/SegmentQueue.hpp"
+#include "Counted.hpp"
 
 namespace coreactor::detail {
 namespace {
 
-struct Counted {
-  explicit Counted(int v, int* live) : value(std::make_unique<int>(v)), live(live) { ++*live; }
-  Counted(Counted&& other) noexcept : value(std::move(other.value)), live(other.live) { ++*live; }
-  Counted& operator=(Counted&&) = delete;
-  ~Counted() { --*live; }
-  std::unique_ptr<int> value;
-  int* live;
-};
+using test::Counted;
 
 TEST(SegmentFifo, KeepsFifoOrderAgainstADequeAcrossSegmentsEmptyingAndShrinking) {
-  // SPEC A4: the unbounded mailbox is FIFO.
+  // SPEC A4: the unbounded mailbox is FIFO; SPEC X3: so is the overflow
+  // list, which counts what it holds (its bound).
   int live = 0;
   {
-    SegmentFifo<Counted, 5> fifo;  // small segments: many boundaries
+    SegmentFifo<Counted, 5> fifo;    // small segments: many boundaries
+    SegmentQueue<Counted, 3> queue;  // the same work, in lockstep
     std::deque<int> reference;
     std::mt19937 random(23);
     int next = 0;
@@ -37,6 +35,7 @@ TEST(SegmentFifo, KeepsFifoOrderAgainstADequeAcrossSegmentsEmptyingAndShrinking)
       if (random() % 2 == 0) {
         for (int i = 0; i < n; ++i) {
           fifo.push(Counted(next, &live));
+          queue.push_back(Counted(next, &live));
           reference.push_back(next++);
         }
       } else {
@@ -45,16 +44,20 @@ TEST(SegmentFifo, KeepsFifoOrderAgainstADequeAcrossSegmentsEmptyingAndShrinking)
           ASSERT_EQ(*fifo.front().value, reference.front()) << "step " << step;
           Counted got = fifo.pop();
           ASSERT_EQ(*got.value, reference.front()) << "step " << step;
+          ASSERT_EQ(*queue.front().value, reference.front()) << "step " << step;
+          queue.pop_front();
           reference.pop_front();
         }
       }
       if (random() % 5 == 0) fifo.shrinkIdle();
       ASSERT_EQ(fifo.empty(), reference.empty());
       ASSERT_EQ(fifo.size(), reference.size());
-      ASSERT_EQ(live, static_cast<int>(reference.size()));
+      ASSERT_EQ(queue.size(), reference.size());
+      ASSERT_EQ(queue.empty(), reference.empty());
+      ASSERT_EQ(live, 2 * static_cast<int>(reference.size()));
     }
   }
-  EXPECT_EQ(live, 0) << "what was left was destroyed with the queue";
+  EXPECT_EQ(live, 0) << "what was left was destroyed with the queues";
 }
 
 }  // namespace

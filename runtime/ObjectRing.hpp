@@ -20,7 +20,10 @@ namespace coreactor::detail {
 // actor gives its buffer back and takes one again with its next message,
 // and a burst that grows a mailbox to a few hundred slots and drains it
 // again recycles the same buffers, for a few nanoseconds each instead of a
-// malloc and a free. What a thread parks is bounded per class.
+// malloc and a free. What a thread parks is bounded per class. Blocks for
+// objects aligned to a cache line (a cross-isolate Crossing) have lists of
+// their own: an aligned allocation costs more than a plain one, so only
+// they pay for it.
 class BlockCache {
  public:
   static constexpr std::size_t kSmallest = 256;
@@ -39,29 +42,36 @@ class BlockCache {
   }
   static constexpr std::size_t bytesOf(std::size_t cls) noexcept { return kSmallest << cls; }
 
+  /// The alignment of a `lineAligned` block.
+  static constexpr std::size_t kLineAlignment = 64;
+
   ~BlockCache() {
-    for (Node*& head : heads_) {
-      while (head != nullptr) ::operator delete(std::exchange(head, head->next), kAlign);
+    for (std::size_t i = 0; i < 2 * kClasses; ++i) {
+      while (heads_[i] != nullptr) release(std::exchange(heads_[i], heads_[i]->next), i);
     }
   }
-  void* get(std::size_t cls) {
-    Node*& head = heads_[cls];
-    if (head == nullptr) return ::operator new(bytesOf(cls), kAlign);
-    --counts_[cls];
+  /// A block of class `cls`, aligned to kLineAlignment if `lineAligned`
+  /// (else to the default of operator new).
+  void* get(std::size_t cls, bool lineAligned = false) {
+    const std::size_t i = cls + (lineAligned ? kClasses : 0);
+    Node*& head = heads_[i];
+    if (head == nullptr) {
+      return lineAligned ? ::operator new(bytesOf(cls), std::align_val_t(kLineAlignment))
+                         : ::operator new(bytesOf(cls));
+    }
+    --counts_[i];
     return std::exchange(head, head->next);
   }
-  void put(void* block, std::size_t cls) noexcept {
-    if (counts_[cls] * bytesOf(cls) >= (cls == 0 ? kParkSmallest : kParkEach)) {
-      ::operator delete(block, kAlign);
+  /// Gives back a block that get(cls, lineAligned) made.
+  void put(void* block, std::size_t cls, bool lineAligned = false) noexcept {
+    const std::size_t i = cls + (lineAligned ? kClasses : 0);
+    if (counts_[i] * bytesOf(cls) >= (cls == 0 ? kParkSmallest : kParkEach)) {
+      release(block, i);
       return;
     }
-    heads_[cls] = ::new (block) Node{heads_[cls]};
-    ++counts_[cls];
+    heads_[i] = ::new (block) Node{heads_[i]};
+    ++counts_[i];
   }
-  /// Blocks start on a cache line, so a block may hold objects aligned to
-  /// one (a cross-isolate Crossing is).
-  static constexpr std::size_t kAlignment = 64;
-  static constexpr std::align_val_t kAlign{kAlignment};
 
   static BlockCache& local() noexcept {
     thread_local BlockCache cache;
@@ -72,8 +82,16 @@ class BlockCache {
   struct Node {
     Node* next;
   };
-  Node* heads_[kClasses] = {};
-  std::size_t counts_[kClasses] = {};
+  static void release(void* block, std::size_t i) noexcept {
+    if (i >= kClasses) {
+      ::operator delete(block, std::align_val_t(kLineAlignment));
+    } else {
+      ::operator delete(block);
+    }
+  }
+  // [cls]: plain blocks; [kClasses + cls]: line-aligned ones.
+  Node* heads_[2 * kClasses] = {};
+  std::size_t counts_[2 * kClasses] = {};
 };
 
 template <class T>

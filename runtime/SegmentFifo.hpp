@@ -26,7 +26,8 @@ class SegmentFifo {
     alignas(T) unsigned char storage[kSlots * sizeof(T)];
     T* at(std::uint32_t i) noexcept { return reinterpret_cast<T*>(storage) + i; }
   };
-  static_assert(alignof(T) <= BlockCache::kAlignment, "segments are cache blocks");
+  static_assert(alignof(T) <= BlockCache::kLineAlignment, "segments are cache blocks");
+  static constexpr bool kLineAligned = alignof(Segment) > __STDCPP_DEFAULT_NEW_ALIGNMENT__;
   static constexpr std::size_t kClass = BlockCache::classOf(sizeof(Segment));
   static_assert(sizeof(Segment) <= BlockCache::kLargest, "a segment fits the block cache");
 
@@ -91,7 +92,7 @@ class SegmentFifo {
 
  private:
   void addSegment() {
-    auto* fresh = ::new (BlockCache::local().get(kClass)) Segment;
+    auto* fresh = ::new (BlockCache::local().get(kClass, kLineAligned)) Segment;
     if (tail_ == nullptr) {
       head_ = fresh;
       headIndex_ = 0;
@@ -103,7 +104,7 @@ class SegmentFifo {
   }
   static void give(Segment* s) noexcept {
     s->~Segment();
-    BlockCache::local().put(s, kClass);
+    BlockCache::local().put(s, kClass, kLineAligned);
   }
 
   // With no segment, both indices are kSlots: empty, and a push sees a full tail.

@@ -92,7 +92,11 @@ void Crossings::take(std::size_t batch) {
     // More than a batch, or pushed after the ring's cached tail: empty()
     // reads the producer's index afresh.
     if (!ring->empty()) leftBehind = true;
-    if (taken != 0 && ring->takeWaiting()) {
+    // A producer that sleeps on a full ring is woken once half of it is
+    // free: a wake-up is a system call on each side, so it should move half
+    // a ring, not the few slots one batch freed. It went to sleep only with
+    // less than half free, and this ring is drained to empty in the end.
+    if (taken != 0 && ring->halfFree() && ring->takeWaiting()) {
       core_.isolates_[k]->isolate->wake();  // its sender sleeps on a full ring: room now
     }
   }
@@ -113,7 +117,7 @@ void Crossings::take(std::size_t batch) {
 bool Crossings::backlogCanMove() const noexcept {
   for (std::uint32_t peer : backlog_) {
     const Ring* ring = peers_[peer].ring;
-    if (ring->hasRoom()) return true;
+    if (ring->halfFree()) return true;
   }
   return false;
 }
@@ -142,9 +146,9 @@ void Crossings::payWakes() noexcept {
 }
 
 bool Crossings::pending() const noexcept {
-  // Undelivered overflow is work as long as a ring has room for it. With
-  // every ring full the loop may sleep: each full ring is told its producer
-  // waits, and its consumer wakes us when it takes something.
+  // Undelivered overflow is work as long as a ring has half its slots free.
+  // With less than that in every ring the loop may sleep: each ring is told
+  // its producer waits, and its consumer wakes us once half of it is free.
   if (!backlog_.empty()) {
     if (backlogCanMove()) return true;
     for (std::uint32_t peer : backlog_) peers_[peer].ring->markProducerWaiting();

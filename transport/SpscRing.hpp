@@ -86,6 +86,10 @@ class SpscRing {
     std::atomic_thread_fence(std::memory_order_seq_cst);
   }
   bool hasRoom() const noexcept { return sizeApprox() <= mask_; }
+  /// At least half the ring is free: the room a sleeping producer is woken
+  /// for (and looks for before it sleeps), so that each wake-up moves half a
+  /// ring, not the few slots a consumer's batch just freed.
+  bool halfFree() const noexcept { return sizeApprox() <= (mask_ + 1) / 2; }
   bool takeWaiting() noexcept {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     return producerWaiting_.load(std::memory_order_relaxed) &&

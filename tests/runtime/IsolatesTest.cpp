@@ -64,7 +64,9 @@ struct InOrder : Actor {
 
 TEST(Isolates, MessagesBetweenOnePairKeepTheirOrderThroughRingAndOverflow) {
   // SPEC A2, X1: 200k messages from isolate 0 to isolate 1 in one turn, through
-  // a 16-slot ring, so most of them wait in the overflow list first.
+  // a 16-slot ring, so most of them wait in the overflow list first. The
+  // sender sleeps whenever less than half the ring is free and is woken by
+  // the receiver once half is: a lost wake-up would stall the stream.
   auto system = ActorSystem::create("order", ActorSystemOptions::create()
                                                  .withIsolates(2)
                                                  .withCrossIsolateBuffer(16, 1u << 20)

@@ -62,6 +62,19 @@ struct InOrder : Actor {
   std::atomic<std::int64_t>* outOfOrder;
 };
 
+// A Burst source on isolate 0 and an InOrder sink on isolate 1, with what
+// the sink counts.
+struct Stream01 {
+  explicit Stream01(ActorSystem& system)
+      : sink(system.spawn<InOrder>("sink", ActorOptions::create().withIsolate(1), &received,
+                                   &outOfOrder)),
+        source(system.spawn<Burst>("source", ActorOptions::create().withIsolate(0))) {}
+  std::atomic<std::int64_t> received{0};  // declared first: the sink points at them
+  std::atomic<std::int64_t> outOfOrder{0};
+  ActorRef sink;
+  ActorRef source;
+};
+
 TEST(Isolates, MessagesBetweenOnePairKeepTheirOrderThroughRingAndOverflow) {
   // SPEC A2, X1: 200k messages from isolate 0 to isolate 1 in one turn, through
   // a 16-slot ring, so most of them wait in the overflow list first. The
@@ -71,11 +84,8 @@ TEST(Isolates, MessagesBetweenOnePairKeepTheirOrderThroughRingAndOverflow) {
                                                  .withIsolates(2)
                                                  .withCrossIsolateBuffer(16, 1u << 20)
                                                  .withLogLevel(LogLevel::Off));
-  std::atomic<std::int64_t> received{0};
-  std::atomic<std::int64_t> outOfOrder{0};
-  ActorRef sink =
-      system->spawn<InOrder>("sink", ActorOptions::create().withIsolate(1), &received, &outOfOrder);
-  ActorRef source = system->spawn<Burst>("source", ActorOptions::create().withIsolate(0));
+  Stream01 stream(*system);
+  auto& [received, outOfOrder, sink, source] = stream;
   source.tell(Go{sink, 200000});
   ASSERT_TRUE(eventually([&] { return received.load() == 200000; })) << received.load();
   EXPECT_EQ(outOfOrder.load(), 0);
@@ -108,11 +118,8 @@ TEST(Isolates, MessagesReachAnIsolateWhoseMicrotaskChainNeverEnds) {
   // The sink is started before the chain begins (it has handled a first
   // message): once the chain runs, isolate 1 takes nothing from its inbox
   // (foreign threads) any more, only from the rings.
-  std::atomic<std::int64_t> received{0};
-  std::atomic<std::int64_t> outOfOrder{0};
-  ActorRef sink =
-      system->spawn<InOrder>("sink", ActorOptions::create().withIsolate(1), &received, &outOfOrder);
-  ActorRef source = system->spawn<Burst>("source", ActorOptions::create().withIsolate(0));
+  Stream01 stream(*system);
+  auto& [received, outOfOrder, sink, source] = stream;
   source.tell(Go{sink, 1});
   ASSERT_TRUE(eventually([&] { return received.load() == 1; }));
   std::atomic<bool> run{true};
@@ -144,11 +151,8 @@ TEST(Isolates, AFullRingAndOverflowListDeadLetterTheRestAndCountIt) {
     dead.fetch_add(1);
     if (d.reason.find("backpressure") != std::string::npos) backpressure.fetch_add(1);
   });
-  std::atomic<std::int64_t> received{0};
-  std::atomic<std::int64_t> outOfOrder{0};
-  ActorRef sink =
-      system->spawn<InOrder>("sink", ActorOptions::create().withIsolate(1), &received, &outOfOrder);
-  ActorRef source = system->spawn<Burst>("source", ActorOptions::create().withIsolate(0));
+  Stream01 stream(*system);
+  auto& [received, outOfOrder, sink, source] = stream;
   source.tell(Go{sink, 10000});
   ASSERT_TRUE(eventually([&] { return received.load() + dead.load() == 10000; }))
       << received.load() << " + " << dead.load();

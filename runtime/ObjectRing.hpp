@@ -15,15 +15,15 @@
 
 namespace coreactor::detail {
 
-// A per-thread cache of ring buffers in power-of-two size classes, 256 B to
-// 64 KiB: the buffers of every mailbox and system-message ring. An idle
-// actor gives its buffer back and takes one again with its next message,
-// and a burst that grows a mailbox to a few hundred slots and drains it
-// again recycles the same buffers, for a few nanoseconds each instead of a
-// malloc and a free. What a thread parks is bounded per class. Blocks for
-// objects aligned to a cache line (a cross-isolate Crossing) have lists of
-// their own: an aligned allocation costs more than a plain one, so only
-// they pay for it.
+// A per-thread cache of blocks in power-of-two size classes, 256 B to
+// 64 KiB: the mailboxes' and the overflow lists' segments, the system-message
+// rings' buffers, and the asks' reply slots. An idle actor gives its blocks
+// back and takes one again with its next message, and a burst that fills a
+// mailbox and drains it again recycles the same blocks, for a few
+// nanoseconds each instead of a malloc and a free. What a thread parks is
+// bounded per class. Blocks for objects aligned to a cache line (a
+// cross-isolate Crossing) have lists of their own: an aligned allocation
+// costs more than a plain one, so only they pay for it.
 class BlockCache {
  public:
   static constexpr std::size_t kSmallest = 256;
@@ -107,7 +107,6 @@ class ObjectRing {
 
   bool empty() const noexcept { return head_ == tail_; }
   std::size_t size() const noexcept { return static_cast<std::uint32_t>(tail_ - head_); }
-  std::size_t capacity() const noexcept { return capacity_; }
 
   void push(T&& value) {
     if (size() == capacity_) grow();
@@ -122,17 +121,9 @@ class ObjectRing {
     ++head_;
     return value;
   }
-  T& front() noexcept { return *std::launder(slot(head_)); }
 
   void clear() noexcept {
     while (!empty()) pop();
-  }
-  /// Frees the buffer if the ring is empty and holds more than `keep` slots.
-  void shrink(std::size_t keep = 0) noexcept {
-    if (empty() && capacity_ > keep) {
-      release();
-      head_ = tail_ = 0;
-    }
   }
   /// For an owner that just went idle: the smallest buffer, and a large one
   /// (a burst of more than `large` slots), go back to the thread's block

@@ -124,7 +124,7 @@ std::vector<std::pair<int, int>> firingOrder(const std::vector<Armed>& armed) {
 }
 
 TEST(IsolateTimers, ManyTimersWithRandomClearsFireInDeadlineThenArmOrder) {
-  // The indexed heap under churn: 20k timers, a third cleared at random.
+  // The heap under churn: 20k timers, a third cleared at random.
   ManualClock clock;
   Isolate isolate({.clock = &clock});
   std::mt19937 rng(7);

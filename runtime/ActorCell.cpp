@@ -112,48 +112,72 @@ void ActorCell::disposeTurn(Task& task) noexcept {
   if (cell.state_ == State::Dead) delete &cell;
 }
 
+// scheduled_ stays set for the whole turn: what arrives meanwhile hands the
+// dispatcher no second unit (and a dispatcher that runs a unit inside
+// execute() cannot nest a turn in this one); the end of the turn looks for it.
+// The common turn, some user messages and no system message, checks each
+// condition once: an actor in a ping-pong runs a turn per message.
 void ActorCell::turn() {
-  scheduled_ = false;
   // SPEC D11: whatever fails around the handler is caught here, at the cell,
   // whichever dispatcher runs us.
   try {
-    if (startPending_) {  // older than a pending Stop, and than anything in the ring
-      startPending_ = false;
-      if (state_ == State::Created) start();
+    if (startPending_ || stopPending_ || hasSystem()) [[unlikely]] {
+      runSystemMessages();
     }
-    if (stopPending_) {  // older than anything in the ring
-      stopPending_ = false;
-      beginStop();
+    if (state_ == State::Running && !blocked() && !mailbox_.empty()) [[likely]] {
+      ReceiveContext ctx(*this);  // one for the turn: each message sets its fields
+      struct Handle {
+        ActorCell& cell;
+        ReceiveContext& ctx;
+        [[gnu::always_inline]] void operator()(Envelope& envelope) const {
+          cell.invoke(ctx, envelope);
+        }
+      };
+      std::uint32_t n = throughput_;
+      do {
+        mailbox_.consume(home_.core, Handle{*this, ctx});
+      } while (--n > 0 && state_ == State::Running && !blocked() && !mailbox_.empty());
     }
-    while (hasSystem() && state_ != State::Dead) {
-      SystemMessage message = rare_->system.pop();
-      handleSystem(message);
+    if (state_ == State::Terminating && !hasChildren()) [[unlikely]] {
+      finishStop();
     }
-    if (state_ == State::Running && !blocked()) {
-      for (std::uint32_t n = throughput_; n > 0 && !mailbox_.empty(); --n) {
-        Envelope envelope = mailbox_.pop(home_.core);
-        invoke(envelope);
-        if (state_ != State::Running || blocked()) break;
-      }
-      if (mailbox_.empty()) mailbox_.shrinkIfIdle();
-    }
-    if (state_ == State::Terminating && !hasChildren()) finishStop();
-    if (rare_ != nullptr) rare_->system.shrinkIdle();
   } catch (...) {
     core().reportDispatcherError(dispatcher_->id(), std::current_exception(), self());
   }
   if (LogContext& c = logContext(); !c.path.empty()) c = LogContext{};
-  if (state_ == State::Dead) {
-    if (!scheduled_) delete this;
+  scheduled_ = false;
+  if (state_ == State::Dead) [[unlikely]] {
+    delete this;
     return;
   }
-  if (!scheduled_ &&
-      (hasSystem() || (state_ == State::Running && !blocked() && !mailbox_.empty()))) {
+  if (mailbox_.empty()) {
+    mailbox_.shrinkIfIdle();
+    if (startPending_ || stopPending_ || hasSystem()) schedule();
+  } else if (startPending_ || stopPending_ || hasSystem() ||
+             (state_ == State::Running && !blocked())) {
     schedule();
   }
 }
 
-void ActorCell::invoke(Envelope& envelope) {
+// The system messages of a turn, oldest first: the pending Start, the
+// pending Stop, then the queue.
+void ActorCell::runSystemMessages() {
+  if (startPending_) {  // older than a pending Stop, and than anything in the queue
+    startPending_ = false;
+    if (state_ == State::Created) start();
+  }
+  if (stopPending_) {  // older than anything in the queue
+    stopPending_ = false;
+    beginStop();
+  }
+  while (hasSystem() && state_ != State::Dead) {
+    SystemMessage message = rare_->system.pop();
+    handleSystem(message);
+  }
+  if (rare_ != nullptr) rare_->system.shrinkIdle();
+}
+
+void ActorCell::invoke(ReceiveContext& ctx, Envelope& envelope) {
   if (envelope.message.is<PoisonPill>()) [[unlikely]] {
     beginStop();
     return;
@@ -161,7 +185,6 @@ void ActorCell::invoke(Envelope& envelope) {
   if (envelope.message.is<StrictTick>()) [[unlikely]] {
     if (!core().admitTick(envelope.message)) return;  // cancelled after it was sent
   }
-  ReceiveContext ctx(*this);
   ctx.message_ = &envelope.message;
   ctx.sender_ = envelope.sender;
   active_ = true;

@@ -170,7 +170,7 @@ void Crossings::deliver(Crossing&& c) noexcept {
     } else {
       // Urgent: the turn it starts goes ahead of the local units waiting,
       // so a busy isolate answers a peer within about one unit.
-      core_.deliverLocal(home_, target, Envelope{std::move(c.message), core_.refOf(c.sender)},
+      core_.deliverLocal(home_, target, std::move(c.message), core_.refOf(c.sender),
                          /*urgent=*/true);
     }
   } catch (const std::system_error& e) {

@@ -40,7 +40,10 @@ class Mailbox {
   explicit Mailbox(const MailboxOptions& options);
 
   bool empty() const noexcept {
-    return isPriority() ? special_->heap.empty() : !hasFirst() && fifo_.empty();
+    if (!hasFirst() && fifo_.empty()) [[likely]] {
+      return !isPriority() || special_->heap.empty();
+    }
+    return false;  // a priority mailbox keeps first_ and the FIFO empty
   }
   /// Walks the unbounded FIFO's segments: for tests and diagnostics.
   std::size_t size() const noexcept {
@@ -48,15 +51,26 @@ class Mailbox {
   }
 
   /// The unbounded mailbox's push; false (and nothing moved) for the others.
-  bool tryPushUnbounded(Envelope&& envelope, SystemCore* system) {
+  bool tryPushUnbounded(Message&& message, const ActorRef& sender, SystemCore* system) {
     if (special_ != nullptr) return false;
-    pushUnbounded(std::move(envelope), system);
+    pushUnbounded(std::move(message), sender, system);
+    return true;
+  }
+  /// tryPushUnbounded() of a word message (Message::kWord): its type and word.
+  bool tryPushWord(const MessageType* type, std::uint64_t word, const ActorRef& sender,
+                   SystemCore* system) {
+    if (special_ != nullptr) return false;
+    if (firstFree() && ownSender(sender, system)) {
+      first_ = First{type, word, senderId(sender)};
+    } else {
+      fifo_.pushWith([&](void* at) noexcept { ::new (at) Envelope{Message(type, word), sender}; });
+    }
     return true;
   }
 
   Push push(Envelope&& envelope, Envelope* displaced, SystemCore* system) {
     if (special_ == nullptr) [[likely]] {
-      pushUnbounded(std::move(envelope), system);
+      pushUnbounded(std::move(envelope.message), envelope.sender, system);
       return Push::Queued;
     }
     return pushSlow(std::move(envelope), displaced);
@@ -68,6 +82,26 @@ class Mailbox {
       return fifo_.pop();
     }
     return popSpecial();
+  }
+  /// Hands the oldest message to `handle(Envelope&)`, then drops it. An
+  /// unbounded mailbox's queued message is handled where it lies, not moved
+  /// out first: pushes during `handle` go behind it and leave it in place.
+  /// Nothing else may pop meanwhile. Precondition: !empty().
+  template <class Handle>
+  [[gnu::always_inline]] void consume(SystemCore* system, Handle&& handle) {
+    if (hasFirst()) {
+      Envelope envelope = popFirst(system);
+      handle(envelope);
+    } else if (special_ == nullptr) [[likely]] {
+      struct Drop {
+        SegmentFifo<Envelope, kSegmentSlots>& fifo;
+        ~Drop() { fifo.dropFront(); }  // also when `handle` throws: it was handed over
+      } drop{fifo_};
+      handle(fifo_.front());
+    } else {
+      Envelope envelope = popSpecial();
+      handle(envelope);
+    }
   }
   /// Gives the FIFO's memory back once empty (an idle actor keeps none).
   void shrinkIfIdle() noexcept { fifo_.shrinkIdle(); }
@@ -107,16 +141,22 @@ class Mailbox {
   };
   static constexpr std::uint64_t kNoSender = ~std::uint64_t{0};
   bool hasFirst() const noexcept { return first_.type != nullptr; }
-  void pushUnbounded(Envelope&& envelope, SystemCore* system) {
-    const MessageType* type = envelope.message.type_;
-    if (!hasFirst() && fifo_.empty() && type != nullptr && type->word &&
-        (envelope.sender.system_ == system || envelope.sender.system_ == nullptr)) {
+  bool firstFree() const noexcept { return !hasFirst() && fifo_.empty(); }
+  static bool ownSender(const ActorRef& sender, SystemCore* system) noexcept {
+    return sender.system_ == system || sender.system_ == nullptr;
+  }
+  static std::uint64_t senderId(const ActorRef& sender) noexcept {
+    return sender.system_ != nullptr ? sender.id_ : kNoSender;
+  }
+  void pushUnbounded(Message&& message, const ActorRef& sender, SystemCore* system) {
+    const MessageType* type = message.type_;
+    if (firstFree() && type != nullptr && type->word && ownSender(sender, system)) {
       first_.type = type;
-      std::memcpy(&first_.word, envelope.message.storage_, sizeof first_.word);
-      first_.sender = envelope.sender.system_ != nullptr ? envelope.sender.id_ : kNoSender;
-      envelope.message.type_ = nullptr;  // a word: nothing to destroy
+      std::memcpy(&first_.word, message.storage_, sizeof first_.word);
+      first_.sender = senderId(sender);
+      message.type_ = nullptr;  // a word: nothing to destroy
     } else {
-      fifo_.push(std::move(envelope));
+      fifo_.pushWith([&](void* at) noexcept { ::new (at) Envelope{std::move(message), sender}; });
     }
   }
   Envelope popFirst(SystemCore* system) noexcept {

@@ -253,7 +253,7 @@ void Scheduler::fire(std::uint32_t slot, std::int64_t t) {
   }
   stats_.ticks.fetch_add(1, std::memory_order_relaxed);
   try {
-    core_.send(target, std::move(envelope));
+    core_.send(target, std::move(envelope.message), envelope.sender);
   } catch (const std::system_error& error) {
     // A full bounded mailbox with the Fail policy: the tick is already a dead letter.
     if (error.code() != Error::ErrMailboxFull) throw;

@@ -48,18 +48,33 @@ class SegmentFifo {
   bool empty() const noexcept { return head_ == tail_ && headIndex_ == tailIndex_; }
 
   void push(T&& value) {
+    pushWith([&value](void* at) noexcept { ::new (at) T(std::move(value)); });
+  }
+  /// Appends the element that `make(void* at)` constructs at `at`, in place
+  /// (`make` must not throw).
+  template <class Make>
+  void pushWith(Make&& make) {
     if (tailIndex_ == kSlots) [[unlikely]] {  // the tail is full, or there is none
       addSegment();
     }
-    ::new (static_cast<void*>(tail_->at(tailIndex_))) T(std::move(value));
+    static_assert(noexcept(make(static_cast<void*>(nullptr))));
+    make(static_cast<void*>(tail_->at(tailIndex_)));
     ++tailIndex_;
   }
 
   /// Precondition: !empty().
   T pop() noexcept {
-    T* at = std::launder(head_->at(headIndex_));
-    T value(std::move(*at));
-    at->~T();
+    T value(std::move(front()));
+    dropFront();
+    return value;
+  }
+
+  /// The oldest element, where it lies: it stays put while elements are
+  /// pushed behind it. Precondition: !empty().
+  T& front() noexcept { return *std::launder(head_->at(headIndex_)); }
+  /// Destroys the oldest element in place. Precondition: !empty().
+  [[gnu::always_inline]] void dropFront() noexcept {
+    front().~T();
     ++headIndex_;
     if (head_ == tail_) {
       if (headIndex_ == tailIndex_) headIndex_ = tailIndex_ = 0;  // empty: start over in place
@@ -67,11 +82,7 @@ class SegmentFifo {
       give(std::exchange(head_, head_->next));
       headIndex_ = 0;
     }
-    return value;
   }
-
-  /// Precondition: !empty().
-  T& front() noexcept { return *std::launder(head_->at(headIndex_)); }
 
   /// Walks the segments: for tests and diagnostics, not for a hot path.
   std::size_t size() const noexcept {

@@ -28,7 +28,7 @@ class RemoteDelivery final : public Task {
     std::unique_ptr<RemoteDelivery> self(static_cast<RemoteDelivery*>(&t));
     try {
       self->core_.deliverLocal(self->core_.runtime(self->target_.isolateIndex()), self->target_,
-                               std::move(self->envelope_));
+                               std::move(self->envelope_.message), self->envelope_.sender);
     } catch (const std::system_error& e) {
       // A full bounded mailbox with the Fail policy: the sender is on another
       // thread and cannot be told; the message is already a dead letter.
@@ -175,7 +175,21 @@ void ActorRef::deliver(Message&& message, const ActorRef& sender) const {
   if (core == nullptr) [[unlikely]] {
     throwNoSystem(message);
   }
-  core->send(*this, detail::Envelope{std::move(message), sender});
+  core->send(*this, std::move(message), sender);
+}
+
+void ActorRef::deliverWord(const detail::MessageType* type, std::uint64_t word,
+                           const ActorRef& sender) const {
+  if (system_ != nullptr && system_->sendWord(*this, type, word, sender)) [[likely]] {
+    return;
+  }
+  deliverWordAsMessage(type, word, sender);
+}
+
+// Out of line, so that deliverWord's fast path keeps a small frame.
+void ActorRef::deliverWordAsMessage(const detail::MessageType* type, std::uint64_t word,
+                                    const ActorRef& sender) const {
+  deliver(Message(type, word), sender);
 }
 
 }  // namespace coreactor
@@ -699,14 +713,14 @@ void SystemCore::startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32
   const ActorRef replyTo = makeRef(rt.index, slot, generation);
   if (isLocal(rt)) {
     endpoint->arm(timeout);
-    send(target, Envelope{std::move(message), replyTo});
+    send(target, std::move(message), replyTo);
     return;
   }
   try {
     rt.isolate->post([this, endpoint, timeout, target, replyTo,
                       m = std::make_shared<Message>(std::move(message))]() mutable {
       endpoint->arm(timeout);
-      send(target, Envelope{std::move(*m), replyTo});
+      send(target, std::move(*m), replyTo);
     });
   } catch (const std::system_error&) {
     endpoint->complete(nullptr, make_error_code(Error::ErrActorSystemNotStarted));

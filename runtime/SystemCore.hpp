@@ -212,9 +212,9 @@ class ActorCell final : public Task, public Endpoint {
   /// case is one push and, for an idle actor, one dispatcher call. `urgent`:
   /// it crossed from another isolate, and an idle actor's turn is handed
   /// over with Dispatcher::executeUrgent.
-  void enqueue(Envelope&& envelope, bool urgent = false) {
-    if (state_ < State::Terminating && mailbox_.tryPushUnbounded(std::move(envelope), home_.core))
-        [[likely]] {
+  void enqueue(Message&& message, const ActorRef& sender, bool urgent = false) {
+    if (state_ < State::Terminating &&
+        mailbox_.tryPushUnbounded(std::move(message), sender, home_.core)) [[likely]] {
       if (state_ == State::Running && !scheduled_) {
         if (urgent) {
           scheduleUrgent();
@@ -224,7 +224,17 @@ class ActorCell final : public Task, public Endpoint {
       }
       return;
     }
-    enqueueSlow(std::move(envelope));
+    enqueueSlow(Envelope{std::move(message), sender});
+  }
+  /// enqueue() of a word message (Message::kWord), given as its type and
+  /// word: false, and nothing done, unless it goes to an unbounded mailbox
+  /// of a living actor (the caller then builds the Message and enqueues it).
+  bool enqueueWord(const MessageType* type, std::uint64_t word, const ActorRef& sender) {
+    if (state_ >= State::Terminating || !mailbox_.tryPushWord(type, word, sender, home_.core)) {
+      return false;
+    }
+    if (state_ == State::Running && !scheduled_) schedule();
+    return true;
   }
   /// A system message from the send path. Isolate-local.
   void enqueueSystem(SystemMessage&& message);
@@ -283,6 +293,7 @@ class ActorCell final : public Task, public Endpoint {
   static void runTurn(Task& task);
   static void disposeTurn(Task& task) noexcept;
   void turn();
+  [[gnu::noinline]] void runSystemMessages();
   void schedule() {
     scheduled_ = true;
     dispatcher_->execute(*this);
@@ -292,7 +303,7 @@ class ActorCell final : public Task, public Endpoint {
     dispatcher_->executeUrgent(*this);
   }
   void enqueueSlow(Envelope&& envelope);
-  void invoke(Envelope& envelope);
+  [[gnu::always_inline]] inline void invoke(ReceiveContext& ctx, Envelope& envelope);
   void handleSystem(SystemMessage& message);
   void start();
   template <class Hook>
@@ -445,15 +456,27 @@ class SystemCore {
   void start();
 
   // The send paths: any thread.
-  void send(const ActorRef& target, Envelope&& envelope) {
+  void send(const ActorRef& target, Message&& message, const ActorRef& sender) {
     if (target.isolateIndex() < isolates_.size() && !target.isNone()) [[likely]] {
       IsolateRuntime& rt = *isolates_[target.isolateIndex()];
       if (isLocal(rt)) [[likely]] {
-        deliverLocal(rt, target, std::move(envelope));
+        deliverLocal(rt, target, std::move(message), sender);
         return;
       }
     }
-    sendElsewhere(target, std::move(envelope));
+    sendElsewhere(target, Envelope{std::move(message), sender});
+  }
+  /// The fast path of a word's tell (Message::kWord): true when it went
+  /// into the mailbox of an actor of this thread's isolate; false, and
+  /// nothing done, when it must take send() as a Message.
+  bool sendWord(const ActorRef& target, const MessageType* type, std::uint64_t word,
+                const ActorRef& sender) {
+    if (target.isolateIndex() >= isolates_.size()) return false;
+    IsolateRuntime& rt = *isolates_[target.isolateIndex()];
+    if (!isLocal(rt)) return false;
+    Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
+    return endpoint != nullptr && endpoint->kind == Endpoint::Kind::Cell &&
+           static_cast<ActorCell*>(endpoint)->enqueueWord(type, word, sender);
   }
   /// Another isolate's (or no) actor: through the inbox, or a dead letter.
   void sendElsewhere(const ActorRef& target, Envelope&& envelope);
@@ -492,6 +515,8 @@ class SystemCore {
   static std::uint64_t idOf(const ActorRef& ref) noexcept {
     return ref.isNone() ? kNoRefId : ref.id();
   }
+  /// The reference of an id that is not kNoRefId.
+  ActorRef makeRef(std::uint64_t id) noexcept { return ActorRef(this, id); }
   ActorRef refOf(std::uint64_t id) noexcept {
     if (id == kNoRefId) return ActorRef();
     return ActorRef(this, id);
@@ -542,14 +567,14 @@ class SystemCore {
     if (tManualDriver == this) return true;
     return (here == nullptr || options_.manualRun()) && rt.isolate->isLoopThread();
   }
-  void deliverLocal(IsolateRuntime& rt, const ActorRef& target, Envelope&& envelope,
-                    bool urgent = false) {
+  void deliverLocal(IsolateRuntime& rt, const ActorRef& target, Message&& message,
+                    const ActorRef& sender, bool urgent = false) {
     Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
     if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Cell) [[likely]] {
-      static_cast<ActorCell*>(endpoint)->enqueue(std::move(envelope), urgent);
+      static_cast<ActorCell*>(endpoint)->enqueue(std::move(message), sender, urgent);
       return;
     }
-    deliverUncommon(rt, target, endpoint, std::move(envelope));
+    deliverUncommon(rt, target, endpoint, Envelope{std::move(message), sender});
   }
   void deliverUncommon(IsolateRuntime& rt, const ActorRef& target, Endpoint* endpoint,
                        Envelope&& envelope);
@@ -615,7 +640,7 @@ class SystemCore {
 static_assert(sizeof(ActorCell) <= 168, "an idle actor is mostly its cell");
 
 inline ActorRef ActorCell::self() const noexcept {
-  return home_.core->refOf(selfId_);
+  return home_.core->makeRef(selfId_);  // never none
 }
 inline ActorRef ActorCell::parent() const noexcept {
   return home_.core->refOf(parentId_);

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "coreactor/Message.hpp"
@@ -44,7 +45,12 @@ class ActorRef {
   /// Sends `message` (any move-constructible value, or a Message).
   template <class M>
   void tell(M&& message, const ActorRef& sender = ActorRef()) const {
-    deliver(Message(std::forward<M>(message)), sender);
+    using V = std::decay_t<M>;
+    if constexpr (Message::kWord<V>) {
+      deliverWord(Message::typeOf<V>(), Message::wordOf<V>(message), sender);
+    } else {
+      deliver(Message(std::forward<M>(message)), sender);
+    }
   }
   /// tell() for an already built Message.
   void deliver(Message&& message, const ActorRef& sender) const;
@@ -82,6 +88,14 @@ class ActorRef {
       : system_(system),
         id_((std::uint64_t{isolate} << 52) | (std::uint64_t{slot & 0xFFFFFF} << 28) |
             (generation & 0xFFFFFFF)) {}
+
+  // tell() of a word (Message::kWord): its type and its word go down the
+  // send path as they are, and a local unbounded mailbox writes them straight
+  // into its slot; anything else builds the Message and takes deliver().
+  void deliverWord(const detail::MessageType* type, std::uint64_t word,
+                   const ActorRef& sender) const;
+  [[gnu::noinline]] void deliverWordAsMessage(const detail::MessageType* type, std::uint64_t word,
+                                              const ActorRef& sender) const;
 
   detail::SystemCore* system_ = nullptr;
   std::uint64_t id_ = 0;

@@ -103,6 +103,8 @@ class Mailbox;
 
 }  // namespace detail
 
+class ActorRef;
+
 /// One value of any move-constructible type, held inline (no allocation)
 /// when it is small: what tell() sends and a handler reads. Move-only.
 class Message {
@@ -203,6 +205,30 @@ class Message {
 
  private:
   friend class detail::Mailbox;  // keeps a word-sized message as its word
+  friend class ActorRef;         // sends a word-sized message as its word (tell)
+
+  // A word: a value of up to 8 bytes that is trivially copyable (an int, a
+  // pointer, an enum, a small struct), held inline. Such a message is its
+  // type and one 64-bit word, and travels as those two on the fast path of
+  // tell, with no Message built on the sender's side.
+  template <class V>
+  static constexpr bool kWord =
+      storedInline<V> &&
+      sizeof(V) <= 8 && std::is_trivially_copyable_v<V>&& std::is_trivially_destructible_v<V>;
+  template <class V>
+  static const detail::MessageType* typeOf() noexcept {
+    return &detail::MessageTypeOf<V, storedInline<V>>::kType;
+  }
+  template <class V>
+  static std::uint64_t wordOf(const V& value) noexcept {
+    std::uint64_t word = 0;
+    std::memcpy(&word, &value, sizeof(V));
+    return word;
+  }
+  // The word message of `type` (a type whose `word` flag is set) holding `word`.
+  Message(const detail::MessageType* type, std::uint64_t word) noexcept : type_(type) {
+    storeWord(word);
+  }
 
   // Moves other's value into this (type_ already copied). The common small,
   // trivially copyable message moves as plain bytes (bench "actor/tell").
@@ -226,16 +252,13 @@ class Message {
   template <class V>
   static constexpr bool kWordStored =
 #if defined(__SSE2__)
-      storedInline<V> &&
-      sizeof(V) <= 8 && std::is_trivially_copyable_v<V>&& std::is_trivially_destructible_v<V>;
+      kWord<V>;
 #else
       false;
 #endif
   template <class V>
   void storeWord(const V& value) noexcept {
-    std::uint64_t word = 0;
-    std::memcpy(&word, &value, sizeof(V));
-    storeWord(word);
+    storeWord(wordOf(value));
   }
   void storeWord(std::uint64_t word) noexcept {
 #if defined(__SSE2__)

@@ -4,7 +4,9 @@
 // from another thread, a throwing priority function. SPEC A3, A4, A6, A7, A11.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <future>
+#include <string>
 #include <thread>
 
 #include "TestSupport.hpp"
@@ -204,6 +206,49 @@ TEST(EdgeCases, APriorityFunctionThatThrowsRefusesTheMessageAsADeadLetter) {
   kit.run();
   EXPECT_EQ(seen, (std::vector<int>{12, 14}));
   EXPECT_EQ(kit.system().deadLetterCount(), 1u);
+}
+
+// A third-party dispatcher that runs each unit inside execute(), at once,
+// recursion and all: what the actor turn must survive from any dispatcher.
+class RunsInsideExecute final : public Dispatcher {
+ public:
+  std::string_view id() const noexcept override { return "runs-inside-execute"; }
+  using Dispatcher::execute;
+  void execute(Task& task) override { task.run(); }
+};
+
+TEST(EdgeCases, ADispatcherThatRunsUnitsInsideExecuteNeverNestsATurnOfOneActor) {
+  // SPEC A1, A4, D7: a handler that tells its own actor queues the message
+  // behind the one it handles; the actor's turn is not entered again from
+  // inside it (a turn reads its message where it waits in the mailbox, so a
+  // nested turn would handle that message twice). Messages keep their order.
+  auto system = ActorSystem::create("inside", ActorSystemOptions::create().withManualRun());
+  std::vector<int> seen;
+  int depth = 0;
+  int deepest = 0;
+  ActorRef self = system->spawn(
+      "self",
+      [&](ReceiveContext& ctx) {
+        ++depth;
+        deepest = std::max(deepest, depth);
+        const std::string* s = ctx.get<std::string>();
+        const int n = s != nullptr ? std::stoi(*s) : *ctx.get<int>();
+        seen.push_back(n);
+        if (n % 3 == 0 && n < 300) {
+          ctx.tell(ctx.self(), n + 1);                  // a word
+          ctx.tell(ctx.self(), std::to_string(n + 2));  // an owning message
+          ctx.tell(ctx.self(), n + 3);
+        }
+        --depth;
+      },
+      ActorOptions::create().withDispatcher(std::make_shared<RunsInsideExecute>()));
+  system->runUntilIdle();
+  self.tell(0);
+  system->runUntilIdle();
+  ASSERT_EQ(seen.size(), 301u);
+  for (int i = 0; i <= 300; ++i) ASSERT_EQ(seen[static_cast<std::size_t>(i)], i);
+  EXPECT_EQ(deepest, 1);
+  EXPECT_EQ(system->deadLetterCount(), 0u);
 }
 
 }  // namespace

@@ -53,11 +53,14 @@ struct Wide {
 
 TEST(Mailbox, TheInlineSlotAndTheQueueKeepFifoUnderAnyInterleaving) {
   // SPEC A4: the unbounded mailbox keeps its oldest message in a slot of
-  // its own while the ring is empty, if it is a word from a sender of its
+  // its own while the queue is empty, if it is a word from a sender of its
   // system or from none. Random runs of pushes and pops against a deque:
-  // words, wide and owning messages and empty ones, from no sender, from an
-  // actor of the mailbox's system and from one of another system; each pop
-  // must give back the same value and the same sender.
+  // words (as Messages, and as a type and a word: tell's fast path), wide
+  // and owning messages and empty ones, from no sender, from an actor of the
+  // mailbox's system and from one of another system; each pop must give
+  // back the same value and the same sender. Half the pops are a turn's
+  // consume(), which reads a queued message in place, and which sometimes
+  // pushes more while it holds the message (an actor telling itself).
   auto own = ActorSystem::create("own", ActorSystemOptions::create().withManualRun());
   auto other = ActorSystem::create("other", ActorSystemOptions::create().withManualRun());
   const ActorRef senders[] = {ActorRef(), own->spawn("s", [](ReceiveContext&) {}),
@@ -72,43 +75,64 @@ TEST(Mailbox, TheInlineSlotAndTheQueueKeepFifoUnderAnyInterleaving) {
   std::deque<Sent> reference;
   std::mt19937 random(17);
   int next = 0;
-  for (int step = 0; step < 20000; ++step) {
-    const int n = static_cast<int>(random() % 6);
-    if (random() % 2 == 0) {
-      for (int i = 0; i < n; ++i) {
-        const int roll = static_cast<int>(random() % 8);
-        const int kind = roll == 0 ? 0 : roll == 1 ? 2 : roll == 2 ? 3 : 1;
-        const ActorRef sender = senders[random() % 3];
+  const auto push = [&](int count) {
+    for (int i = 0; i < count; ++i) {
+      const int roll = static_cast<int>(random() % 8);
+      const int kind = roll == 0 ? 0 : roll == 1 ? 2 : roll == 2 ? 3 : 1;
+      const ActorRef sender = senders[random() % 3];
+      if (kind == 1 && random() % 2 == 0) {
+        ASSERT_TRUE(box.tryPushWord(&detail::MessageTypeOf<int, true>::kType,
+                                    static_cast<std::uint32_t>(next), sender, system));
+      } else {
         Message m = kind == 0   ? Message()
                     : kind == 1 ? Message(next)
                     : kind == 2 ? Message(Wide{next, {0, 0}})
                                 : Message(std::to_string(next));
-        ASSERT_TRUE(box.tryPushUnbounded(detail::Envelope{std::move(m), sender}, system));
-        reference.push_back(Sent{kind, next, sender});
-        ++next;
+        ASSERT_TRUE(box.tryPushUnbounded(std::move(m), sender, system));
       }
+      reference.push_back(Sent{kind, next, sender});
+      ++next;
+    }
+  };
+  const auto check = [&](detail::Envelope& e, int step) {
+    const Sent& want = reference.front();
+    switch (want.kind) {
+      case 0:
+        ASSERT_TRUE(e.message.empty()) << "step " << step;
+        break;
+      case 1:
+        ASSERT_TRUE(e.message.is<int>()) << "step " << step;
+        ASSERT_EQ(*e.message.get<int>(), want.value) << "step " << step;
+        break;
+      case 2:
+        ASSERT_TRUE(e.message.is<Wide>()) << "step " << step;
+        ASSERT_EQ(e.message.get<Wide>()->value, want.value) << "step " << step;
+        break;
+      default:
+        ASSERT_TRUE(e.message.is<std::string>()) << "step " << step;
+        ASSERT_EQ(*e.message.get<std::string>(), std::to_string(want.value));
+    }
+    ASSERT_EQ(e.sender, want.sender) << "step " << step;
+  };
+  for (int step = 0; step < 20000; ++step) {
+    const int n = static_cast<int>(random() % 6);
+    if (random() % 2 == 0) {
+      push(n);
     } else {
       for (int i = 0; i < n && !reference.empty(); ++i) {
         ASSERT_FALSE(box.empty());
-        detail::Envelope e = box.pop(system);
-        const Sent& want = reference.front();
-        switch (want.kind) {
-          case 0:
-            ASSERT_TRUE(e.message.empty()) << "step " << step;
-            break;
-          case 1:
-            ASSERT_TRUE(e.message.is<int>()) << "step " << step;
-            ASSERT_EQ(*e.message.get<int>(), want.value) << "step " << step;
-            break;
-          case 2:
-            ASSERT_TRUE(e.message.is<Wide>()) << "step " << step;
-            ASSERT_EQ(e.message.get<Wide>()->value, want.value) << "step " << step;
-            break;
-          default:
-            ASSERT_TRUE(e.message.is<std::string>()) << "step " << step;
-            ASSERT_EQ(*e.message.get<std::string>(), std::to_string(want.value));
+        if (random() % 2 == 0) {
+          detail::Envelope e = box.pop(system);
+          check(e, step);
+        } else {
+          const int more = random() % 4 == 0 ? static_cast<int>(random() % 3) : 0;
+          box.consume(system, [&](detail::Envelope& e) {
+            check(e, step);
+            push(more);  // behind the message being handled, which stays put
+            check(e, step);
+          });
         }
-        ASSERT_EQ(e.sender, want.sender) << "step " << step;
+        if (::testing::Test::HasFatalFailure()) return;
         reference.pop_front();
       }
       if (reference.empty()) box.shrinkIfIdle();

@@ -33,6 +33,7 @@
 #include "ScheduleNames.hpp"
 #include "Scheduler.hpp"
 #include "SegmentQueue.hpp"
+#include "SmallBlocks.hpp"
 #include "SpinLock.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Dispatcher.hpp"
@@ -207,6 +208,13 @@ class ActorCell final : public Task, public Endpoint {
             const ActorOptions& options, ActorFactory&& factory, Dispatcher& dispatcher,
             std::uint32_t throughput, bool guardian);
   ~ActorCell();
+
+  // Cells are made and freed in bursts (a fan-out spawned, a subtree
+  // stopped): their blocks recycle through the thread's small-block lists.
+  static void* operator new(std::size_t size) { return SmallBlocks::get(size); }
+  static void operator delete(void* block, std::size_t size) noexcept {
+    SmallBlocks::put(block, size);
+  }
 
   /// A user message from the send path. Isolate-local. Inline: the common
   /// case is one push and, for an idle actor, one dispatcher call. `urgent`:

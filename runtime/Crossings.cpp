@@ -43,9 +43,9 @@ Crossings::~Crossings() {
   drainAtTeardown();
 }
 
-void Crossings::send(IsolateRuntime& to, Crossing&& crossing) {
+Crossings::Peer& Crossings::peerFor(IsolateRuntime& to) {
   Peer& peer = peers_[to.index];
-  if (peer.ring == nullptr) {
+  if (peer.ring == nullptr) [[unlikely]] {
     auto ring = std::make_unique<Ring>(ringSlots_);
     peer.ring = ring.get();
     {
@@ -54,12 +54,31 @@ void Crossings::send(IsolateRuntime& to, Crossing&& crossing) {
     }
     to.crossings->incoming_[home_.index].store(peer.ring, std::memory_order_release);
   }
+  return peer;
+}
+
+void Crossings::sendWord(IsolateRuntime& to, std::uint64_t target, std::uint64_t sender,
+                         const MessageType* type, std::uint64_t word) {
+  Peer& peer = peerFor(to);
+  // Built in the ring's slot: no Message on the way, no move.
+  if (peer.overflow.empty() && peer.ring->tryPushWith([&](void* at) noexcept {
+        ::new (at) Crossing{target, sender, Message(type, word)};
+      })) {
+    counted(to, peer);
+    return;
+  }
+  send(to, Crossing{target, sender, Message(type, word)});
+}
+
+void Crossings::send(IsolateRuntime& to, Crossing&& crossing) {
+  Peer& peer = peerFor(to);
   if (!peer.overflow.empty() || !peer.ring->tryPush(std::move(crossing))) {
     if (!crossing.message.is<CrossingSystemMessage>() && peer.overflow.size() >= overflowLimit_) {
       bump(stats_.refused);
-      const ActorRef sender = core_.refOf(crossing.sender);
-      core_.failAskOf(sender, make_error_code(Error::ErrMailboxFull));
-      core_.deadLetter(core_.refOf(crossing.target), Envelope{std::move(crossing.message), sender},
+      const ActorRef target = core_.refOf(crossing.target);
+      Envelope refused = unwrap(std::move(crossing));
+      core_.failAskOf(refused.sender, make_error_code(Error::ErrMailboxFull));
+      core_.deadLetter(target, std::move(refused),
                        "backpressure: the overflow list to its isolate is full");
       return;
     }
@@ -67,6 +86,10 @@ void Crossings::send(IsolateRuntime& to, Crossing&& crossing) {
     peer.overflow.push_back(std::move(crossing));
     bump(stats_.overflowed);
   }
+  counted(to, peer);
+}
+
+void Crossings::counted(IsolateRuntime& to, Peer& peer) {
   bump(stats_.sent);
   if (!peer.owesWake) {
     peer.owesWake = true;
@@ -124,7 +147,11 @@ bool Crossings::backlogCanMove() const noexcept {
 
 void Crossings::flushOverflow(std::uint32_t index) {
   Peer& peer = peers_[index];
-  while (!peer.overflow.empty() && peer.ring->tryPush(std::move(peer.overflow.front()))) {
+  // The list is cold by now (a flood's tail was written long before): ask
+  // for the lines a few crossings ahead while this one moves.
+  while (!peer.overflow.empty()) {
+    peer.overflow.prefetch(kPrefetchAhead);
+    if (!peer.ring->tryPush(std::move(peer.overflow.front()))) break;
     peer.overflow.pop_front();
   }
   if (!peer.owesWake) {
@@ -161,12 +188,23 @@ bool Crossings::pending() const noexcept {
   return false;
 }
 
+Envelope Crossings::unwrap(Crossing&& c) noexcept {
+  if (CrossingWithForeignSender* boxed = c.message.get<CrossingWithForeignSender>()) [[unlikely]] {
+    return std::move(boxed->envelope);
+  }
+  return Envelope{std::move(c.message), core_.refOf(c.sender)};
+}
+
 void Crossings::deliver(Crossing&& c) noexcept {
   const ActorRef target = core_.refOf(c.target);
   try {
     if (CrossingSystemMessage* system = c.message.get<CrossingSystemMessage>()) {
       std::unique_ptr<SystemMessage> message = std::move(system->message);
       core_.deliverSystemLocal(home_, target, std::move(*message));
+    } else if (c.message.is<CrossingWithForeignSender>()) [[unlikely]] {
+      Envelope envelope = unwrap(std::move(c));
+      core_.deliverLocal(home_, target, std::move(envelope.message), envelope.sender,
+                         /*urgent=*/true);
     } else {
       // Urgent: the turn it starts goes ahead of the local units waiting,
       // so a busy isolate answers a peer within about one unit.
@@ -187,8 +225,8 @@ void Crossings::deliver(Crossing&& c) noexcept {
 void Crossings::drainAtTeardown() noexcept {
   const auto drop = [this](Crossing&& c) noexcept {
     if (c.message.is<CrossingSystemMessage>()) return;  // lifecycle signals end with the system
-    core_.deadLetter(core_.refOf(c.target), Envelope{std::move(c.message), core_.refOf(c.sender)},
-                     "the system stopped");
+    const ActorRef target = core_.refOf(c.target);
+    core_.deadLetter(target, unwrap(std::move(c)), "the system stopped");
   };
   for (std::size_t k = 0; k < peerCount_; ++k) {
     if (Ring* ring = incoming_[k].load(std::memory_order_acquire)) {

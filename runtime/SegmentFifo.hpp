@@ -72,6 +72,11 @@ class SegmentFifo {
   /// The oldest element, where it lies: it stays put while elements are
   /// pushed behind it. Precondition: !empty().
   T& front() noexcept { return *std::launder(head_->at(headIndex_)); }
+  /// A hint: starts fetching the element `ahead` places behind the oldest
+  /// into the cache, if it lies in the oldest's segment. Precondition: !empty().
+  void prefetch(std::uint32_t ahead) const noexcept {
+    if (headIndex_ + ahead < kSlots) __builtin_prefetch(head_->at(headIndex_ + ahead));
+  }
   /// Destroys the oldest element in place. Precondition: !empty().
   [[gnu::always_inline]] void dropFront() noexcept {
     front().~T();

@@ -32,9 +32,12 @@ class SegmentQueue {
   /// Precondition: !empty(). Destroys the front element; an emptied queue
   /// gives its last segment back.
   void pop_front() noexcept {
-    static_cast<void>(fifo_.pop());
+    fifo_.dropFront();
     if (--size_ == 0) fifo_.shrinkIdle();
   }
+  /// Precondition: !empty(). A hint: starts fetching the element `ahead`
+  /// places behind the front into the cache, if it is in the front's segment.
+  void prefetch(std::uint32_t ahead) const noexcept { fifo_.prefetch(ahead); }
 
  private:
   SegmentFifo<T, kSegment> fifo_;

@@ -196,6 +196,14 @@ void ActorRef::deliverWordAsMessage(const detail::MessageType* type, std::uint64
 
 namespace coreactor::detail {
 
+bool SystemCore::sendWordAcross(IsolateRuntime& to, const ActorRef& target, const MessageType* type,
+                                std::uint64_t word, const ActorRef& sender) {
+  IsolateRuntime* here = currentRuntime();
+  if (here == nullptr || !(sender.isNone() || sender.system_ == this)) return false;
+  here->crossings->sendWord(to, target.id(), idOf(sender), type, word);
+  return true;
+}
+
 void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
   if (target.isNone() || target.isolateIndex() >= isolates_.size()) {
     deadLetter(target, std::move(envelope), "no such actor");
@@ -203,12 +211,17 @@ void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
   }
   IsolateRuntime& rt = *isolates_[target.isolateIndex()];
   IsolateRuntime* here = currentRuntime();
-  // From another of our isolates: the ring of that pair (SPEC X1). (A sender
-  // of another system cannot travel as an id: that rare message takes the
-  // inbox below.)
-  if (here != nullptr && (envelope.sender.isNone() || envelope.sender.system_ == this)) {
-    here->crossings->send(
-        rt, Crossing{target.id(), idOf(envelope.sender), std::move(envelope.message)});
+  // From another of our isolates: the ring of that pair (SPEC X1). A sender
+  // of another system cannot travel as an id: that rare message crosses
+  // boxed, in the same ring, so it keeps its place (SPEC A2).
+  if (here != nullptr) {
+    if (envelope.sender.isNone() || envelope.sender.system_ == this) [[likely]] {
+      here->crossings->send(
+          rt, Crossing{target.id(), idOf(envelope.sender), std::move(envelope.message)});
+    } else {
+      here->crossings->send(rt, Crossing{target.id(), Crossing::kNoSender,
+                                         Message(CrossingWithForeignSender{std::move(envelope)})});
+    }
     return;
   }
   // From a thread that is no isolate: the target isolate's MPSC inbox,

@@ -40,12 +40,20 @@ class SpscRing {
   /// Producer. Moves `value` in, or leaves it untouched and returns false
   /// when the ring is full.
   bool tryPush(T&& value) noexcept(std::is_nothrow_move_constructible_v<T>) {
+    return tryPushWith([&value](void* at) noexcept(std::is_nothrow_move_constructible_v<T>) {
+      ::new (at) T(std::move(value));
+    });
+  }
+  /// Producer. Constructs the value in its slot with make(void* at), or
+  /// calls nothing and returns false when the ring is full.
+  template <class Make>
+  bool tryPushWith(Make&& make) noexcept(noexcept(make(static_cast<void*>(nullptr)))) {
     const std::size_t tail = producer_.tail.load(std::memory_order_relaxed);
     if (tail - producer_.headCache > mask_) {
       producer_.headCache = consumer_.head.load(std::memory_order_acquire);
       if (tail - producer_.headCache > mask_) return false;
     }
-    ::new (slots_[tail & mask_].storage) T(std::move(value));
+    make(static_cast<void*>(slots_[tail & mask_].storage));
     producer_.tail.store(tail + 1, std::memory_order_release);
     return true;
   }

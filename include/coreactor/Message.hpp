@@ -100,6 +100,7 @@ struct MessageTypeOf {
 };
 
 class Mailbox;
+class Crossings;
 
 }  // namespace detail
 
@@ -204,8 +205,9 @@ class Message {
   }
 
  private:
-  friend class detail::Mailbox;  // keeps a word-sized message as its word
-  friend class ActorRef;         // sends a word-sized message as its word (tell)
+  friend class detail::Mailbox;    // keeps a word-sized message as its word
+  friend class detail::Crossings;  // builds a word-sized message in a ring's slot
+  friend class ActorRef;           // sends a word-sized message as its word (tell)
 
   // A word: a value of up to 8 bytes that is trivially copyable (an int, a
   // pointer, an enum, a small struct), held inline. Such a message is its

@@ -10,6 +10,7 @@
 #include <future>
 #include <map>
 #include <set>
+#include <string>
 #include <thread>
 
 #include "IsolateHold.hpp"
@@ -90,6 +91,65 @@ TEST(Isolates, MessagesBetweenOnePairKeepTheirOrderThroughRingAndOverflow) {
   ASSERT_TRUE(eventually([&] { return received.load() == 200000; })) << received.load();
   EXPECT_EQ(outOfOrder.load(), 0);
   system->shutdown();
+}
+
+TEST(Isolates, WordsAndOtherMessagesAcrossIsolatesKeepOrderAndSender) {
+  // SPEC A2, X1: a word (8 bytes, trivially copyable) from an actor or from
+  // no sender is built in the ring's slot; a wider message, and a word
+  // whose sender belongs to another system, take the general path. Mixed in
+  // one stream through a small ring and its overflow list, they arrive in
+  // order, each with its own sender.
+  auto system = ActorSystem::create("mixed", ActorSystemOptions::create()
+                                                 .withIsolates(2)
+                                                 .withCrossIsolateBuffer(16, 1u << 20)
+                                                 .withLogLevel(LogLevel::Off));
+  auto other = ActorSystem::create("other", ActorSystemOptions::create().withManualRun());
+  const ActorRef stranger = other->spawn("stranger", [](ReceiveContext&) {});
+  std::vector<std::pair<std::int64_t, ActorRef>> seen;  // written by isolate 1 only
+  std::atomic<std::int64_t> count{0};
+  const ActorRef sink = system->spawn(
+      "sink",
+      [&](ReceiveContext& ctx) {
+        if (const Numbered* m = ctx.get<Numbered>()) seen.emplace_back(m->n, ctx.sender());
+        if (const std::string* s = ctx.get<std::string>()) {
+          seen.emplace_back(std::stoll(*s), ctx.sender());
+        }
+        count.fetch_add(1);
+      },
+      ActorOptions::create().withIsolate(1));
+  constexpr std::int64_t kMessages = 20000;
+  ActorRef source;  // set before the first Go
+  source = system->spawn(
+      "source",
+      [&](ReceiveContext& ctx) {
+        if (!ctx.is<Go>()) return;
+        for (std::int64_t i = 0; i < kMessages; ++i) {
+          switch (i % 4) {
+            case 0:
+              ctx.tell(sink, Numbered{i});  // a word, from this actor
+              break;
+            case 1:
+              ctx.tell(sink, std::to_string(i));  // not a word
+              break;
+            case 2:
+              sink.tell(Numbered{i}, stranger);  // a word with a sender of another system
+              break;
+            default:
+              sink.tell(Numbered{i});  // a word with no sender
+          }
+        }
+      },
+      ActorOptions::create().withIsolate(0));
+  source.tell(Go{sink, 0});
+  ASSERT_TRUE(eventually([&] { return count.load() == kMessages; })) << count.load();
+  system->shutdown();
+  ASSERT_EQ(seen.size(), static_cast<std::size_t>(kMessages));
+  for (std::int64_t i = 0; i < kMessages; ++i) {
+    const auto& [n, sender] = seen[static_cast<std::size_t>(i)];
+    ASSERT_EQ(n, i);
+    const ActorRef want = i % 4 == 2 ? stranger : i % 4 == 3 ? ActorRef() : source;
+    ASSERT_EQ(sender, want) << "message " << i;
+  }
 }
 
 // Tells itself a message for as long as `run` holds: on the microtask

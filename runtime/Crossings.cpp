@@ -22,6 +22,7 @@
 // ring's order): messages between one sender and one receiver keep their
 // order (SPEC A2), system messages included.
 #include <algorithm>
+#include <new>
 
 #include "SystemCore.hpp"
 
@@ -57,36 +58,47 @@ Crossings::Peer& Crossings::peerFor(IsolateRuntime& to) {
   return peer;
 }
 
-void Crossings::sendWord(IsolateRuntime& to, std::uint64_t target, std::uint64_t sender,
-                         const MessageType* type, std::uint64_t word) {
+// Puts the crossing that make(void* at) constructs into the ring, or into
+// the overflow list when the ring is full or the list already waits: built
+// where it is kept, not moved there. Past the list's bound, a user message
+// is refused (a dead letter, counted); a system message never is.
+template <class Make>
+void Crossings::sendWith(IsolateRuntime& to, bool system, Make&& make) {
   Peer& peer = peerFor(to);
-  // Built in the ring's slot: no Message on the way, no move.
-  if (peer.overflow.empty() && peer.ring->tryPushWith([&](void* at) noexcept {
-        ::new (at) Crossing{target, sender, Message(type, word)};
-      })) {
+  if (peer.overflow.empty() && peer.ring->tryPushWith(make)) {
     counted(to, peer);
     return;
   }
-  send(to, Crossing{target, sender, Message(type, word)});
+  if (!system && peer.overflow.size() >= overflowLimit_) {
+    alignas(Crossing) unsigned char storage[sizeof(Crossing)];
+    make(static_cast<void*>(storage));
+    Crossing& crossing = *std::launder(reinterpret_cast<Crossing*>(storage));
+    bump(stats_.refused);
+    const ActorRef target = core_.refOf(crossing.target);
+    Envelope refused = unwrap(std::move(crossing));
+    crossing.~Crossing();
+    core_.failAskOf(refused.sender, make_error_code(Error::ErrMailboxFull));
+    core_.deadLetter(target, std::move(refused),
+                     "backpressure: the overflow list to its isolate is full");
+    return;
+  }
+  if (peer.overflow.empty()) backlog_.push_back(to.index);
+  peer.overflow.pushWith(make);
+  bump(stats_.overflowed);
+  counted(to, peer);
+}
+
+void Crossings::sendWord(IsolateRuntime& to, std::uint64_t target, std::uint64_t sender,
+                         const MessageType* type, std::uint64_t word) {
+  // Built in the ring's slot (or the list's): no Message on the way, no move.
+  sendWith(to, /*system=*/false, [&](void* at) noexcept {
+    ::new (at) Crossing{target, sender, Message(type, word)};
+  });
 }
 
 void Crossings::send(IsolateRuntime& to, Crossing&& crossing) {
-  Peer& peer = peerFor(to);
-  if (!peer.overflow.empty() || !peer.ring->tryPush(std::move(crossing))) {
-    if (!crossing.message.is<CrossingSystemMessage>() && peer.overflow.size() >= overflowLimit_) {
-      bump(stats_.refused);
-      const ActorRef target = core_.refOf(crossing.target);
-      Envelope refused = unwrap(std::move(crossing));
-      core_.failAskOf(refused.sender, make_error_code(Error::ErrMailboxFull));
-      core_.deadLetter(target, std::move(refused),
-                       "backpressure: the overflow list to its isolate is full");
-      return;
-    }
-    if (peer.overflow.empty()) backlog_.push_back(to.index);
-    peer.overflow.push_back(std::move(crossing));
-    bump(stats_.overflowed);
-  }
-  counted(to, peer);
+  sendWith(to, crossing.message.is<CrossingSystemMessage>(),
+           [&crossing](void* at) noexcept { ::new (at) Crossing(std::move(crossing)); });
 }
 
 void Crossings::counted(IsolateRuntime& to, Peer& peer) {

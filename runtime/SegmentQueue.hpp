@@ -27,6 +27,13 @@ class SegmentQueue {
     fifo_.push(std::move(value));
     ++size_;
   }
+  /// Appends the element that `make(void* at)` constructs in place (`make`
+  /// must not throw).
+  template <class Make>
+  void pushWith(Make&& make) {
+    fifo_.pushWith(std::forward<Make>(make));
+    ++size_;
+  }
   /// Precondition: !empty().
   T& front() noexcept { return fifo_.front(); }
   /// Precondition: !empty(). Destroys the front element; an emptied queue

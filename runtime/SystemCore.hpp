@@ -181,6 +181,8 @@ class Crossings final : public Isolate::Poller {
   void take(std::size_t batch);
   /// The peer `to`, with its ring made on first use.
   Peer& peerFor(IsolateRuntime& to);
+  template <class Make>
+  void sendWith(IsolateRuntime& to, bool system, Make&& make);
   /// Counts a crossing sent to `to` and owes it a wake-up.
   void counted(IsolateRuntime& to, Peer& peer);
   void deliver(Crossing&& crossing) noexcept;

@@ -249,6 +249,11 @@ void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
   }
 }
 
+void SystemCore::replyWord(AskEndpoint& endpoint, const MessageType* type, std::uint64_t word) {
+  Message reply(type, word);
+  endpoint.complete(&reply, {});
+}
+
 void SystemCore::deliverUncommon(IsolateRuntime& rt, const ActorRef& target, Endpoint* endpoint,
                                  Envelope&& envelope) {
   static_cast<void>(rt);

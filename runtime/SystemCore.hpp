@@ -510,9 +510,15 @@ class SystemCore {
     IsolateRuntime& rt = *isolates_[target.isolateIndex()];
     if (!isLocal(rt)) return sendWordAcross(rt, target, type, word, sender);
     Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
-    return endpoint != nullptr && endpoint->kind == Endpoint::Kind::Cell &&
-           static_cast<ActorCell*>(endpoint)->enqueueWord(type, word, sender);
+    if (endpoint == nullptr) return false;
+    if (endpoint->kind == Endpoint::Kind::Cell) [[likely]] {
+      return static_cast<ActorCell*>(endpoint)->enqueueWord(type, word, sender);
+    }
+    replyWord(*static_cast<AskEndpoint*>(endpoint), type, word);  // an ask's reply slot
+    return true;
   }
+  /// A word that answers an ask whose reply slot lives on this thread's isolate.
+  void replyWord(AskEndpoint& endpoint, const MessageType* type, std::uint64_t word);
   /// sendWord() to an actor of another isolate, from one of this system's
   /// isolates: the word is built in the ring's slot (false, nothing done,
   /// from elsewhere, or with a sender of another system).

@@ -101,6 +101,7 @@ struct MessageTypeOf {
 
 class Mailbox;
 class Crossings;
+class SystemCore;
 
 }  // namespace detail
 
@@ -205,9 +206,10 @@ class Message {
   }
 
  private:
-  friend class detail::Mailbox;    // keeps a word-sized message as its word
-  friend class detail::Crossings;  // builds a word-sized message in a ring's slot
-  friend class ActorRef;           // sends a word-sized message as its word (tell)
+  friend class detail::Mailbox;     // keeps a word-sized message as its word
+  friend class detail::Crossings;   // builds a word-sized message in a ring's slot
+  friend class detail::SystemCore;  // answers an ask with a word-sized message
+  friend class ActorRef;            // sends a word-sized message as its word (tell)
 
   // A word: a value of up to 8 bytes that is trivially copyable (an int, a
   // pointer, an enum, a small struct), held inline. Such a message is its

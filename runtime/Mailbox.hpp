@@ -60,9 +60,7 @@ class Mailbox {
   bool tryPushWord(const MessageType* type, std::uint64_t word, const ActorRef& sender,
                    SystemCore* system) {
     if (special_ != nullptr) return false;
-    if (firstFree() && ownSender(sender, system)) {
-      first_ = First{type, word, senderId(sender)};
-    } else {
+    if (!takeFirst(type, word, sender, system)) {
       fifo_.pushWith([&](void* at) noexcept { ::new (at) Envelope{Message(type, word), sender}; });
     }
     return true;
@@ -141,23 +139,27 @@ class Mailbox {
   };
   static constexpr std::uint64_t kNoSender = ~std::uint64_t{0};
   bool hasFirst() const noexcept { return first_.type != nullptr; }
-  bool firstFree() const noexcept { return !hasFirst() && fifo_.empty(); }
-  static bool ownSender(const ActorRef& sender, SystemCore* system) noexcept {
-    return sender.system_ == system || sender.system_ == nullptr;
-  }
-  static std::uint64_t senderId(const ActorRef& sender) noexcept {
-    return sender.system_ != nullptr ? sender.id_ : kNoSender;
+  // Keeps a word in first_ if first_ and the queue are empty and the sender
+  // is of `system` or none (it is kept as an id); false, nothing done, else.
+  bool takeFirst(const MessageType* type, std::uint64_t word, const ActorRef& sender,
+                 SystemCore* system) noexcept {
+    if (hasFirst() || !fifo_.empty() || (sender.system_ != system && sender.system_ != nullptr)) {
+      return false;
+    }
+    first_ = First{type, word, sender.system_ != nullptr ? sender.id_ : kNoSender};
+    return true;
   }
   void pushUnbounded(Message&& message, const ActorRef& sender, SystemCore* system) {
     const MessageType* type = message.type_;
-    if (firstFree() && type != nullptr && type->word && ownSender(sender, system)) {
-      first_.type = type;
-      std::memcpy(&first_.word, message.storage_, sizeof first_.word);
-      first_.sender = senderId(sender);
-      message.type_ = nullptr;  // a word: nothing to destroy
-    } else {
-      fifo_.pushWith([&](void* at) noexcept { ::new (at) Envelope{std::move(message), sender}; });
+    if (type != nullptr && type->word) {
+      std::uint64_t word;
+      std::memcpy(&word, message.storage_, sizeof word);
+      if (takeFirst(type, word, sender, system)) {
+        message.type_ = nullptr;  // a word: nothing to destroy
+        return;
+      }
     }
+    fifo_.pushWith([&](void* at) noexcept { ::new (at) Envelope{std::move(message), sender}; });
   }
   Envelope popFirst(SystemCore* system) noexcept {
     Envelope out;

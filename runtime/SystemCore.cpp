@@ -183,12 +183,6 @@ void ActorRef::deliverWord(const detail::MessageType* type, std::uint64_t word,
   if (system_ != nullptr && system_->sendWord(*this, type, word, sender)) [[likely]] {
     return;
   }
-  deliverWordAsMessage(type, word, sender);
-}
-
-// Out of line, so that deliverWord's fast path keeps a small frame.
-void ActorRef::deliverWordAsMessage(const detail::MessageType* type, std::uint64_t word,
-                                    const ActorRef& sender) const {
   deliver(Message(type, word), sender);
 }
 
@@ -199,7 +193,7 @@ namespace coreactor::detail {
 bool SystemCore::sendWordAcross(IsolateRuntime& to, const ActorRef& target, const MessageType* type,
                                 std::uint64_t word, const ActorRef& sender) {
   IsolateRuntime* here = currentRuntime();
-  if (here == nullptr || !(sender.isNone() || sender.system_ == this)) return false;
+  if (here == nullptr || !carriesAsId(sender)) return false;
   here->crossings->sendWord(to, target.id(), idOf(sender), type, word);
   return true;
 }
@@ -215,7 +209,7 @@ void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
   // of another system cannot travel as an id: that rare message crosses
   // boxed, in the same ring, so it keeps its place (SPEC A2).
   if (here != nullptr) {
-    if (envelope.sender.isNone() || envelope.sender.system_ == this) [[likely]] {
+    if (carriesAsId(envelope.sender)) [[likely]] {
       here->crossings->send(
           rt, Crossing{target.id(), idOf(envelope.sender), std::move(envelope.message)});
     } else {

@@ -561,7 +561,7 @@ class SystemCore {
   static std::uint64_t idOf(const ActorRef& ref) noexcept {
     return ref.isNone() ? kNoRefId : ref.id();
   }
-  /// The reference of an id that is not kNoRefId.
+  /// The reference of an id that is not kNoRefId (no check: a cell's own id).
   ActorRef makeRef(std::uint64_t id) noexcept { return ActorRef(this, id); }
   ActorRef refOf(std::uint64_t id) noexcept {
     if (id == kNoRefId) return ActorRef();
@@ -604,6 +604,10 @@ class SystemCore {
 
  private:
   enum class State { Running, ShuttingDown, Stopped };
+  /// A reference that can cross between isolates as an id: none, or one of this system.
+  bool carriesAsId(const ActorRef& ref) const noexcept {
+    return ref.isNone() || ref.system_ == this;
+  }
   bool isLocal(IsolateRuntime& rt) const noexcept {
     Isolate* here = Isolate::current();
     if (here == rt.isolate.get()) [[likely]] {

@@ -94,8 +94,6 @@ class ActorRef {
   // into its slot; anything else builds the Message and takes deliver().
   void deliverWord(const detail::MessageType* type, std::uint64_t word,
                    const ActorRef& sender) const;
-  [[gnu::noinline]] void deliverWordAsMessage(const detail::MessageType* type, std::uint64_t word,
-                                              const ActorRef& sender) const;
 
   detail::SystemCore* system_ = nullptr;
   std::uint64_t id_ = 0;

@@ -23,10 +23,16 @@
 //                          isolate 0 (same), in a system of two isolates: from
 //                          the first send until the receiver has handled all.
 //   isolates/pingpong/busy one round trip between an actor on isolate 0 and one
-//   isolates/pingpong/idle on isolate 1. Busy: an actor on each isolate keeps
-//                          telling itself a message, so neither loop ever
-//                          sleeps; idle: nothing else runs, so each isolate
-//                          sleeps between messages and every message wakes one.
+//   isolates/pingpong/idle on isolate 1, nothing else running. Busy: each
+//                          message finds its isolate awake, looking for work
+//                          in its idle poll window (the system's default,
+//                          ActorSystemOptions::withIdlePoll), as the floor's
+//                          threads spin; idle: the window is off, so each
+//                          isolate sleeps between messages and every message
+//                          wakes one, as the floor's threads block.
+//   isolates/pingpong/loaded  the busy round trip while an actor on each
+//                          isolate keeps telling itself a message, so each
+//                          message waits for the unit in progress.
 //   isolates/idle-cpu      not a cost per op: the process's CPU time while a
 //                          system of one isolate per CPU (at least two) sits
 //                          idle, after a cross-isolate exchange, over 1 s of
@@ -113,10 +119,13 @@ constexpr std::size_t kConsumeBatch = 256;
 /// floor/busy-poll-rtt: round trips per round (~1 us each between the two
 /// vCPUs of this machine kind).
 constexpr std::int64_t kBusyRoundTrips = 10'000;
-/// isolates/pingpong/busy: round trips per round. Fewer: each waits for the
-/// other loop's next poll of its rings, hundreds of us behind its load today;
-/// on one CPU, for the scheduler's time slice (~12 ms a round trip here).
-constexpr std::int64_t kBusyPingPongRoundTrips = 200;
+/// isolates/pingpong/busy: round trips per round (about a microsecond each).
+constexpr std::int64_t kAwakePingPongRoundTrips = 10'000;
+/// isolates/pingpong/loaded: round trips per round. Fewer: each waits for
+/// the unit in progress on the other loop, a microsecond or two; on one CPU,
+/// for the scheduler's time slice (~12 ms a round trip here), and so does
+/// the busy one.
+constexpr std::int64_t kLoadedPingPongRoundTrips = 200;
 constexpr std::int64_t kBusyPingPongRoundTripsOnOneCpu = 10;
 /// floor/eventfd-rtt and isolates/pingpong/idle: round trips per round
 /// (~25 us each: every message wakes a halted vCPU).
@@ -460,10 +469,10 @@ Timed eventFdRound() {
 
 // ---- systems and actors -------------------------------------------------------------
 
-std::unique_ptr<ActorSystem> threadedSystem(std::size_t isolates) {
-  return ActorSystem::create(
-      "cross-bench",
-      ActorSystemOptions::create().withIsolates(isolates).withLogLevel(LogLevel::Off));
+std::unique_ptr<ActorSystem> threadedSystem(
+    std::size_t isolates, ActorSystemOptions options = ActorSystemOptions::create()) {
+  return ActorSystem::create("cross-bench",
+                             options.withIsolates(isolates).withLogLevel(LogLevel::Off));
 }
 
 /// Runs a row's set-up, failing the row (instead of the run) on a throw.
@@ -688,7 +697,7 @@ Timed rallyRound(Rally& rally, const ActorRef& requester, const ActorRef& respon
   return Timed{rally.ordered(), rally.elapsed()};
 }
 
-// The background load of isolates/pingpong/busy: an actor per isolate that
+// The background load of isolates/pingpong/loaded: an actor per isolate that
 // tells itself a message as long as it is not told to stop.
 struct Again {};
 struct Load {
@@ -715,14 +724,24 @@ class BusyLoop final : public Actor {
   std::atomic<std::int64_t>* turns_;
 };
 
-void pingPongAcross(benchmark::State& state, bool busy) {
-  Rally rally;  // these outlive the system, whose actors point at them
+/// What else runs on the two isolates of a cross-isolate ping-pong.
+enum class Across {
+  Busy,    ///< nothing: each message finds its isolate in its idle poll window
+  Loaded,  ///< a self-telling actor on each isolate
+  Idle,    ///< nothing, and no idle poll window: every message wakes its isolate
+};
+
+void pingPongAcross(benchmark::State& state, Across how) {
+  const bool busy = how == Across::Loaded;  // the load runs
+  Rally rally;                              // these outlive the system, whose actors point at them
   Load load;
   std::unique_ptr<ActorSystem> system;
   ActorRef requester;
   ActorRef responder;
   if (!setUp(state, [&] {
-        system = threadedSystem(2);
+        ActorSystemOptions options = ActorSystemOptions::create();
+        if (how == Across::Idle) options = options.withIdlePoll(std::chrono::nanoseconds{0});
+        system = threadedSystem(2, options);
         pinIsolates(*system, 2);
         requester =
             system->spawn<Requester>("requester", ActorOptions::create().withIsolate(0), &rally);
@@ -737,9 +756,10 @@ void pingPongAcross(benchmark::State& state, bool busy) {
       })) {
     return;
   }
-  const std::int64_t roundTrips = !busy       ? kWakeRoundTrips
-                                  : pinning() ? kBusyPingPongRoundTrips
-                                              : kBusyPingPongRoundTripsOnOneCpu;
+  const std::int64_t roundTrips = how == Across::Idle ? kWakeRoundTrips
+                                  : !pinning()        ? kBusyPingPongRoundTripsOnOneCpu
+                                  : busy              ? kLoadedPingPongRoundTrips
+                                                      : kAwakePingPongRoundTrips;
   OpMeter meter;
   std::int64_t loadMessages = 0;  // handled by the loads during the rounds, both isolates
   std::int64_t rounds = 0;
@@ -959,8 +979,12 @@ void registerCrossBenchmarks(bool quick) {
                                              &transportRound<Crossing64>));
   registerTimed(benchmark::RegisterBenchmark("isolates/tell/cross", &tellBurst, true));
   registerTimed(benchmark::RegisterBenchmark("isolates/tell/same", &tellBurst, false));
-  registerTimed(benchmark::RegisterBenchmark("isolates/pingpong/busy", &pingPongAcross, true));
-  registerTimed(benchmark::RegisterBenchmark("isolates/pingpong/idle", &pingPongAcross, false));
+  registerTimed(
+      benchmark::RegisterBenchmark("isolates/pingpong/busy", &pingPongAcross, Across::Busy));
+  registerTimed(
+      benchmark::RegisterBenchmark("isolates/pingpong/loaded", &pingPongAcross, Across::Loaded));
+  registerTimed(
+      benchmark::RegisterBenchmark("isolates/pingpong/idle", &pingPongAcross, Across::Idle));
   for (const std::size_t n : scalingCounts()) {
     registerTimed(benchmark::RegisterBenchmark(scalingRow(n).c_str(), &scaling, n));
   }

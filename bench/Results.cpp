@@ -113,10 +113,13 @@ std::string describeCrossOp(std::string_view name) {
     return "one tell of a burst of 100000, isolate 0 -> 0, handled";
   }
   if (name == "isolates/pingpong/busy") {
+    return "one round trip, isolate 0 <-> 1, both awake (in their idle poll window)";
+  }
+  if (name == "isolates/pingpong/loaded") {
     return "one round trip, isolate 0 <-> 1, both kept busy by a self-telling actor";
   }
   if (name == "isolates/pingpong/idle") {
-    return "one round trip, isolate 0 <-> 1, each asleep between messages";
+    return "one round trip, isolate 0 <-> 1, each asleep between messages (no poll window)";
   }
   if (name.starts_with(kScalingFamily)) {
     return "one round trip, aggregate over " +

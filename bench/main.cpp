@@ -431,10 +431,10 @@ void printTable(const RunResults& results, const std::vector<TargetResult>& targ
                   *p50 / 1000, *p99 / 1000);
     }
   }
-  if (const Figure* busy = results.ours.find("isolates/pingpong/busy"); busy != nullptr) {
+  if (const Figure* busy = results.ours.find("isolates/pingpong/loaded"); busy != nullptr) {
     if (const std::optional<double> load = busy->extraMedian(kLoadPerRoundTripCounter)) {
       std::printf(
-          "  isolates/pingpong/busy, apart: each isolate's load handled %.0f messages per round\n"
+          "  isolates/pingpong/loaded, apart: each isolate's load handled %.0f messages per round\n"
           "      trip (a loop looks at its rings between units: docs/isolates.md)\n",
           *load);
     }

@@ -25,6 +25,20 @@ constexpr std::uint32_t kIoCheckEvery = 64;
 
 using SteadyPoint = std::chrono::steady_clock::time_point;
 
+// The idle poll window looks at the clock and at Asio once every this many
+// looks (a look is a few loads and a pause: the window ends at most a few
+// microseconds late).
+constexpr std::uint32_t kClockEveryLooks = 64;
+
+/// Tells the CPU this is a spin (a sibling hyperthread gets the core meanwhile).
+inline void cpuRelax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
 }  // namespace
 
 const SteadyClock& SteadyClock::instance() noexcept {
@@ -207,13 +221,19 @@ struct Isolate::Cold {
   // (one wake per sleep, via `wakePending`). Either the poster sees the flag
   // or the loop sees the task: no lost wake-up, and no syscall per post to a
   // busy loop.
-  std::atomic<bool> sleeping{false};
+  // A line of their own: every sender reads `sleeping` on every wake-up it
+  // owes, and the loop writes its own fields all the time (false sharing
+  // there cost a line transfer per crossing).
+  alignas(64) std::atomic<bool> sleeping{false};
   std::atomic<bool> wakePending{false};
+  // Up while the loop is between passes (waitForWork: its idle poll window,
+  // or asleep), when its next pass polls every poller anyway (idleHint).
+  std::atomic<bool> idle{false};
 
   // ---- I/O --------------------------------------------------------------------
   // Concurrency hint 1: one thread runs it, while posts from others (our wake)
   // stay safe.
-  boost::asio::io_context io{1};
+  alignas(64) boost::asio::io_context io{1};
   bool reactorSeen = false;
   std::uint32_t sinceIoCheck = 0;
   std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work;
@@ -279,6 +299,10 @@ void Isolate::postOwned(Task& task) {
     task.discard();
     throw;
   }
+}
+
+bool Isolate::idleHint() const noexcept {
+  return cold_->idle.load(std::memory_order_relaxed);
 }
 
 std::size_t Isolate::inboxSizeApprox() const noexcept {
@@ -603,25 +627,31 @@ bool Isolate::waitForWork(Mode mode) {
   // that raced in) keeps the loop alive: let Asio decide by dropping our guard.
   const bool askAsio = mode == Mode::UntilIdle && !timersHoldUs;
 
+  cold.idle.store(true, std::memory_order_relaxed);
+  struct Busy {
+    std::atomic<bool>& idle;
+    ~Busy() { idle.store(false, std::memory_order_relaxed); }
+  } busyAgain{cold.idle};
   for (Poller* p : pollers_) p->beforeSleep();
+  // The idle poll window, before the sleeping flag goes up: senders see an
+  // awake loop and write no wake-up.
+  if (mode == Mode::UntilStop && options_.idlePoll.count() > 0 &&
+      pollWhileIdle(realDeadline ? cold.slots[next].deadline : Clock::time_point{}, realDeadline)) {
+    ++stats_.sparedSleeps;
+    return true;
+  }
   // Queues a burst grew give their memory back before the loop sleeps.
   microtasks_.shrinkIfEmpty();
   macrotasks_.shrinkIfEmpty();
   cold.wakePending.store(false, std::memory_order_relaxed);
   cold.sleeping.store(true, std::memory_order_seq_cst);
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  const auto pollerHasWork = [this] {
-    for (const Poller* p : pollers_) {
-      if (p->pending()) return true;
-    }
-    return false;
-  };
-  if (cold.inbox.size_approx() != 0 || stopRequested_.load(std::memory_order_relaxed) ||
-      pollerHasWork()) {
+  if (idleHasWork()) {
     cold.sleeping.store(false, std::memory_order_relaxed);
     return true;
   }
   if (askAsio) cold.work.reset();
+  ++stats_.sleeps;
 
   std::size_t ran = 0;
   try {
@@ -649,6 +679,53 @@ bool Isolate::waitForWork(Mode mode) {
     drainMicrotasks();
   }
   return !idle;
+}
+
+bool Isolate::idleHasWork() const noexcept {
+  if (cold_->inbox.size_approx() != 0 || stopRequested_.load(std::memory_order_relaxed)) {
+    return true;
+  }
+  for (const Poller* p : pollers_) {
+    if (p->pending()) return true;
+  }
+  return false;
+}
+
+// The idle poll window (IsolateOptions::idlePoll): look for work, with a
+// pause between looks, until the window ends or the next timer falls due.
+// A look reads the inbox's size, the stop flag and each poller's rings; the
+// clock and Asio (handlers posted to the io_context, I/O) are looked at every
+// kClockEveryLooks looks. True: there is work (or a timer is due) now.
+bool Isolate::pollWhileIdle(Clock::time_point timerDeadline, bool timerArmed) {
+  SteadyPoint end = std::chrono::steady_clock::now() + options_.idlePoll;
+  bool endsAtTimer = false;
+  if (timerArmed) {
+    const SteadyPoint due(
+        std::chrono::duration_cast<SteadyPoint::duration>(timerDeadline.time_since_epoch()));
+    if (due <= end) {
+      end = due;
+      endsAtTimer = true;
+    }
+  }
+  for (std::uint32_t looks = 1;; ++looks) {
+    if (idleHasWork()) return true;
+    if (looks % kClockEveryLooks == 0) {
+      if (std::chrono::steady_clock::now() >= end) return endsAtTimer;
+      std::size_t ran = 0;
+      try {
+        ran = cold_->io.poll_one();
+      } catch (...) {
+        ran = 1;
+        reportError(nullptr, std::current_exception());
+      }
+      if (ran != 0) {
+        ++stats_.ioHandlers;
+        drainMicrotasks();
+        return true;
+      }
+    }
+    cpuRelax();
+  }
 }
 
 void Isolate::finalize() noexcept {

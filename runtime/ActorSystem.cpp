@@ -80,6 +80,17 @@ ActorSystemOptions ActorSystemOptions::withForeignInboxLimit(std::size_t limit) 
   return o;
 }
 
+ActorSystemOptions ActorSystemOptions::withIdlePoll(std::chrono::nanoseconds window) const {
+  if (window < std::chrono::nanoseconds::zero() || window > kMaxIdlePoll) {
+    throwError(Error::ErrInvalidOption, "withIdlePoll(" + std::to_string(window.count()) +
+                                            " ns): the window is 0 to " +
+                                            std::to_string(kMaxIdlePoll.count()) + " ns");
+  }
+  ActorSystemOptions o = *this;
+  o.idlePoll_ = window;
+  return o;
+}
+
 ActorOptions ActorOptions::withPassivation(std::chrono::nanoseconds idleTimeout) const {
   if (idleTimeout <= std::chrono::nanoseconds::zero()) {
     throwError(Error::ErrInvalidOption, "withPassivation needs a positive idle timeout, got " +

@@ -86,7 +86,8 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
         std::make_unique<Isolate>(IsolateOptions{.name = name_ + "/" + std::to_string(i),
                                                  .clock = options_.clock(),
                                                  .ioHandlersPerTurn = 64,
-                                                 .onThreadStart = [this, i] { pinIsolate(i); }});
+                                                 .onThreadStart = [this, i] { pinIsolate(i); },
+                                                 .idlePoll = placement_[i].idlePoll});
     rt->core = this;
     rt->isolate->setUserData(rt.get());
     rt->crossings = std::make_unique<Crossings>(*this, *rt, count, options_.ringSlots(),
@@ -417,10 +418,16 @@ void SystemCore::planPlacement() {
       nodes.push_back(cpu.numaNode);
     }
   }
+  // The idle poll window: spinning pays only where each isolate can have a
+  // CPU of its own, and a manual run's caller drives the loops itself.
+  std::chrono::nanoseconds idlePoll = options_.idlePoll().value_or(
+      count <= allowed.size() ? ActorSystemOptions::kDefaultIdlePoll : std::chrono::nanoseconds{0});
+  if (options_.manualRun()) idlePoll = std::chrono::nanoseconds{0};
   placement_.resize(count);
   for (std::size_t i = 0; i < count; ++i) {
     IsolatePlacement& p = placement_[i];
     p.isolate = i;
+    p.idlePoll = idlePoll;
     switch (pinning) {
       case Pinning::None:
         p.cpus = allowed;
@@ -466,11 +473,12 @@ void SystemCore::pinIsolate(std::size_t index) noexcept {
     placement_[index].pinned = wanted && why.empty();
     placement_[index].note = why;
   }
+  const auto pollUs = std::chrono::duration<double, std::micro>(placement_[index].idlePoll).count();
   if (!wanted) {
-    logger_->debug("isolate {} runs on CPUs {} (not pinned)", index, list);
+    logger_->debug("isolate {} runs on CPUs {} (not pinned; idle poll {} us)", index, list, pollUs);
   } else if (why.empty()) {
-    logger_->info("isolate {} pinned to CPUs {} (NUMA node {})", index, list,
-                  placement_[index].numaNode);
+    logger_->info("isolate {} pinned to CPUs {} (NUMA node {}; idle poll {} us)", index, list,
+                  placement_[index].numaNode, pollUs);
   } else {
     logger_->warn("isolate {} not pinned to CPUs {}: {}", index, list, why);
   }

@@ -56,6 +56,8 @@ struct IsolatePlacement {
   int numaNode = -1;           ///< its NUMA node when pinned to one; -1 otherwise
   bool pinned = false;         ///< bound to `cpus` (once its thread has started)
   std::string note;            ///< why it is not pinned, when it was asked to be
+  /// How long its loop looks for work before it sleeps (ActorSystemOptions::withIdlePoll).
+  std::chrono::nanoseconds idlePoll{0};
 };
 
 /// What crossed between isolates so far (SPEC X1, X3).

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "TestSupport.hpp"
+#include "coreactor/Asio.hpp"
 #include "coreactor/Isolate.hpp"
 
 namespace coreactor {
@@ -162,6 +163,121 @@ TEST(Isolate, LosesNoWakeUpWhenForeignThreadsPostOneAtATime) {
     });
     ASSERT_EQ(done.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready)
         << "round " << i << " was never run: a lost wake-up";
+  }
+  isolate.stop();
+  isolate.join();
+  EXPECT_EQ(ran.load(), kRounds);
+}
+
+// ---- the idle poll window (IsolateOptions::idlePoll) -----------------------------
+
+/// Runs `f` on the loop and returns what it returns (30 s deadline).
+template <class F>
+auto onLoop(Isolate& isolate, F f) -> decltype(f()) {
+  std::promise<decltype(f())> result;
+  isolate.post([&] { result.set_value(f()); });
+  auto future = result.get_future();
+  if (future.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
+    ADD_FAILURE() << "the loop never ran the task";
+    return {};
+  }
+  return future.get();
+}
+
+TEST(Isolate, WithinItsIdlePollWindowALoopTakesPostsWithoutSleeping) {
+  // SPEC X1: a loop that has just run out of work keeps looking for a while;
+  // a post within the window is taken without a sleep and a wake-up. The
+  // window here (an hour) is longer than any gap between the posts below.
+  Isolate isolate(IsolateOptions{.idlePoll = std::chrono::hours(1)});
+  isolate.start();
+  int ran = 0;  // touched on the loop only
+  for (int i = 0; i < 200; ++i) {
+    EXPECT_EQ(onLoop(isolate, [&] { return ++ran; }), i + 1);
+  }
+  const Isolate::Stats stats = onLoop(isolate, [&] { return isolate.stats(); });
+  EXPECT_EQ(stats.sleeps, 0u) << "every post came within the window";
+  EXPECT_GE(stats.sparedSleeps, 1u);
+  isolate.stop();
+  isolate.join();
+}
+
+TEST(Isolate, StopEndsAnIdlePollWindow) {
+  // SPEC X1: the window is a bound, and stop() cuts it short: joining does
+  // not wait for an hour of polling.
+  Isolate isolate(IsolateOptions{.idlePoll = std::chrono::hours(1)});
+  isolate.start();
+  EXPECT_EQ(onLoop(isolate, [] { return 1; }), 1);
+  isolate.stop();
+  auto joined = std::async(std::launch::async, [&] { isolate.join(); });
+  EXPECT_EQ(joined.wait_for(std::chrono::seconds(30)), std::future_status::ready)
+      << "the loop kept polling after stop()";
+  joined.wait();
+}
+
+TEST(Isolate, ATimerDueWithinTheIdlePollWindowFiresFromIt) {
+  // SPEC X1, L2: the window ends at the next timer's deadline.
+  Isolate isolate(IsolateOptions{.idlePoll = std::chrono::hours(1)});
+  isolate.start();
+  std::promise<std::uint64_t> fired;
+  isolate.post([&] {
+    isolate.setTimeout(std::chrono::milliseconds(5),
+                       [&] { fired.set_value(isolate.stats().sleeps); });
+  });
+  auto sleeps = fired.get_future();
+  ASSERT_EQ(sleeps.wait_for(std::chrono::seconds(30)), std::future_status::ready)
+      << "the timer waited for the window's end";
+  EXPECT_EQ(sleeps.get(), 0u) << "the loop polled up to the deadline instead of sleeping";
+  isolate.stop();
+  isolate.join();
+}
+
+TEST(Isolate, AHandlerPostedToAsioWithinTheIdlePollWindowRuns) {
+  // SPEC X1, L2: the window looks at Asio too.
+  Isolate isolate(IsolateOptions{.idlePoll = std::chrono::hours(1)});
+  isolate.start();
+  EXPECT_EQ(onLoop(isolate, [] { return 1; }), 1);  // the loop is polling now
+  std::promise<bool> ran;
+  boost::asio::post(isolate.ioContext(), [&] { ran.set_value(isolate.isLoopThread()); });
+  auto onLoopThread = ran.get_future();
+  ASSERT_EQ(onLoopThread.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  EXPECT_TRUE(onLoopThread.get());
+  isolate.stop();
+  isolate.join();
+}
+
+TEST(Isolate, AfterItsIdlePollWindowAnIdleLoopSleeps) {
+  // SPEC X1: the window is bounded: a loop with nothing to do stops polling
+  // and sleeps. Gaps of 20 ms against a window of 1 ms, until a sleep shows.
+  Isolate isolate(IsolateOptions{.idlePoll = std::chrono::milliseconds(1)});
+  isolate.start();
+  std::uint64_t sleeps = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (sleeps == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    sleeps = onLoop(isolate, [&] { return isolate.stats().sleeps; });
+  }
+  EXPECT_GE(sleeps, 1u) << "the loop never slept: it polls past its window";
+  isolate.stop();
+  isolate.join();
+}
+
+TEST(Isolate, LosesNoWakeUpWhenPostsMeetTheEndOfAShortIdlePollWindow) {
+  // SPEC L1, X1: with a window of a few microseconds, posts one at a time
+  // land in the window, at its end, or after the loop fell asleep; none is
+  // lost (a lost wake-up would hang a round, bounded by the deadline).
+  Isolate isolate(IsolateOptions{.idlePoll = std::chrono::microseconds(3)});
+  isolate.start();
+  constexpr int kRounds = 2000;
+  std::atomic<int> ran{0};
+  for (int i = 0; i < kRounds; ++i) {
+    std::promise<void> done;
+    isolate.post([&] {
+      ran.fetch_add(1);
+      done.set_value();
+    });
+    ASSERT_EQ(done.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready)
+        << "round " << i << " was never run: a lost wake-up";
+    if (i % 3 == 0) std::this_thread::sleep_for(std::chrono::microseconds(i % 7));
   }
   isolate.stop();
   isolate.join();

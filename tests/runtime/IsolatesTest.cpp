@@ -229,11 +229,23 @@ struct Ball {
   int left;
 };
 
-TEST(Isolates, NoWakeUpIsLostBetweenTwoMostlySleepingIsolates) {
-  // SPEC X1: 20,000 one-at-a-time round trips between two isolates that sleep
-  // between messages; a lost wake-up would stall the volley.
+std::vector<unsigned> allowedCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  sched_getaffinity(0, sizeof set, &set);
+  std::vector<unsigned> cpus;
+  for (unsigned c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  }
+  return cpus;
+}
+
+/// A volley of `rounds` one-at-a-time round trips between two isolates whose
+/// idle poll window is `window`; true if it finished (120 s deadline).
+bool volleyAcross(std::chrono::nanoseconds window, int rounds) {
   auto system = ActorSystem::create(
-      "wake", ActorSystemOptions::create().withIsolates(2).withLogLevel(LogLevel::Off));
+      "wake", ActorSystemOptions::create().withIsolates(2).withIdlePoll(window).withLogLevel(
+                  LogLevel::Off));
   std::promise<void> done;
   auto player = [&](ReceiveContext& ctx) {
     const Ball* b = ctx.get<Ball>();
@@ -246,9 +258,66 @@ TEST(Isolates, NoWakeUpIsLostBetweenTwoMostlySleepingIsolates) {
   };
   ActorRef a = system->spawn("a", player, ActorOptions::create().withIsolate(0));
   ActorRef b = system->spawn("b", player, ActorOptions::create().withIsolate(1));
-  a.tell(Ball{20000}, b);
-  EXPECT_EQ(done.get_future().wait_for(120s), std::future_status::ready);
+  a.tell(Ball{rounds}, b);
+  const bool finished = done.get_future().wait_for(120s) == std::future_status::ready;
   system->shutdown();
+  return finished;
+}
+
+TEST(Isolates, NoWakeUpIsLostBetweenTwoMostlySleepingIsolates) {
+  // SPEC X1: 20,000 one-at-a-time round trips between two isolates that sleep
+  // between messages (no idle poll window); a lost wake-up would stall the volley.
+  EXPECT_TRUE(volleyAcross(std::chrono::nanoseconds{0}, 20000));
+}
+
+TEST(Isolates, NoWakeUpIsLostWhenMessagesMeetTheEndOfTheIdlePollWindow) {
+  // SPEC X1: with a window about as long as a round trip, messages land in
+  // the window, at its end, or after the peer fell asleep; and with the
+  // default window, the doorbell is left unrung for a peer between passes.
+  // None of them stalls the volley.
+  EXPECT_TRUE(volleyAcross(std::chrono::microseconds(1), 20000));
+  EXPECT_TRUE(volleyAcross(ActorSystemOptions::kDefaultIdlePoll, 20000));
+}
+
+TEST(Isolates, AnIdleIsolatePollsForWorkBeforeItSleepsWhenItHasACpuOfItsOwn) {
+  // SPEC X1, L5: the idle poll window of each isolate, reported in placement().
+  const std::size_t cpus = allowedCpus().size();
+  const auto windowOf = [](const ActorSystemOptions& options) {
+    auto system = ActorSystem::create("poll", options.withLogLevel(LogLevel::Off));
+    std::vector<std::chrono::nanoseconds> windows;
+    for (const IsolatePlacement& p : system->placement()) windows.push_back(p.idlePoll);
+    system->shutdown();
+    return windows;
+  };
+  using Windows = std::vector<std::chrono::nanoseconds>;
+  const std::chrono::nanoseconds byDefault = ActorSystemOptions::kDefaultIdlePoll;
+  EXPECT_EQ(windowOf(ActorSystemOptions::create().withIsolates(1)), Windows{byDefault});
+  EXPECT_EQ(windowOf(ActorSystemOptions::create().withIsolates(cpus + 1)),
+            Windows(cpus + 1, std::chrono::nanoseconds{0}))
+      << "more isolates than CPUs: a spinning isolate would take another's CPU";
+  EXPECT_EQ(windowOf(ActorSystemOptions::create().withIsolates(1).withIdlePoll(5us)),
+            Windows{std::chrono::nanoseconds(5us)});
+  EXPECT_EQ(windowOf(ActorSystemOptions::create().withIsolates(1).withIdlePoll(0us)),
+            Windows{std::chrono::nanoseconds{0}});
+  EXPECT_EQ(windowOf(ActorSystemOptions::create().withManualRun().withIdlePoll(5us)),
+            Windows{std::chrono::nanoseconds{0}})
+      << "a manual run's caller drives the loop";
+}
+
+TEST(Isolates, AnIdlePollWindowOutsideItsBoundsIsANamedError) {
+  // SPEC X1: a window is bounded.
+  EXPECT_EQ(test::errorOf(
+                [] { ActorSystemOptions::create().withIdlePoll(std::chrono::nanoseconds{-1}); }),
+            Error::ErrInvalidOption);
+  EXPECT_EQ(test::errorOf([] {
+              ActorSystemOptions::create().withIdlePoll(ActorSystemOptions::kMaxIdlePoll +
+                                                        std::chrono::nanoseconds{1});
+            }),
+            Error::ErrInvalidOption);
+  EXPECT_EQ(test::errorOf([] {
+              ActorSystemOptions::create().withIdlePoll(ActorSystemOptions::kMaxIdlePoll);
+            }),
+            std::error_code{});
 }
 
 struct Asker : AsyncActor {
@@ -355,17 +424,6 @@ TEST(Isolates, TheBufferOptionRefusesARingOfFewerThanTwoSlots) {
 }
 
 // ---- placement and pinning (SPEC L5, X4) ---------------------------------------------
-
-std::vector<unsigned> allowedCpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  sched_getaffinity(0, sizeof set, &set);
-  std::vector<unsigned> cpus;
-  for (unsigned c = 0; c < CPU_SETSIZE; ++c) {
-    if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  }
-  return cpus;
-}
 
 // Replies with the CPUs its thread may run on.
 void reportAffinity(ReceiveContext& ctx) {

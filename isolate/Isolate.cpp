@@ -695,7 +695,8 @@ bool Isolate::idleHasWork() const noexcept {
 // pause between looks, until the window ends or the next timer falls due.
 // A look reads the inbox's size, the stop flag and each poller's rings; the
 // clock and Asio (handlers posted to the io_context, I/O) are looked at every
-// kClockEveryLooks looks. True: there is work (or a timer is due) now.
+// kClockEveryLooks looks. What a poller has is taken at once (runPollers).
+// True: there is work (or a timer is due) now, or work was done.
 bool Isolate::pollWhileIdle(Clock::time_point timerDeadline, bool timerArmed) {
   SteadyPoint end = std::chrono::steady_clock::now() + options_.idlePoll;
   bool endsAtTimer = false;
@@ -708,7 +709,18 @@ bool Isolate::pollWhileIdle(Clock::time_point timerDeadline, bool timerArmed) {
     }
   }
   for (std::uint32_t looks = 1;; ++looks) {
-    if (idleHasWork()) return true;
+    if (cold_->inbox.size_approx() != 0 || stopRequested_.load(std::memory_order_relaxed)) {
+      return true;
+    }
+    for (const Poller* p : pollers_) {
+      if (!p->pending()) continue;
+      // A message from another isolate: take it and run what it starts
+      // right here, ahead of the pass's other phases (which found nothing
+      // a moment ago), so that a reply goes out before the pass's rounds.
+      cold_->idle.store(false, std::memory_order_relaxed);
+      runPollers();
+      return true;
+    }
     if (looks % kClockEveryLooks == 0) {
       if (std::chrono::steady_clock::now() >= end) return endsAtTimer;
       std::size_t ran = 0;

@@ -226,9 +226,6 @@ struct Isolate::Cold {
   // there cost a line transfer per crossing).
   alignas(64) std::atomic<bool> sleeping{false};
   std::atomic<bool> wakePending{false};
-  // Up while the loop is between passes (waitForWork: its idle poll window,
-  // or asleep), when its next pass polls every poller anyway (idleHint).
-  std::atomic<bool> idle{false};
 
   // ---- I/O --------------------------------------------------------------------
   // Concurrency hint 1: one thread runs it, while posts from others (our wake)
@@ -243,7 +240,13 @@ Isolate::Isolate(IsolateOptions options)
     : options_(std::move(options)),
       clock_(options_.clock != nullptr ? options_.clock : &SteadyClock::instance()),
       owner_(std::this_thread::get_id()),
-      cold_(std::make_unique<Cold>()) {}
+      cold_(std::make_unique<Cold>()) {
+  if (options_.idlePoll < std::chrono::nanoseconds::zero() || options_.idlePoll > kMaxIdlePoll) {
+    throwError(Error::ErrInvalidOption, "IsolateOptions::idlePoll of " +
+                                            std::to_string(options_.idlePoll.count()) +
+                                            " ns: the window is 0 to 24 h");
+  }
+}
 
 Isolate::~Isolate() {
   stop();
@@ -299,10 +302,6 @@ void Isolate::postOwned(Task& task) {
     task.discard();
     throw;
   }
-}
-
-bool Isolate::idleHint() const noexcept {
-  return cold_->idle.load(std::memory_order_relaxed);
 }
 
 std::size_t Isolate::inboxSizeApprox() const noexcept {
@@ -627,16 +626,10 @@ bool Isolate::waitForWork(Mode mode) {
   // that raced in) keeps the loop alive: let Asio decide by dropping our guard.
   const bool askAsio = mode == Mode::UntilIdle && !timersHoldUs;
 
-  cold.idle.store(true, std::memory_order_relaxed);
-  struct Busy {
-    std::atomic<bool>& idle;
-    ~Busy() { idle.store(false, std::memory_order_relaxed); }
-  } busyAgain{cold.idle};
   for (Poller* p : pollers_) p->beforeSleep();
   // The idle poll window, before the sleeping flag goes up: senders see an
   // awake loop and write no wake-up.
-  if (mode == Mode::UntilStop && options_.idlePoll.count() > 0 &&
-      pollWhileIdle(realDeadline ? cold.slots[next].deadline : Clock::time_point{}, realDeadline)) {
+  if (mode == Mode::UntilStop && options_.idlePoll.count() > 0 && pollWhileIdle()) {
     ++stats_.sparedSleeps;
     return true;
   }
@@ -646,7 +639,9 @@ bool Isolate::waitForWork(Mode mode) {
   cold.wakePending.store(false, std::memory_order_relaxed);
   cold.sleeping.store(true, std::memory_order_seq_cst);
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (idleHasWork()) {
+  // A timer that fell due meanwhile counts too: a manual clock moved by
+  // another thread, whose wake() found the flag down, is seen here.
+  if (idleHasWork() || timerDue()) {
     cold.sleeping.store(false, std::memory_order_relaxed);
     return true;
   }
@@ -691,23 +686,19 @@ bool Isolate::idleHasWork() const noexcept {
   return false;
 }
 
+bool Isolate::timerDue() const noexcept {
+  const std::uint32_t next = cold_->earliest();
+  return next != Cold::kNoTimer && cold_->slots[next].deadline <= clock_->now();
+}
+
 // The idle poll window (IsolateOptions::idlePoll): look for work, with a
-// pause between looks, until the window ends or the next timer falls due.
-// A look reads the inbox's size, the stop flag and each poller's rings; the
-// clock and Asio (handlers posted to the io_context, I/O) are looked at every
-// kClockEveryLooks looks. What a poller has is taken at once (runPollers).
-// True: there is work (or a timer is due) now, or work was done.
-bool Isolate::pollWhileIdle(Clock::time_point timerDeadline, bool timerArmed) {
-  SteadyPoint end = std::chrono::steady_clock::now() + options_.idlePoll;
-  bool endsAtTimer = false;
-  if (timerArmed) {
-    const SteadyPoint due(
-        std::chrono::duration_cast<SteadyPoint::duration>(timerDeadline.time_since_epoch()));
-    if (due <= end) {
-      end = due;
-      endsAtTimer = true;
-    }
-  }
+// pause between looks, until the window ends. A look reads the inbox's size,
+// the stop flag and each poller's rings; the clock, the timers (on any clock:
+// a manual one may be moved by another thread) and Asio (handlers posted to
+// the io_context, I/O) are looked at every kClockEveryLooks looks. What a
+// poller has is taken at once (runPollers). True: there was work.
+bool Isolate::pollWhileIdle() {
+  const SteadyPoint end = std::chrono::steady_clock::now() + options_.idlePoll;
   for (std::uint32_t looks = 1;; ++looks) {
     if (cold_->inbox.size_approx() != 0 || stopRequested_.load(std::memory_order_relaxed)) {
       return true;
@@ -717,12 +708,12 @@ bool Isolate::pollWhileIdle(Clock::time_point timerDeadline, bool timerArmed) {
       // A message from another isolate: take it and run what it starts
       // right here, ahead of the pass's other phases (which found nothing
       // a moment ago), so that a reply goes out before the pass's rounds.
-      cold_->idle.store(false, std::memory_order_relaxed);
       runPollers();
       return true;
     }
     if (looks % kClockEveryLooks == 0) {
-      if (std::chrono::steady_clock::now() >= end) return endsAtTimer;
+      if (timerDue()) return true;
+      if (std::chrono::steady_clock::now() >= end) return false;
       std::size_t ran = 0;
       try {
         ran = cold_->io.poll_one();

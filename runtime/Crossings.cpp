@@ -131,12 +131,7 @@ void Crossings::take(std::size_t batch) {
     // free: a wake-up is a system call on each side, so it should move half
     // a ring, not the few slots one batch freed. It went to sleep only with
     // less than half free, and this ring is drained to empty in the end.
-    // Only the batch that brings the ring down across the half line looks
-    // (with a fence): a producer raises its flag only on a ring fuller than
-    // half, so a batch that starts at half or below finds the flag seen by
-    // an earlier crossing batch, or never raised (ring->crossedHalf). A
-    // ping-pong's one-message batches never pay the fence.
-    if (taken != 0 && ring->crossedHalf(taken) && ring->takeWaiting()) {
+    if (taken != 0 && ring->halfFree() && ring->takeWaiting()) {
       core_.isolates_[k]->isolate->wake();  // its sender sleeps on a full ring: room now
     }
   }
@@ -183,11 +178,8 @@ void Crossings::payWakes() noexcept {
     IsolateRuntime& peer = *core_.isolates_[index];
     peer.isolate->wake();  // fences; a syscall only if it sleeps
     // After that fence: a peer that cleared its doorbell before our pushes
-    // were visible sees it rung now (or has seen the pushes). A peer between
-    // passes (polling for work, or asleep) reads every ring in its next pass
-    // without a bell: ringing it would cost two line transfers per crossing
-    // of a ping-pong (our write, its read and clear).
-    if (!peer.isolate->idleHint()) ring(peer.crossings->doorbell_);
+    // were visible sees it rung now (or has seen the pushes).
+    ring(peer.crossings->doorbell_);
   }
   owed_.clear();
 }

@@ -98,17 +98,6 @@ class SpscRing {
   /// for (and looks for before it sleeps), so that each wake-up moves half a
   /// ring, not the few slots a consumer's batch just freed.
   bool halfFree() const noexcept { return sizeApprox() <= (mask_ + 1) / 2; }
-  /// Consumer, after a consume() that took `taken`: at least half the ring
-  /// is free now, and was not before that consume (with the producer's
-  /// index as read now). A producer raises its flag only after it saw the
-  /// ring fuller than half (and looked again past a fence), so only the
-  /// consume that crosses the half line need look for the flag: any later
-  /// one finds it taken by that look, or never raised.
-  bool crossedHalf(std::size_t taken) const noexcept {
-    const std::size_t size = sizeApprox();
-    const std::size_t half = (mask_ + 1) / 2;
-    return size <= half && size + taken > half;
-  }
   bool takeWaiting() noexcept {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     return producerWaiting_.load(std::memory_order_relaxed) &&

@@ -99,7 +99,9 @@ struct IsolateOptions {
   /// for work, spinning with a pause between looks, before it sleeps once it
   /// has none: a post, a ring's message or a timer due within the window is
   /// taken without the cost of a wake-up (~10 us per side on a VM). Zero
-  /// (the default): sleep at once. runUntilIdle() never spins.
+  /// (the default): sleep at once. runUntilIdle() never spins. The
+  /// isolate's constructor throws ErrInvalidOption below zero or above
+  /// Isolate::kMaxIdlePoll.
   std::chrono::nanoseconds idlePoll{0};
 };
 
@@ -168,8 +170,9 @@ class Isolate {
     std::uint64_t taskErrors = 0;   ///< tasks that threw
     std::uint64_t discarded = 0;    ///< tasks dropped unrun by stop (each disposed)
     std::uint64_t sleeps = 0;       ///< times the loop blocked waiting for work
-    /// Times work came while the loop spun in its idle poll window
-    /// (IsolateOptions::idlePoll), before it would have slept.
+    /// Times work came (a post, a crossing, I/O, a due timer, stop) while
+    /// the loop spun in its idle poll window (IsolateOptions::idlePoll),
+    /// before it would have slept.
     std::uint64_t sparedSleeps = 0;
   };
 
@@ -295,13 +298,6 @@ class Isolate {
   /// Makes a sleeping loop take a look at its queues and clock. Any thread.
   /// Fences first, and costs a system call only when the loop sleeps.
   void wake() noexcept;
-  /// True while the loop is between passes: looking for work in its idle
-  /// poll window, or asleep. Such a loop looks at every poller in its next
-  /// pass, so a poller's sender need not ring it between units. A hint, read
-  /// after wake()'s fence: a loop that has just started a pass may still
-  /// read true, and then finds a message at its next full poll, at most a
-  /// pass later. Any thread.
-  bool idleHint() const noexcept;
   /// Adds a poller (kept by reference: it must outlive the loop's runs).
   /// Before the loop first runs, or on the loop thread.
   void addPoller(Poller& poller) {
@@ -322,6 +318,10 @@ class Isolate {
     ++stats_.discarded;
     task.discard();
   }
+
+  /// The longest IsolateOptions::idlePoll an isolate takes (a bound, not
+  /// advice: an actor system takes at most 100 ms).
+  static constexpr std::chrono::nanoseconds kMaxIdlePoll = std::chrono::hours(24);
 
   /// Counters, for tests and benches. Isolate-local (plain counters).
   const Stats& stats() const noexcept { return stats_; }
@@ -372,8 +372,9 @@ class Isolate {
   /// Microtask units run between two looks at the pollers during a drain.
   static constexpr std::uint32_t kPollEveryUnits = 1;
   bool waitForWork(Mode mode);
-  bool pollWhileIdle(Clock::time_point timerDeadline, bool timerArmed);
+  bool pollWhileIdle();
   bool idleHasWork() const noexcept;
+  bool timerDue() const noexcept;
   void claimLoop();
   void runClaimed(Mode mode);
   [[noreturn]] void throwNotOnIsolate(const char* call) const;

@@ -231,6 +231,40 @@ TEST(Isolate, ATimerDueWithinTheIdlePollWindowFiresFromIt) {
   isolate.join();
 }
 
+TEST(Isolate, AManualClockMovedDuringTheIdlePollWindowFiresTheDueTimer) {
+  // SPEC X1, L2: with a manual clock the loop cannot sleep until a
+  // deadline; another thread moves the clock and calls wake(), which finds
+  // no sleeper while the loop polls. The window looks at the timers itself.
+  ManualClock clock;
+  Isolate isolate(IsolateOptions{.clock = &clock, .idlePoll = std::chrono::hours(1)});
+  isolate.start();
+  std::promise<void> fired;
+  EXPECT_TRUE(onLoop(isolate, [&] {
+    isolate.setTimeout(std::chrono::milliseconds(5), [&] { fired.set_value(); });
+    return true;
+  }));
+  clock.advance(std::chrono::milliseconds(5));
+  isolate.wake();
+  EXPECT_EQ(fired.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready)
+      << "the due timer waited for the window's end";
+  isolate.stop();
+  isolate.join();
+}
+
+TEST(Isolate, AnIdlePollWindowOutsideItsBoundsIsANamedError) {
+  // SPEC X1: a bare isolate takes a window of 0 to Isolate::kMaxIdlePoll.
+  EXPECT_EQ(
+      errorOf([] { Isolate isolate(IsolateOptions{.idlePoll = std::chrono::nanoseconds{-1}}); }),
+      Error::ErrInvalidOption);
+  EXPECT_EQ(errorOf([] {
+              Isolate isolate(
+                  IsolateOptions{.idlePoll = Isolate::kMaxIdlePoll + std::chrono::nanoseconds{1}});
+            }),
+            Error::ErrInvalidOption);
+  EXPECT_EQ(errorOf([] { Isolate isolate(IsolateOptions{.idlePoll = Isolate::kMaxIdlePoll}); }),
+            std::error_code{});
+}
+
 TEST(Isolate, AHandlerPostedToAsioWithinTheIdlePollWindowRuns) {
   // SPEC X1, L2: the window looks at Asio too.
   Isolate isolate(IsolateOptions{.idlePoll = std::chrono::hours(1)});

@@ -272,9 +272,9 @@ TEST(Isolates, NoWakeUpIsLostBetweenTwoMostlySleepingIsolates) {
 
 TEST(Isolates, NoWakeUpIsLostWhenMessagesMeetTheEndOfTheIdlePollWindow) {
   // SPEC X1: with a window about as long as a round trip, messages land in
-  // the window, at its end, or after the peer fell asleep; and with the
-  // default window, the doorbell is left unrung for a peer between passes.
-  // None of them stalls the volley.
+  // the window, at its end, or after the peer fell asleep; with the default
+  // window, nearly all of them land in it and are taken from the window
+  // itself. None of them stalls the volley.
   EXPECT_TRUE(volleyAcross(std::chrono::microseconds(1), 20000));
   EXPECT_TRUE(volleyAcross(ActorSystemOptions::kDefaultIdlePoll, 20000));
 }

@@ -763,12 +763,34 @@ void pingPongAcross(benchmark::State& state, Across how) {
   OpMeter meter;
   std::int64_t loadMessages = 0;  // handled by the loads during the rounds, both isolates
   std::int64_t rounds = 0;
+  // This VM's two CPUs change topology from minute to minute (the busy-poll
+  // round trip reads 35 to 800 ns), so a ratio of two rows run minutes
+  // apart can compare two phases. Each round of the awake and idle rows is
+  // paired with a round of its floor right after it (off the clock).
+  const bool paired = how != Across::Loaded && pinning();
+  std::vector<double> pairedRatios;
   for (auto _ : state) {
     const std::int64_t before[2] = {load.turns[0].count.load(), load.turns[1].count.load()};
+    Timed rowRound;
     const bool ok = meter.measureTimed(state, "round trips in order", roundTrips, [&] {
-      return rallyRound(rally, requester, responder, roundTrips);
+      rowRound = rallyRound(rally, requester, responder, roundTrips);
+      return rowRound;
     });
     if (!ok || !checkCompleted(state, "pings", roundTrips, rally.pings())) break;
+    if (paired) {
+      const bool awake = how == Across::Busy;
+      const Timed floor = awake ? busyPollRound() : eventFdRound();
+      const std::int64_t floorTrips = awake ? kBusyRoundTrips : kWakeRoundTrips;
+      if (floor.ran != floorTrips || floor.elapsed.count() <= 0) {
+        state.SkipWithError("the paired floor round did not finish");
+        break;
+      }
+      const double rowPerTrip =
+          std::chrono::duration<double>(rowRound.elapsed).count() / static_cast<double>(roundTrips);
+      const double floorPerTrip =
+          std::chrono::duration<double>(floor.elapsed).count() / static_cast<double>(floorTrips);
+      pairedRatios.push_back(rowPerTrip / floorPerTrip);
+    }
     const std::int64_t ran[2] = {load.turns[0].count.load() - before[0],
                                  load.turns[1].count.load() - before[1]};
     // Busy means busy all along: both loads ran during the round.
@@ -781,6 +803,13 @@ void pingPongAcross(benchmark::State& state, Across how) {
   }
   load.stop.store(true, std::memory_order_relaxed);
   meter.report(state);
+  if (!pairedRatios.empty() && !state.error_occurred()) {
+    std::sort(pairedRatios.begin(), pairedRatios.end());
+    const std::size_t mid = pairedRatios.size() / 2;
+    state.counters[kPairedFloorRatioCounter] =
+        pairedRatios.size() % 2 == 1 ? pairedRatios[mid]
+                                     : (pairedRatios[mid - 1] + pairedRatios[mid]) / 2;
+  }
   // How much load each isolate ran per round trip: what a message waits behind.
   if (busy && rounds > 0 && !state.error_occurred()) {
     state.counters[kLoadPerRoundTripCounter] =

@@ -88,6 +88,7 @@ std::string targetJson(const TargetResult& result) {
   out << "{\"label\": " << str(result.label) << ", \"numerator\": " << str(result.numerator)
       << ", \"denominator\": " << (target.denominator ? str(target.denominator) : "null");
   if (result.times != 1) out << ", \"times\": " << num(result.times);
+  if (result.paired) out << ", \"paired_rounds\": true";
   out << ", \"value\": " << num(result.value) << ", \"at_most\": " << num(target.atMost)
       << ", \"unit\": " << str(target.denominator ? "x" : target.unit) << ", \"status\": "
       << str(!result.value  ? "n/a"

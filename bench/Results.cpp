@@ -233,8 +233,9 @@ constexpr Target kTargets[] = {
     // Throughput across at least 0.7 of throughput on one isolate.
     {"tell across isolates / on one isolate", "isolates/tell/cross", "isolates/tell/same", 1 / 0.7},
     {"ping-pong across, busy / busy-poll floor", "isolates/pingpong/busy", "floor/busy-poll-rtt",
-     1.5},
-    {"ping-pong across, idle / eventfd floor", "isolates/pingpong/idle", "floor/eventfd-rtt", 1.2},
+     1.5, "", false, kPairedFloorRatioCounter},
+    {"ping-pong across, idle / eventfd floor", "isolates/pingpong/idle", "floor/eventfd-rtt", 1.2,
+     "", false, kPairedFloorRatioCounter},
     // Aggregate throughput at N isolates at least 0.9 x N x throughput at 1:
     // ns(N) x N / ns(1) <= 1 / 0.9, N the most isolates that ran.
     {"scaling: ns at {n} isolates x {n} / at 1", kScalingFamily, "isolates/scaling/1", 1 / 0.9, "",
@@ -282,6 +283,16 @@ std::vector<TargetResult> evaluateTargets(const ArmFigures& ours) {
       result.label = withN(target.label, std::to_string(n));
       result.numerator += std::to_string(n);
       result.times = static_cast<double>(n);
+    }
+    if (target.pairedCounter != nullptr) {
+      if (const Figure* row = ours.find(result.numerator); row != nullptr && !row->failed()) {
+        if (const std::optional<double> ratio = row->extraMedian(target.pairedCounter)) {
+          result.value = *ratio;
+          result.paired = true;
+          results.push_back(std::move(result));
+          continue;
+        }
+      }
     }
     const std::optional<double> num = medianOf(ours, result.numerator, result.why);
     std::optional<double> den = 1.0;

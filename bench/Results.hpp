@@ -112,6 +112,10 @@ struct Target {
   double atMost;
   const char* unit = "";
   bool timesLargest = false;
+  /// A counter of the numerator's row that holds the ratio measured in
+  /// paired rounds (kPairedFloorRatioCounter); read instead of the ratio of
+  /// the two medians when the row has it.
+  const char* pairedCounter = nullptr;
 };
 
 /// A target checked against this run: `value` is the ratio or the figure, or
@@ -123,7 +127,8 @@ struct TargetResult {
   std::string numerator;
   std::optional<double> value;
   std::string why;
-  double times = 1;  ///< what the ratio was multiplied by (timesLargest: the n)
+  double times = 1;     ///< what the ratio was multiplied by (timesLargest: the n)
+  bool paired = false;  ///< value came from paired rounds (Target::pairedCounter)
 
   bool met() const { return value && *value <= target->atMost; }
 };

@@ -281,12 +281,13 @@ void printTargets(const std::vector<TargetResult>& targets, bool ratios) {
       std::printf("  %-40s %10s  %10s  %s\n", result.label.c_str(), "-", bound, result.why.c_str());
       continue;
     }
-    char verdict[64];
+    char verdict[80];
+    const char* how = result.paired ? " (paired rounds)" : "";
     if (result.met()) {
-      std::snprintf(verdict, sizeof verdict, "met");
+      std::snprintf(verdict, sizeof verdict, "met%s", how);
     } else {
-      std::snprintf(verdict, sizeof verdict, "MISSED by %.0f%%",
-                    (*result.value / target.atMost - 1) * 100);
+      std::snprintf(verdict, sizeof verdict, "MISSED by %.0f%%%s",
+                    (*result.value / target.atMost - 1) * 100, how);
     }
     std::printf("  %-40s %10s  %10s  %s\n", result.label.c_str(),
                 withUnit(*result.value, target.unit).c_str(), bound, verdict);

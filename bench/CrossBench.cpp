@@ -92,6 +92,7 @@
 
 #include "BenchSupport.hpp"
 #include "coreactor/ActorSystem.hpp"
+#include "coreactor/detail/CpuRelax.hpp"
 #include "transport/SpscRing.hpp"
 
 namespace coreactor::bench {
@@ -207,13 +208,7 @@ class ScopedPin {
 
 // ---- two threads ------------------------------------------------------------------
 
-inline void cpuRelax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
+using detail::cpuRelax;
 
 /// A busy-wait step: a pause each time, and a yield every 1024 steps, so that
 /// two spinning threads sharing one CPU still make progress (with two CPUs

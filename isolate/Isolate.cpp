@@ -15,6 +15,7 @@
 #include "coreactor/Asio.hpp"
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/Error.hpp"
+#include "coreactor/detail/CpuRelax.hpp"
 #include "coreactor/detail/RingBuffer.hpp"
 
 namespace coreactor {
@@ -29,15 +30,6 @@ using SteadyPoint = std::chrono::steady_clock::time_point;
 // looks (a look is a few loads and a pause: the window ends at most a few
 // microseconds late).
 constexpr std::uint32_t kClockEveryLooks = 64;
-
-/// Tells the CPU this is a spin (a sibling hyperthread gets the core meanwhile).
-inline void cpuRelax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
 
 }  // namespace
 
@@ -727,7 +719,7 @@ bool Isolate::pollWhileIdle() {
         return true;
       }
     }
-    cpuRelax();
+    detail::cpuRelax();
   }
 }
 

@@ -248,6 +248,19 @@ TEST(Stress, AccountsForEveryScheduleTickAcrossIsolatesStopsAndCancels) {
   std::vector<std::pair<std::string, bool>> names;  // every reference made; true: a one-shot
   std::vector<ScheduleHandle> handles;              // every unnamed repeating schedule
   std::atomic<bool> go{true};
+  // A few one-shots far in the future: still pending at the final sweep
+  // whatever the speed of the run (under TSan every short one-shot may fire
+  // before a random cancel reaches it), so the sweep's cancel of a pending
+  // one-shot, and its accounting, always run.
+  for (int k = 0; k < 4; ++k) {
+    const std::string ref = "once-late-" + std::to_string(k);
+    ASSERT_TRUE(system
+                    ->scheduleOnce(Ping{nextId.fetch_add(1)}, stable[k], std::chrono::hours(1),
+                                   ScheduleOptions::create().withReference(ref))
+                    .ok());
+    counters.onceCreated.fetch_add(1);
+    names.emplace_back(ref, true);
+  }
   std::vector<std::thread> drivers;
   for (int t = 0; t < 2; ++t) {
     drivers.emplace_back([&, t] {

@@ -91,6 +91,7 @@
 #include <vector>
 
 #include "BenchSupport.hpp"
+#include "Results.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/detail/CpuRelax.hpp"
 #include "transport/SpscRing.hpp"
@@ -799,11 +800,7 @@ void pingPongAcross(benchmark::State& state, Across how) {
   load.stop.store(true, std::memory_order_relaxed);
   meter.report(state);
   if (!pairedRatios.empty() && !state.error_occurred()) {
-    std::sort(pairedRatios.begin(), pairedRatios.end());
-    const std::size_t mid = pairedRatios.size() / 2;
-    state.counters[kPairedFloorRatioCounter] =
-        pairedRatios.size() % 2 == 1 ? pairedRatios[mid]
-                                     : (pairedRatios[mid - 1] + pairedRatios[mid]) / 2;
+    state.counters[kPairedFloorRatioCounter] = medianOfSamples(std::move(pairedRatios));
   }
   // How much load each isolate ran per round trip: what a message waits behind.
   if (busy && rounds > 0 && !state.error_occurred()) {

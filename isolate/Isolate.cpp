@@ -669,9 +669,14 @@ bool Isolate::waitForWork(Mode mode) {
 }
 
 bool Isolate::idleHasWork() const noexcept {
-  if (cold_->inbox.size_approx() != 0 || stopRequested_.load(std::memory_order_relaxed)) {
-    return true;
-  }
+  return postedOrStopped() || pollerPending();
+}
+
+bool Isolate::postedOrStopped() const noexcept {
+  return cold_->inbox.size_approx() != 0 || stopRequested_.load(std::memory_order_relaxed);
+}
+
+bool Isolate::pollerPending() const noexcept {
   for (const Poller* p : pollers_) {
     if (p->pending()) return true;
   }
@@ -692,11 +697,8 @@ bool Isolate::timerDue() const noexcept {
 bool Isolate::pollWhileIdle() {
   const SteadyPoint end = std::chrono::steady_clock::now() + options_.idlePoll;
   for (std::uint32_t looks = 1;; ++looks) {
-    if (cold_->inbox.size_approx() != 0 || stopRequested_.load(std::memory_order_relaxed)) {
-      return true;
-    }
-    for (const Poller* p : pollers_) {
-      if (!p->pending()) continue;
+    if (postedOrStopped()) return true;
+    if (pollerPending()) {
       // A message from another isolate: take it and run what it starts
       // right here, ahead of the pass's other phases (which found nothing
       // a moment ago), so that a reply goes out before the pass's rounds.

@@ -374,6 +374,8 @@ class Isolate {
   bool waitForWork(Mode mode);
   bool pollWhileIdle();
   bool idleHasWork() const noexcept;
+  bool postedOrStopped() const noexcept;
+  bool pollerPending() const noexcept;
   bool timerDue() const noexcept;
   void claimLoop();
   void runClaimed(Mode mode);

@@ -13,9 +13,12 @@
 // (Isolate::kPollEveryUnits), but reading every incoming ring there would
 // cost a load per peer and unit. So a sender, when it pays its wake-ups,
 // also rings the receiver's doorbell, and the look between units reads
-// only that. The full poll of each loop iteration and the look before
-// sleeping read every ring regardless: a doorbell rung late delays a
-// message by an iteration at most, never loses it.
+// only that. The full poll of each loop iteration, the idle poll window
+// and the look before sleeping read every ring regardless (a ring's next
+// slot says whether it holds a message): a doorbell rung late delays a
+// message by an iteration at most, never loses it. The bell stays up while
+// messages flow and is lowered only after kQuietLooks looks between units
+// found nothing, so that a steady exchange writes no bell at all.
 //
 // Order. Everything one isolate sends to another goes through the same ring
 // (or, when it is full, the overflow list in front of it, which keeps the
@@ -44,6 +47,10 @@ Crossings::~Crossings() {
   drainAtTeardown();
 }
 
+std::uint64_t Crossings::targetOf(std::uint64_t key) const noexcept {
+  return (std::uint64_t{home_.index} << kIsolateShift) | key;
+}
+
 Crossings::Peer& Crossings::peerFor(IsolateRuntime& to) {
   Peer& peer = peers_[to.index];
   if (peer.ring == nullptr) [[unlikely]] {
@@ -63,9 +70,9 @@ Crossings::Peer& Crossings::peerFor(IsolateRuntime& to) {
 // where it is kept, not moved there. Past the list's bound, a user message
 // is refused (a dead letter, counted); a system message never is.
 template <class Make>
-void Crossings::sendWith(IsolateRuntime& to, bool system, Make&& make) {
+void Crossings::sendWith(IsolateRuntime& to, std::uint64_t target, bool system, Make&& make) {
   Peer& peer = peerFor(to);
-  if (peer.overflow.empty() && peer.ring->tryPushWith(make)) {
+  if (peer.overflow.empty() && peer.ring->tryPushWith(keyOf(target), make)) {
     counted(to, peer);
     return;
   }
@@ -74,16 +81,19 @@ void Crossings::sendWith(IsolateRuntime& to, bool system, Make&& make) {
     make(static_cast<void*>(storage));
     Crossing& crossing = *std::launder(reinterpret_cast<Crossing*>(storage));
     bump(stats_.refused);
-    const ActorRef target = core_.refOf(crossing.target);
     Envelope refused = unwrap(std::move(crossing));
     crossing.~Crossing();
     core_.failAskOf(refused.sender, make_error_code(Error::ErrMailboxFull));
-    core_.deadLetter(target, std::move(refused),
+    core_.deadLetter(core_.refOf(target), std::move(refused),
                      "backpressure: the overflow list to its isolate is full");
     return;
   }
   if (peer.overflow.empty()) backlog_.push_back(to.index);
-  peer.overflow.pushWith(make);
+  peer.overflow.pushWith([&](void* at) noexcept {
+    auto* waiting = ::new (at) Waiting{target, {}};
+    waiting->crossing.~Crossing();
+    make(static_cast<void*>(&waiting->crossing));
+  });
   bump(stats_.overflowed);
   counted(to, peer);
 }
@@ -91,13 +101,13 @@ void Crossings::sendWith(IsolateRuntime& to, bool system, Make&& make) {
 void Crossings::sendWord(IsolateRuntime& to, std::uint64_t target, std::uint64_t sender,
                          const MessageType* type, std::uint64_t word) {
   // Built in the ring's slot (or the list's): no Message on the way, no move.
-  sendWith(to, /*system=*/false, [&](void* at) noexcept {
-    ::new (at) Crossing{target, sender, Message(type, word)};
+  sendWith(to, target, /*system=*/false, [&](void* at) noexcept {
+    ::new (at) Crossing{sender, Message(type, word)};
   });
 }
 
-void Crossings::send(IsolateRuntime& to, Crossing&& crossing) {
-  sendWith(to, crossing.message.is<CrossingSystemMessage>(),
+void Crossings::send(IsolateRuntime& to, std::uint64_t target, Crossing&& crossing) {
+  sendWith(to, target, crossing.message.is<CrossingSystemMessage>(),
            [&crossing](void* at) noexcept { ::new (at) Crossing(std::move(crossing)); });
 }
 
@@ -110,20 +120,24 @@ void Crossings::counted(IsolateRuntime& to, Peer& peer) {
   }
 }
 
-void Crossings::take(std::size_t batch) {
-  // Cleared with a sequentially consistent exchange before the rings are
+void Crossings::take(std::size_t batch, bool betweenUnits) {
+  // Lowered with a sequentially consistent exchange before the rings are
   // read, against the peer's fence between its push and its look at the
   // bell (payWakes): either the peer sees the bell down and rings it, or
   // this read of the rings sees its push.
-  if (doorbell_.load(std::memory_order_relaxed)) {
+  if (betweenUnits && quietLooks_ >= kQuietLooks && doorbell_.load(std::memory_order_relaxed)) {
     doorbell_.exchange(false, std::memory_order_seq_cst);
+    quietLooks_ = 0;
   }
   bool leftBehind = false;
+  bool tookAny = false;
   for (std::size_t k = 0; k < peerCount_; ++k) {
     Ring* ring = incoming_[k].load(std::memory_order_acquire);
     if (ring == nullptr) continue;
-    const std::size_t taken =
-        ring->consume([this](Crossing&& c) noexcept { deliver(std::move(c)); }, batch);
+    const std::size_t taken = ring->consume(
+        [this](Crossing&& c, std::uint64_t key) noexcept { deliver(targetOf(key), std::move(c)); },
+        batch);
+    tookAny |= taken != 0;
     // More than a batch, or pushed after the ring's cached tail: empty()
     // reads the producer's index afresh.
     if (!ring->empty()) leftBehind = true;
@@ -131,7 +145,7 @@ void Crossings::take(std::size_t batch) {
     // free: a wake-up is a system call on each side, so it should move half
     // a ring, not the few slots one batch freed. It went to sleep only with
     // less than half free, and this ring is drained to empty in the end.
-    if (taken != 0 && ring->halfFree() && ring->takeWaiting()) {
+    if (taken != 0 && ring->consumerHalfFree() && ring->takeWaiting()) {
       core_.isolates_[k]->isolate->wake();  // its sender sleeps on a full ring: room now
     }
   }
@@ -144,6 +158,11 @@ void Crossings::take(std::size_t batch) {
     backlog_.swap(stillBacklogged_);
   }
   payWakes();
+  if (tookAny) {
+    quietLooks_ = 0;
+  } else if (betweenUnits) {
+    ++quietLooks_;
+  }
   // What is left in a ring, and an overflow list of ours still waiting for
   // room, bring the next look between units back even if no peer rings.
   if (leftBehind || !backlog_.empty()) ring(doorbell_);
@@ -152,7 +171,7 @@ void Crossings::take(std::size_t batch) {
 bool Crossings::backlogCanMove() const noexcept {
   for (std::uint32_t peer : backlog_) {
     const Ring* ring = peers_[peer].ring;
-    if (ring->halfFree()) return true;
+    if (ring->producerHalfFree()) return true;
   }
   return false;
 }
@@ -163,7 +182,8 @@ void Crossings::flushOverflow(std::uint32_t index) {
   // for the lines a few crossings ahead while this one moves.
   while (!peer.overflow.empty()) {
     peer.overflow.prefetch(kPrefetchAhead);
-    if (!peer.ring->tryPush(std::move(peer.overflow.front()))) break;
+    Waiting& front = peer.overflow.front();
+    if (!peer.ring->tryPush(std::move(front.crossing), keyOf(front.target))) break;
     peer.overflow.pop_front();
   }
   if (!peer.owesWake) {
@@ -207,8 +227,8 @@ Envelope Crossings::unwrap(Crossing&& c) noexcept {
   return Envelope{std::move(c.message), core_.refOf(c.sender)};
 }
 
-void Crossings::deliver(Crossing&& c) noexcept {
-  const ActorRef target = core_.refOf(c.target);
+void Crossings::deliver(std::uint64_t targetId, Crossing&& c) noexcept {
+  const ActorRef target = core_.makeRef(targetId);
   try {
     if (CrossingSystemMessage* system = c.message.get<CrossingSystemMessage>()) {
       std::unique_ptr<SystemMessage> message = std::move(system->message);
@@ -235,20 +255,23 @@ void Crossings::deliver(Crossing&& c) noexcept {
 }
 
 void Crossings::drainAtTeardown() noexcept {
-  const auto drop = [this](Crossing&& c) noexcept {
+  const auto drop = [this](std::uint64_t target, Crossing&& c) noexcept {
     if (c.message.is<CrossingSystemMessage>()) return;  // lifecycle signals end with the system
-    const ActorRef target = core_.refOf(c.target);
-    core_.deadLetter(target, unwrap(std::move(c)), "the system stopped");
+    core_.deadLetter(core_.makeRef(target), unwrap(std::move(c)), "the system stopped");
+  };
+  const auto dropTaken = [&](Crossing&& c, std::uint64_t key) noexcept {
+    drop(targetOf(key), std::move(c));
   };
   for (std::size_t k = 0; k < peerCount_; ++k) {
     if (Ring* ring = incoming_[k].load(std::memory_order_acquire)) {
-      while (ring->consume(drop, kBatch) != 0) {
+      while (ring->consume(dropTaken, kBatch) != 0) {
       }
     }
   }
   for (Peer& peer : peers_) {
     while (!peer.overflow.empty()) {
-      drop(std::move(peer.overflow.front()));
+      Waiting& front = peer.overflow.front();
+      drop(front.target, std::move(front.crossing));
       peer.overflow.pop_front();
     }
   }

@@ -211,11 +211,12 @@ void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
   // boxed, in the same ring, so it keeps its place (SPEC A2).
   if (here != nullptr) {
     if (carriesAsId(envelope.sender)) [[likely]] {
-      here->crossings->send(
-          rt, Crossing{target.id(), idOf(envelope.sender), std::move(envelope.message)});
+      here->crossings->send(rt, target.id(),
+                            Crossing{idOf(envelope.sender), std::move(envelope.message)});
     } else {
-      here->crossings->send(rt, Crossing{target.id(), Crossing::kNoSender,
-                                         Message(CrossingWithForeignSender{std::move(envelope)})});
+      here->crossings->send(
+          rt, target.id(),
+          Crossing{Crossing::kNoSender, Message(CrossingWithForeignSender{std::move(envelope)})});
     }
     return;
   }
@@ -268,9 +269,10 @@ void SystemCore::sendSystem(const ActorRef& target, SystemMessage&& message) {
     return;
   }
   if (IsolateRuntime* here = currentRuntime()) {
-    here->crossings->send(rt, Crossing{target.id(), Crossing::kNoSender,
-                                       Message(CrossingSystemMessage{
-                                           std::make_unique<SystemMessage>(std::move(message))})});
+    here->crossings->send(
+        rt, target.id(),
+        Crossing{Crossing::kNoSender, Message(CrossingSystemMessage{
+                                          std::make_unique<SystemMessage>(std::move(message))})});
     return;
   }
   auto* task = new RemoteSystemDelivery(*this, target, std::move(message));

@@ -96,17 +96,18 @@ struct CrossingWithForeignSender {
   Envelope envelope;
 };
 
-/// One message on its way from one isolate to another (SPEC X1): one cache
-/// line, the ring's slot. References travel as ids (both ends are of this
-/// system); a system message travels as a CrossingSystemMessage, a message
-/// from another system's actor as a CrossingWithForeignSender.
-struct alignas(64) Crossing {
+/// One message on its way from one isolate to another (SPEC X1): with the
+/// ring slot's mark, which carries the target's id, one cache line.
+/// References travel as ids (both ends are of this system); a system message
+/// travels as a CrossingSystemMessage, a message from another system's actor
+/// as a CrossingWithForeignSender.
+struct Crossing {
   static constexpr std::uint64_t kNoSender = ~std::uint64_t{0};  // SystemCore::kNoRefId
-  std::uint64_t target = 0;
   std::uint64_t sender = kNoSender;
   Message message;
 };
-static_assert(sizeof(Crossing) == 64, "a crossing is one cache line");
+static_assert(sizeof(Crossing) + sizeof(std::uint64_t) == 64,
+              "a crossing and its slot's mark are one cache line");
 
 /// The isolate-to-isolate transport of one isolate (runtime/Crossings.cpp):
 /// as a receiver, the rings from every peer, drained in batches each loop
@@ -132,19 +133,27 @@ class Crossings final : public Isolate::Poller {
   /// Sends to an actor on `to` (another isolate). Never blocks: the ring,
   /// else the peer's overflow list, else (past its bound) a dead letter,
   /// counted. System messages are never refused.
-  void send(IsolateRuntime& to, Crossing&& crossing);
+  void send(IsolateRuntime& to, std::uint64_t target, Crossing&& crossing);
   /// send() of a word message (Message::kWord) from an actor of this system
   /// or from none, built in the ring's slot.
   void sendWord(IsolateRuntime& to, std::uint64_t target, std::uint64_t sender,
                 const MessageType* type, std::uint64_t word);
 
-  void poll() override { take(kBatch); }
+  void poll() override { take(kBatch, /*betweenUnits=*/false); }
   /// Between units, while the doorbell is up: takes what came and pays the
   /// wake-ups this isolate owes. The doorbell is up when a peer rang it,
   /// when a ring kept more than a look took, when this isolate owes a
   /// wake-up (it rings its own bell as it sends) and while an overflow list
-  /// of its own waits for room.
-  void pollBetweenUnits() override { take(kBatchBetweenUnits); }
+  /// of its own waits for room; it stays up until kQuietLooks looks between
+  /// units in a row found every ring empty.
+  void pollBetweenUnits() override { take(kBatchBetweenUnits, /*betweenUnits=*/true); }
+  /// How many looks between units in a row find nothing before the next
+  /// one lowers the doorbell. While messages keep coming the bell stays up,
+  /// and a peer that sends reads it up and writes nothing: a bell lowered
+  /// after each message would cost a cache line from core to core per
+  /// message, the peer's write. A busy chain with no traffic pays this many
+  /// looks before its looks are one load again.
+  static constexpr std::uint32_t kQuietLooks = 64;
   const std::atomic<bool>* attention() const noexcept override { return &doorbell_; }
   void beforeSleep() noexcept override { payWakes(); }
   bool pending() const noexcept override;
@@ -171,21 +180,35 @@ class Crossings final : public Isolate::Poller {
   static constexpr std::uint32_t kOverflowSegment = 1023;
   /// How far ahead of the crossing it moves a flush of the overflow list prefetches.
   static constexpr std::uint32_t kPrefetchAhead = 6;
+  /// A crossing in an overflow list, with its target (in a ring, the
+  /// target is the slot's key).
+  struct Waiting {
+    std::uint64_t target;
+    Crossing crossing;
+  };
   struct Peer {
     Ring* ring = nullptr;  // ours to fill; owned by the peer's Crossings
-    SegmentQueue<Crossing, kOverflowSegment> overflow;
+    SegmentQueue<Waiting, kOverflowSegment> overflow;
     bool owesWake = false;
   };
+  /// A ring's key for a target: its id without the isolate's bits, which
+  /// are the ring's consumer's (the key has 63 bits, the id 64).
+  static constexpr unsigned kIsolateShift = 52;  // ActorRef::isolateIndex()
+  static std::uint64_t keyOf(std::uint64_t target) noexcept {
+    return target & ((std::uint64_t{1} << kIsolateShift) - 1);
+  }
+  std::uint64_t targetOf(std::uint64_t key) const noexcept;
   /// Takes up to `batch` crossings from each incoming ring, moves the
-  /// overflow lists on, pays the wake-ups owed.
-  void take(std::size_t batch);
+  /// overflow lists on, pays the wake-ups owed. Only a look between units
+  /// lowers the doorbell (kQuietLooks).
+  void take(std::size_t batch, bool betweenUnits);
   /// The peer `to`, with its ring made on first use.
   Peer& peerFor(IsolateRuntime& to);
   template <class Make>
-  void sendWith(IsolateRuntime& to, bool system, Make&& make);
+  void sendWith(IsolateRuntime& to, std::uint64_t target, bool system, Make&& make);
   /// Counts a crossing sent to `to` and owes it a wake-up.
   void counted(IsolateRuntime& to, Peer& peer);
-  void deliver(Crossing&& crossing) noexcept;
+  void deliver(std::uint64_t target, Crossing&& crossing) noexcept;
   /// The user message a crossing carries, with its sender.
   Envelope unwrap(Crossing&& crossing) noexcept;
   void flushOverflow(std::uint32_t peer);
@@ -203,11 +226,13 @@ class Crossings final : public Isolate::Poller {
   std::vector<std::uint32_t> owed_;             // peers owed a wake-up
   std::vector<std::uint32_t> backlog_;          // peers with an overflow list
   std::vector<std::uint32_t> stillBacklogged_;  // scratch of poll()
+  std::uint32_t quietLooks_ = 0;                // looks between units in a row that found nothing
   std::mutex ownedMutex_;                       // owned_: senders add, from their threads
   Stats stats_;
   // Rung by a peer that pushed to one of our rings (payWakes) and by us
-  // (pollBetweenUnits says when), cleared by take(): one line that only
-  // changes when there is traffic.
+  // (pollBetweenUnits says when), lowered by a look between units after
+  // kQuietLooks quiet ones: one line that changes when traffic starts and
+  // after it stops, not with every message.
   alignas(64) std::atomic<bool> doorbell_{false};
   /// Raises a doorbell; a bell already up is only read, not written again.
   static void ring(std::atomic<bool>& bell) noexcept {

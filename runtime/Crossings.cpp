@@ -37,11 +37,9 @@ Crossings::Crossings(SystemCore& core, IsolateRuntime& home, std::size_t isolate
       home_(home),
       ringSlots_(ringSlots),
       overflowLimit_(overflowLimit),
-      incoming_(std::make_unique<std::atomic<Ring*>[]>(isolates)),
+      incoming_(isolates),
       peerCount_(isolates),
-      peers_(isolates) {
-  for (std::size_t i = 0; i < isolates; ++i) incoming_[i].store(nullptr, std::memory_order_relaxed);
-}
+      peers_(isolates) {}
 
 Crossings::~Crossings() {
   drainAtTeardown();

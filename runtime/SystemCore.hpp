@@ -28,6 +28,7 @@
 
 #include "ActorTable.hpp"
 #include "CompactString.hpp"
+#include "LineAllocator.hpp"
 #include "Mailbox.hpp"
 #include "ObjectRing.hpp"
 #include "ScheduleNames.hpp"
@@ -219,15 +220,18 @@ class Crossings final : public Isolate::Poller {
   IsolateRuntime& home_;
   std::size_t ringSlots_;
   std::size_t overflowLimit_;
-  std::unique_ptr<std::atomic<Ring*>[]> incoming_;  // [sender]: set once by the sender
-  std::vector<std::unique_ptr<Ring>> owned_;        // the incoming rings, freed here
+  // The arrays written on the message path start and end on line boundaries.
+  template <class T>
+  using Lines = std::vector<T, LineAllocator<T>>;
+  Lines<std::atomic<Ring*>> incoming_;        // [sender]: set once by the sender
+  std::vector<std::unique_ptr<Ring>> owned_;  // the incoming rings, freed here
   std::size_t peerCount_;
-  std::vector<Peer> peers_;                     // [receiver]
-  std::vector<std::uint32_t> owed_;             // peers owed a wake-up
-  std::vector<std::uint32_t> backlog_;          // peers with an overflow list
-  std::vector<std::uint32_t> stillBacklogged_;  // scratch of poll()
-  std::uint32_t quietLooks_ = 0;                // looks between units in a row that found nothing
-  std::mutex ownedMutex_;                       // owned_: senders add, from their threads
+  Lines<Peer> peers_;                     // [receiver]
+  Lines<std::uint32_t> owed_;             // peers owed a wake-up
+  Lines<std::uint32_t> backlog_;          // peers with an overflow list
+  Lines<std::uint32_t> stillBacklogged_;  // scratch of poll()
+  std::uint32_t quietLooks_ = 0;          // looks between units in a row that found nothing
+  std::mutex ownedMutex_;                 // owned_: senders add, from their threads
   Stats stats_;
   // Rung by a peer that pushed to one of our rings (payWakes) and by us
   // (pollBetweenUnits says when), lowered by a look between units after
@@ -240,7 +244,10 @@ class Crossings final : public Isolate::Poller {
   }
 };
 
-struct IsolateRuntime {
+// Aligned: the runtimes of a system's isolates are made one after the other
+// on one thread, and each isolate writes its own (the actor table's count)
+// while the others read theirs.
+struct alignas(64) IsolateRuntime {
   std::uint32_t index = 0;
   SystemCore* core = nullptr;
   std::unique_ptr<Isolate> isolate;

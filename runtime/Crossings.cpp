@@ -25,6 +25,7 @@
 // ring's order): messages between one sender and one receiver keep their
 // order (SPEC A2), system messages included.
 #include <algorithm>
+#include <cstring>
 #include <new>
 
 #include "SystemCore.hpp"
@@ -226,6 +227,14 @@ Envelope Crossings::unwrap(Crossing&& c) noexcept {
 }
 
 void Crossings::deliver(std::uint64_t targetId, Crossing&& c) noexcept {
+  // A word (an int, a small struct; never a system message or a boxed
+  // envelope) goes into the mailbox as its type and word, as a tell on one
+  // isolate does, with no Message moved.
+  if (const MessageType* type = c.message.type_; type != nullptr && type->word) [[likely]] {
+    std::uint64_t word;
+    std::memcpy(&word, c.message.storage_, sizeof word);
+    if (core_.deliverWordLocal(home_, targetId, type, word, c.sender)) return;
+  }
   const ActorRef target = core_.makeRef(targetId);
   try {
     if (CrossingSystemMessage* system = c.message.get<CrossingSystemMessage>()) {

@@ -296,11 +296,18 @@ class ActorCell final : public Task, public Endpoint {
   /// enqueue() of a word message (Message::kWord), given as its type and
   /// word: false, and nothing done, unless it goes to an unbounded mailbox
   /// of a living actor (the caller then builds the Message and enqueues it).
-  bool enqueueWord(const MessageType* type, std::uint64_t word, const ActorRef& sender) {
+  bool enqueueWord(const MessageType* type, std::uint64_t word, const ActorRef& sender,
+                   bool urgent = false) {
     if (state_ >= State::Terminating || !mailbox_.tryPushWord(type, word, sender, home_.core)) {
       return false;
     }
-    if (state_ == State::Running && !scheduled_) schedule();
+    if (state_ == State::Running && !scheduled_) {
+      if (urgent) {
+        scheduleUrgent();
+      } else {
+        schedule();
+      }
+    }
     return true;
   }
   /// A system message from the send path. Isolate-local.
@@ -660,6 +667,19 @@ class SystemCore {
   }
   void deliverUncommon(IsolateRuntime& rt, const ActorRef& target, Endpoint* endpoint,
                        Envelope&& envelope);
+  /// A word message (Message::kWord) that crossed from another isolate, for
+  /// an actor of this one: false, and nothing done, unless it went into the
+  /// unbounded mailbox of a living actor as its type and word (the caller
+  /// then delivers it as a Message: a bounded mailbox, an ask's reply slot,
+  /// a dead letter).
+  bool deliverWordLocal(IsolateRuntime& rt, std::uint64_t target, const MessageType* type,
+                        std::uint64_t word, std::uint64_t sender) {
+    const ActorRef ref = makeRef(target);
+    Endpoint* endpoint = rt.table.find(ref.slot(), ref.generation());
+    if (endpoint == nullptr || endpoint->kind != Endpoint::Kind::Cell) return false;
+    return static_cast<ActorCell*>(endpoint)->enqueueWord(type, word, refOf(sender),
+                                                          /*urgent=*/true);
+  }
   void deliverSystemLocal(IsolateRuntime& rt, const ActorRef& target, SystemMessage&& message);
   void failAskOf(const ActorRef& sender, std::error_code error);
   void startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32_t slot,

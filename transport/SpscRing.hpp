@@ -93,6 +93,9 @@ class SpscRing {
       Slot& slot = slots_[(head + n) & mask_];
       const std::uint64_t mark = slot.mark.load(std::memory_order_acquire);
       if ((mark & ~kKeyMask) != lapBit(head + n)) break;
+      // The slots of a burst sit in the producer's cache: ask for the lines
+      // a few slots on while this one is handled.
+      __builtin_prefetch(&slots_[(head + n + kPrefetchSlots) & mask_]);
       T* value = std::launder(reinterpret_cast<T*>(slot.storage));
       if constexpr (std::is_invocable_v<F&, T&&, std::uint64_t>) {
         f(std::move(*value), mark & kKeyMask);
@@ -139,6 +142,9 @@ class SpscRing {
  private:
   static constexpr std::size_t kLine = 64;
   static constexpr std::uint64_t kOddLap = ~kKeyMask;
+  /// How far ahead of the slot it takes the consumer prefetches: about
+  /// 512 bytes, as many lines as a core keeps in flight comfortably.
+  static constexpr std::size_t kPrefetchSlots = 512 / sizeof(T) + 1;
   static std::size_t roundUp(std::size_t n) {
     std::size_t p = 2;
     while (p < n) p <<= 1;

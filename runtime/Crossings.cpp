@@ -25,6 +25,7 @@
 // ring's order): messages between one sender and one receiver keep their
 // order (SPEC A2), system messages included.
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 #include <new>
 
@@ -70,6 +71,8 @@ Crossings::Peer& Crossings::peerFor(IsolateRuntime& to) {
 // is refused (a dead letter, counted); a system message never is.
 template <class Make>
 void Crossings::sendWith(IsolateRuntime& to, std::uint64_t target, bool system, Make&& make) {
+  // The ring's key drops the target's isolate, which must be the ring's consumer.
+  assert((target >> kIsolateShift) == to.index);
   Peer& peer = peerFor(to);
   if (peer.overflow.empty() && peer.ring->tryPushWith(keyOf(target), make)) {
     counted(to, peer);
@@ -87,7 +90,10 @@ void Crossings::sendWith(IsolateRuntime& to, std::uint64_t target, bool system, 
                      "backpressure: the overflow list to its isolate is full");
     return;
   }
-  if (peer.overflow.empty()) backlog_.push_back(to.index);
+  if (!peer.listed) {
+    peer.listed = true;
+    backlog_.push_back(to.index);
+  }
   peer.overflow.pushWith([&](void* at) noexcept {
     auto* waiting = ::new (at) Waiting{target, {}};
     waiting->crossing.~Crossing();
@@ -95,6 +101,14 @@ void Crossings::sendWith(IsolateRuntime& to, std::uint64_t target, bool system, 
   });
   bump(stats_.overflowed);
   counted(to, peer);
+  // A flood sent from one long turn would otherwise wait in the list until
+  // the turn ends, with the receiver idle: every kFlushEvery crossings that
+  // went to the list, move what fits into the ring and pay the wake-up.
+  if (++peer.sinceFlush == kFlushEvery) {
+    peer.sinceFlush = 0;
+    flushOverflow(to.index);
+    payWakes();
+  }
 }
 
 void Crossings::sendWord(IsolateRuntime& to, std::uint64_t target, std::uint64_t sender,
@@ -125,7 +139,10 @@ void Crossings::take(std::size_t batch, bool betweenUnits) {
   // bell (payWakes): either the peer sees the bell down and rings it, or
   // this read of the rings sees its push.
   if (betweenUnits && quietLooks_ >= kQuietLooks && doorbell_.load(std::memory_order_relaxed)) {
-    doorbell_.exchange(false, std::memory_order_seq_cst);
+    doorbell_.store(false, std::memory_order_relaxed);
+    // The marks are read with acquire loads: only a full fence keeps them
+    // from being read before the lowered bell is visible.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
     quietLooks_ = 0;
   }
   bool leftBehind = false;
@@ -152,7 +169,11 @@ void Crossings::take(std::size_t batch, bool betweenUnits) {
     stillBacklogged_.clear();
     for (std::uint32_t peer : backlog_) {
       flushOverflow(peer);
-      if (!peers_[peer].overflow.empty()) stillBacklogged_.push_back(peer);
+      if (!peers_[peer].overflow.empty()) {
+        stillBacklogged_.push_back(peer);
+      } else {
+        peers_[peer].listed = false;
+      }
     }
     backlog_.swap(stillBacklogged_);
   }
@@ -281,6 +302,7 @@ void Crossings::drainAtTeardown() noexcept {
       drop(front.target, std::move(front.crossing));
       peer.overflow.pop_front();
     }
+    peer.listed = false;
   }
   backlog_.clear();
   owed_.clear();

@@ -25,7 +25,10 @@ struct LineAllocator {
   void deallocate(T* p, std::size_t n) noexcept {
     ::operator delete (p, bytes(n), std::align_val_t{kLine});
   }
-  friend bool operator==(const LineAllocator&, const LineAllocator&) noexcept { return true; }
+  template <class U>
+  friend bool operator==(const LineAllocator&, const LineAllocator<U>&) noexcept {
+    return true;
+  }
 
  private:
   static std::size_t bytes(std::size_t n) noexcept {

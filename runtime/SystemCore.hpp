@@ -190,8 +190,13 @@ class Crossings final : public Isolate::Poller {
   struct Peer {
     Ring* ring = nullptr;  // ours to fill; owned by the peer's Crossings
     SegmentQueue<Waiting, kOverflowSegment> overflow;
+    std::uint32_t sinceFlush = 0;  // crossings into the list since it last moved on
     bool owesWake = false;
+    bool listed = false;  // in backlog_
   };
+  /// How many crossings go into an overflow list before a send moves what
+  /// fits into the ring.
+  static constexpr std::uint32_t kFlushEvery = 64;
   /// A ring's key for a target: its id without the isolate's bits, which
   /// are the ring's consumer's (the key has 63 bits, the id 64).
   static constexpr unsigned kIsolateShift = 52;  // ActorRef::isolateIndex()

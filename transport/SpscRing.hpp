@@ -169,6 +169,7 @@ class SpscRing {
     alignas(T) unsigned char storage[sizeof(T)];
     std::atomic<std::uint64_t> mark{kOddLap};
   };
+  static_assert(alignof(Slot) <= kLine, "slots are allocated on cache-line boundaries");
   struct alignas(kLine) Producer {
     std::size_t tail = 0;  // the producer's alone
     std::size_t headCache = 0;

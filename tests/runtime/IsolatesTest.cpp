@@ -391,6 +391,54 @@ TEST(Isolates, StopWithTheRingsFullAccountsForEveryMessage) {
   EXPECT_EQ(outOfOrder.load(), 0);
 }
 
+// Sends `count` numbered messages to `to` in one turn, then stays in that
+// turn until the receiver counted more than `beyond` of them (or a minute
+// passed) and notes how many had arrived by then.
+struct FloodAndWait : Actor {
+  FloodAndWait(std::atomic<std::int64_t>* received, std::int64_t beyond,
+               std::atomic<std::int64_t>* seenInTurn)
+      : received(received), beyond(beyond), seenInTurn(seenInTurn) {}
+  void receive(ReceiveContext& ctx) override {
+    if (const Go* go = ctx.get<Go>()) {
+      for (std::int64_t i = 0; i < go->count; ++i) ctx.tell(go->to, Numbered{i});
+      const auto deadline = std::chrono::steady_clock::now() + 60s;
+      while (received->load() <= beyond && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::yield();
+      }
+      seenInTurn->store(received->load());
+    }
+  }
+  std::atomic<std::int64_t>* received;
+  std::int64_t beyond;
+  std::atomic<std::int64_t>* seenInTurn;
+};
+
+TEST(Isolates, AFloodFromOneTurnReachesItsReceiverBeforeTheTurnEnds) {
+  // SPEC X1, X3: a turn that sends far more than the ring holds keeps the
+  // rest in its overflow list, and moves it into the ring as room appears
+  // while the turn is still running: the receiver gets more than a ring's
+  // worth before the sending turn ends (it used to get the rest only after).
+  constexpr std::int64_t kSlots = 64;
+  constexpr std::int64_t kMessages = 20000;
+  auto system = ActorSystem::create("flood", ActorSystemOptions::create()
+                                                 .withIsolates(2)
+                                                 .withCrossIsolateBuffer(kSlots, 1u << 20)
+                                                 .withLogLevel(LogLevel::Off));
+  std::atomic<std::int64_t> received{0};
+  std::atomic<std::int64_t> outOfOrder{0};
+  std::atomic<std::int64_t> seenInTurn{-1};
+  const ActorRef sink =
+      system->spawn<InOrder>("sink", ActorOptions::create().withIsolate(1), &received, &outOfOrder);
+  const ActorRef source = system->spawn<FloodAndWait>(
+      "source", ActorOptions::create().withIsolate(0), &received, 4 * kSlots, &seenInTurn);
+  source.tell(Go{sink, kMessages});
+  EXPECT_TRUE(eventually([&] { return received.load() == kMessages; })) << received.load();
+  ASSERT_TRUE(eventually([&] { return seenInTurn.load() >= 0; }));
+  EXPECT_GT(seenInTurn.load(), 4 * kSlots);
+  EXPECT_EQ(outOfOrder.load(), 0);
+  system->shutdown();
+}
+
 TEST(Isolates, AForeignThreadWaitsForRoomInAFullInboxAndLosesNothing) {
   // SPEC X3 for threads that are no isolate: block, counted.
   auto system = ActorSystem::create(

@@ -181,9 +181,15 @@ void ActorRef::deliver(Message&& message, const ActorRef& sender) const {
 
 void ActorRef::deliverWord(const detail::MessageType* type, std::uint64_t word,
                            const ActorRef& sender) const {
-  if (system_ != nullptr && system_->sendWord(*this, type, word, sender)) [[likely]] {
+  if (system_ != nullptr && system_->tellWordHere(*this, type, word, sender)) [[likely]] {
     return;
   }
+  deliverWordSlow(type, word, sender);
+}
+
+[[gnu::noinline]] void ActorRef::deliverWordSlow(const detail::MessageType* type,
+                                                 std::uint64_t word, const ActorRef& sender) const {
+  if (system_ != nullptr && system_->sendWord(*this, type, word, sender)) return;
   deliver(Message(type, word), sender);
 }
 

@@ -561,6 +561,19 @@ class SystemCore {
     replyWord(*static_cast<AskEndpoint*>(endpoint), type, word);  // an ask's reply slot
     return true;
   }
+  /// The common case of sendWord(), with no call but the dispatcher's: an
+  /// actor of the isolate whose loop runs on this thread (or of the manual
+  /// system this thread drives) with an unbounded mailbox. False, nothing
+  /// done, for anything else.
+  bool tellWordHere(const ActorRef& target, const MessageType* type, std::uint64_t word,
+                    const ActorRef& sender) {
+    if (target.isolateIndex() >= isolates_.size()) return false;
+    IsolateRuntime& rt = *isolates_[target.isolateIndex()];
+    if (Isolate::current() != rt.isolate.get() && tManualDriver != this) return false;
+    Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
+    if (endpoint == nullptr || endpoint->kind != Endpoint::Kind::Cell) return false;
+    return static_cast<ActorCell*>(endpoint)->enqueueWord(type, word, sender);
+  }
   /// A word that answers an ask whose reply slot lives on this thread's isolate.
   void replyWord(AskEndpoint& endpoint, const MessageType* type, std::uint64_t word);
   /// sendWord() to an actor of another isolate, from one of this system's

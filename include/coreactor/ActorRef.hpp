@@ -94,6 +94,10 @@ class ActorRef {
   // into its slot; anything else builds the Message and takes deliver().
   void deliverWord(const detail::MessageType* type, std::uint64_t word,
                    const ActorRef& sender) const;
+  // deliverWord() for all but an unbounded mailbox on this thread's
+  // isolate: kept out of line, so that the common case saves no registers.
+  void deliverWordSlow(const detail::MessageType* type, std::uint64_t word,
+                       const ActorRef& sender) const;
 
   detail::SystemCore* system_ = nullptr;
   std::uint64_t id_ = 0;

@@ -62,7 +62,6 @@ class ActorTable {
     if (onOwner && free_.size() > kReuseAfter) {
       const std::uint32_t slot = free_.front();
       free_.pop_front();
-      live_.fetch_add(1, std::memory_order_relaxed);
       return Reservation{slot, entry(slot).generation.load(std::memory_order_relaxed)};
     }
     std::lock_guard<std::mutex> lock(mutex_);
@@ -79,7 +78,6 @@ class ActorTable {
     } else {
       throwError(Error::ErrInvalidOption, "an isolate holds at most 16M live actors");
     }
-    live_.fetch_add(1, std::memory_order_relaxed);
     return Reservation{slot, entry(slot).generation.load(std::memory_order_relaxed)};
   }
 
@@ -130,11 +128,7 @@ class ActorTable {
     e.generation.store((e.generation.load(std::memory_order_relaxed) + 1) & kGenerationMask,
                        std::memory_order_release);  // after the flag's clearing (topLevelAt)
     free_.push_back(slot);  // the loop thread's own list: reused by it, lock-free
-    live_.fetch_sub(1, std::memory_order_relaxed);
   }
-
-  /// Slots in use (reserved or published). Any thread.
-  std::size_t live() const { return live_.load(std::memory_order_relaxed); }
 
   /// Calls f(slot, endpoint) for every published endpoint. Only when no loop runs.
   template <class F>
@@ -170,7 +164,6 @@ class ActorTable {
   mutable std::mutex mutex_;        // new slots and chunks
   std::deque<std::uint32_t> free_;  // freed slots: isolate-local (release, owner reserve)
   std::uint32_t next_ = 0;          // guarded by mutex_
-  std::atomic<std::size_t> live_{0};
 };
 
 }  // namespace coreactor::detail

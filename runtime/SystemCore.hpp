@@ -250,7 +250,7 @@ class Crossings final : public Isolate::Poller {
 };
 
 // Aligned: the runtimes of a system's isolates are made one after the other
-// on one thread, and each isolate writes its own (the actor table's count)
+// on one thread, and each isolate writes its own (the actor table's free list)
 // while the others read theirs.
 struct alignas(64) IsolateRuntime {
   std::uint32_t index = 0;

@@ -104,7 +104,7 @@ std::string describeCrossOp(std::string_view name) {
     return "one 8-byte item, our SpscRing(1024), thread to thread, consumed 256 at once";
   }
   if (name == "isolates/transport/64B") {
-    return "the same, one 64-byte crossing (two ids and a Message, one line)";
+    return "the same, one 64-byte crossing (an id and a Message, the target in the mark)";
   }
   if (name == "isolates/tell/cross") {
     return "one tell of a burst of 100000, isolate 0 -> 1, handled";

@@ -683,6 +683,13 @@ bool Isolate::pollerPending() const noexcept {
   return false;
 }
 
+bool Isolate::pollerReady() const noexcept {
+  for (const Poller* p : pollers_) {
+    if (p->ready()) return true;
+  }
+  return false;
+}
+
 bool Isolate::timerDue() const noexcept {
   const std::uint32_t next = cold_->earliest();
   return next != Cold::kNoTimer && cold_->slots[next].deadline <= clock_->now();
@@ -698,7 +705,7 @@ bool Isolate::pollWhileIdle() {
   const SteadyPoint end = std::chrono::steady_clock::now() + options_.idlePoll;
   for (std::uint32_t looks = 1;; ++looks) {
     if (postedOrStopped()) return true;
-    if (pollerPending()) {
+    if (pollerReady()) {
       // A message from another isolate: take it and run what it starts
       // right here, ahead of the pass's other phases (which found nothing
       // a moment ago), so that a reply goes out before the pass's rounds.

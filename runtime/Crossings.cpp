@@ -233,6 +233,14 @@ bool Crossings::pending() const noexcept {
     for (std::uint32_t peer : backlog_) peers_[peer].ring->markProducerWaiting();
     if (backlogCanMove()) return true;
   }
+  return anyIncoming();
+}
+
+bool Crossings::ready() const noexcept {
+  return (!backlog_.empty() && backlogCanMove()) || anyIncoming();
+}
+
+bool Crossings::anyIncoming() const noexcept {
   for (std::size_t k = 0; k < peerCount_; ++k) {
     const Ring* ring = incoming_[k].load(std::memory_order_acquire);
     if (ring != nullptr && !ring->empty()) return true;

@@ -158,6 +158,10 @@ class Crossings final : public Isolate::Poller {
   const std::atomic<bool>* attention() const noexcept override { return &doorbell_; }
   void beforeSleep() noexcept override { payWakes(); }
   bool pending() const noexcept override;
+  /// pending() without telling a full ring that its producer waits: the
+  /// idle window looks thousands of times a second, and the consumer of a
+  /// ring flagged at each look would wake us at each of its takes.
+  bool ready() const noexcept override;
 
   /// After every loop has stopped: what is in flight becomes dead letters.
   void drainAtTeardown() noexcept;
@@ -220,6 +224,8 @@ class Crossings final : public Isolate::Poller {
   void flushOverflow(std::uint32_t peer);
   void payWakes() noexcept;
   bool backlogCanMove() const noexcept;
+  /// A message waits in one of the incoming rings.
+  bool anyIncoming() const noexcept;
 
   SystemCore& core_;
   IsolateRuntime& home_;

@@ -158,6 +158,11 @@ class Isolate {
     /// After the sleeping flag is up and fenced: true if there is work after
     /// all (the loop then goes round again instead of sleeping).
     virtual bool pending() const noexcept = 0;
+    /// From the idle poll window, before the sleeping flag goes up: true if
+    /// poll() would find work. Looked at thousands of times a second, so it
+    /// writes nothing other threads read; pending() may (it announces the
+    /// coming sleep). By default, pending().
+    virtual bool ready() const noexcept { return pending(); }
   };
 
   /// Counters of the loop since it was made (stats()).
@@ -376,6 +381,7 @@ class Isolate {
   bool idleHasWork() const noexcept;
   bool postedOrStopped() const noexcept;
   bool pollerPending() const noexcept;
+  bool pollerReady() const noexcept;
   bool timerDue() const noexcept;
   void claimLoop();
   void runClaimed(Mode mode);

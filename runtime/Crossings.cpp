@@ -134,10 +134,10 @@ void Crossings::counted(IsolateRuntime& to, Peer& peer) {
 }
 
 void Crossings::take(std::size_t batch, bool betweenUnits) {
-  // Lowered with a sequentially consistent exchange before the rings are
-  // read, against the peer's fence between its push and its look at the
-  // bell (payWakes): either the peer sees the bell down and rings it, or
-  // this read of the rings sees its push.
+  // Lowered, then a full fence, before the rings are read, against the
+  // peer's fence between its push and its look at the bell (payWakes):
+  // either the peer sees the bell down and rings it, or this read of the
+  // rings sees its push.
   if (betweenUnits && quietLooks_ >= kQuietLooks && doorbell_.load(std::memory_order_relaxed)) {
     doorbell_.store(false, std::memory_order_relaxed);
     // The marks are read with acquire loads: only a full fence keeps them
@@ -154,8 +154,8 @@ void Crossings::take(std::size_t batch, bool betweenUnits) {
         [this](Crossing&& c, std::uint64_t key) noexcept { deliver(targetOf(key), std::move(c)); },
         batch);
     tookAny |= taken != 0;
-    // More than a batch, or pushed after the ring's cached tail: empty()
-    // reads the producer's index afresh.
+    // More than a batch, or pushed while this batch was taken: empty()
+    // reads the next slot's mark.
     if (!ring->empty()) leftBehind = true;
     // A producer that sleeps on a full ring is woken once half of it is
     // free: a wake-up is a system call on each side, so it should move half
@@ -256,16 +256,16 @@ Envelope Crossings::unwrap(Crossing&& c) noexcept {
 }
 
 void Crossings::deliver(std::uint64_t targetId, Crossing&& c) noexcept {
-  // A word (an int, a small struct; never a system message or a boxed
-  // envelope) goes into the mailbox as its type and word, as a tell on one
-  // isolate does, with no Message moved.
-  if (const MessageType* type = c.message.type_; type != nullptr && type->word) [[likely]] {
-    std::uint64_t word;
-    std::memcpy(&word, c.message.storage_, sizeof word);
-    if (core_.deliverWordLocal(home_, targetId, type, word, c.sender)) return;
-  }
   const ActorRef target = core_.makeRef(targetId);
   try {
+    // A word (an int, a small struct; never a system message or a boxed
+    // envelope) goes into the mailbox as its type and word, as a tell on
+    // one isolate does, with no Message moved.
+    if (const MessageType* type = c.message.type_; type != nullptr && type->word) [[likely]] {
+      std::uint64_t word;
+      std::memcpy(&word, c.message.storage_, sizeof word);
+      if (core_.deliverWordLocal(home_, targetId, type, word, c.sender)) return;
+    }
     if (CrossingSystemMessage* system = c.message.get<CrossingSystemMessage>()) {
       std::unique_ptr<SystemMessage> message = std::move(system->message);
       core_.deliverSystemLocal(home_, target, std::move(*message));

@@ -18,12 +18,14 @@ class IsolateHold {
   /// Spawns the holding actor on `isolate` and returns once it holds it;
   /// held() is false if that did not happen within 30 s.
   IsolateHold(ActorSystem& system, std::size_t isolate) : gate_(release_.get_future().share()) {
+    // The gate is copied into the handler: the hold may be destroyed right
+    // after release(), while the handler is still waking up from wait().
     actor_ = system.spawn(
         "hold",
-        [this](ReceiveContext& ctx) {
+        [this, gate = gate_](ReceiveContext& ctx) {
           if (!ctx.is<Hold>()) return;
           holding_.set_value();
-          gate_.wait();
+          gate.wait();
         },
         ActorOptions::create().withIsolate(isolate));
     actor_.tell(Hold{});

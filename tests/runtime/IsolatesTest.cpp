@@ -457,6 +457,49 @@ TEST(Isolates, AFloodFromOneTurnReachesItsReceiverBeforeTheTurnEnds) {
   system->shutdown();
 }
 
+TEST(Isolates, WordsThatCrossIntoABoundedMailboxKeepItsPolicy) {
+  // SPEC X1, A4: a word that crossed goes into an unbounded mailbox as a
+  // word; into a bounded one it takes the Message path, and the mailbox's
+  // policy applies: what it drops is a dead letter, nothing is lost.
+  auto system = ActorSystem::create(
+      "bounded-across", ActorSystemOptions::create().withIsolates(2).withLogLevel(LogLevel::Off));
+  std::atomic<std::int64_t> dead{0};
+  system->eventStream().subscribe<DeadLetter>([&](const DeadLetter& d) {
+    if (d.message != nullptr && d.message->is<Numbered>()) dead.fetch_add(1);
+  });
+  std::atomic<std::int64_t> received{0};
+  const ActorRef sink = system->spawn(
+      "sink",
+      [&](ReceiveContext& ctx) {
+        if (ctx.is<Numbered>()) received.fetch_add(1);
+      },
+      ActorOptions::create().withIsolate(1).withMailbox(MailboxOptions::bounded(10)));
+  const ActorRef source = system->spawn<Burst>("source", ActorOptions::create().withIsolate(0));
+  {
+    test::IsolateHold hold(*system, 1);  // the 100 words wait in the ring
+    ASSERT_TRUE(hold.held());
+    source.tell(Go{sink, 100});
+    // The source's turn has run once a message sent after Go comes back.
+    EXPECT_EQ(system
+                  ->ask<std::int64_t>(system->spawn(
+                                          "echo",
+                                          [](ReceiveContext& ctx) {
+                                            if (const Numbered* n = ctx.get<Numbered>()) {
+                                              ctx.reply(n->n);
+                                            }
+                                          },
+                                          ActorOptions::create().withIsolate(0)),
+                                      Numbered{7}, 30s)
+                  .get(),
+              7);
+  }
+  EXPECT_TRUE(eventually([&] { return received.load() + dead.load() == 100; }))
+      << received.load() << " + " << dead.load();
+  EXPECT_GE(received.load(), 10);
+  EXPECT_GT(dead.load(), 0);  // a look takes at least 16: more than the mailbox holds
+  system->shutdown();
+}
+
 TEST(Isolates, AForeignThreadWaitsForRoomInAFullInboxAndLosesNothing) {
   // SPEC X3 for threads that are no isolate: block, counted.
   auto system = ActorSystem::create(

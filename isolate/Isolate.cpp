@@ -669,23 +669,16 @@ bool Isolate::waitForWork(Mode mode) {
 }
 
 bool Isolate::idleHasWork() const noexcept {
-  return postedOrStopped() || pollerPending();
+  return postedOrStopped() || pollersHaveWork(/*beforeSleep=*/true);
 }
 
 bool Isolate::postedOrStopped() const noexcept {
   return cold_->inbox.size_approx() != 0 || stopRequested_.load(std::memory_order_relaxed);
 }
 
-bool Isolate::pollerPending() const noexcept {
+bool Isolate::pollersHaveWork(bool beforeSleep) const noexcept {
   for (const Poller* p : pollers_) {
-    if (p->pending()) return true;
-  }
-  return false;
-}
-
-bool Isolate::pollerReady() const noexcept {
-  for (const Poller* p : pollers_) {
-    if (p->ready()) return true;
+    if (beforeSleep ? p->pending() : p->ready()) return true;
   }
   return false;
 }
@@ -705,7 +698,7 @@ bool Isolate::pollWhileIdle() {
   const SteadyPoint end = std::chrono::steady_clock::now() + options_.idlePoll;
   for (std::uint32_t looks = 1;; ++looks) {
     if (postedOrStopped()) return true;
-    if (pollerReady()) {
+    if (pollersHaveWork(/*beforeSleep=*/false)) {
       // A message from another isolate: take it and run what it starts
       // right here, ahead of the pass's other phases (which found nothing
       // a moment ago), so that a reply goes out before the pass's rounds.

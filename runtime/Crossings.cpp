@@ -264,7 +264,7 @@ void Crossings::deliver(std::uint64_t targetId, Crossing&& c) noexcept {
     if (const MessageType* type = c.message.type_; type != nullptr && type->word) [[likely]] {
       std::uint64_t word;
       std::memcpy(&word, c.message.storage_, sizeof word);
-      if (core_.deliverWordLocal(home_, targetId, type, word, c.sender)) return;
+      if (core_.deliverWordLocal(home_, target, type, word, c.sender)) return;
     }
     if (CrossingSystemMessage* system = c.message.get<CrossingSystemMessage>()) {
       std::unique_ptr<SystemMessage> message = std::move(system->message);

@@ -293,13 +293,7 @@ class ActorCell final : public Task, public Endpoint {
   void enqueue(Message&& message, const ActorRef& sender, bool urgent = false) {
     if (state_ < State::Terminating &&
         mailbox_.tryPushUnbounded(std::move(message), sender, home_.core)) [[likely]] {
-      if (state_ == State::Running && !scheduled_) {
-        if (urgent) {
-          scheduleUrgent();
-        } else {
-          schedule();
-        }
-      }
+      scheduleForMessage(urgent);
       return;
     }
     enqueueSlow(Envelope{std::move(message), sender});
@@ -312,13 +306,7 @@ class ActorCell final : public Task, public Endpoint {
     if (state_ >= State::Terminating || !mailbox_.tryPushWord(type, word, sender, home_.core)) {
       return false;
     }
-    if (state_ == State::Running && !scheduled_) {
-      if (urgent) {
-        scheduleUrgent();
-      } else {
-        schedule();
-      }
-    }
+    scheduleForMessage(urgent);
     return true;
   }
   /// A system message from the send path. Isolate-local.
@@ -386,6 +374,16 @@ class ActorCell final : public Task, public Endpoint {
   void scheduleUrgent() {
     scheduled_ = true;
     dispatcher_->executeUrgent(*this);
+  }
+  /// A message was queued: a running actor with no turn queued gets one
+  /// (`urgent`: it crossed from another isolate, Dispatcher::executeUrgent).
+  void scheduleForMessage(bool urgent) {
+    if (state_ != State::Running || scheduled_) return;
+    if (urgent) {
+      scheduleUrgent();
+    } else {
+      schedule();
+    }
   }
   void enqueueSlow(Envelope&& envelope);
   [[gnu::always_inline]] inline void invoke(ReceiveContext& ctx, Envelope& envelope);
@@ -576,9 +574,8 @@ class SystemCore {
     if (target.isolateIndex() >= isolates_.size()) return false;
     IsolateRuntime& rt = *isolates_[target.isolateIndex()];
     if (Isolate::current() != rt.isolate.get() && tManualDriver != this) return false;
-    Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
-    if (endpoint == nullptr || endpoint->kind != Endpoint::Kind::Cell) return false;
-    return static_cast<ActorCell*>(endpoint)->enqueueWord(type, word, sender);
+    ActorCell* cell = cellOf(rt, target);
+    return cell != nullptr && cell->enqueueWord(type, word, sender);
   }
   /// A word that answers an ask whose reply slot lives on this thread's isolate.
   void replyWord(AskEndpoint& endpoint, const MessageType* type, std::uint64_t word);
@@ -696,13 +693,17 @@ class SystemCore {
   /// unbounded mailbox of a living actor as its type and word (the caller
   /// then delivers it as a Message: a bounded mailbox, an ask's reply slot,
   /// a dead letter).
-  bool deliverWordLocal(IsolateRuntime& rt, std::uint64_t target, const MessageType* type,
+  bool deliverWordLocal(IsolateRuntime& rt, const ActorRef& target, const MessageType* type,
                         std::uint64_t word, std::uint64_t sender) {
-    const ActorRef ref = makeRef(target);
-    Endpoint* endpoint = rt.table.find(ref.slot(), ref.generation());
-    if (endpoint == nullptr || endpoint->kind != Endpoint::Kind::Cell) return false;
-    return static_cast<ActorCell*>(endpoint)->enqueueWord(type, word, refOf(sender),
-                                                          /*urgent=*/true);
+    ActorCell* cell = cellOf(rt, target);
+    return cell != nullptr && cell->enqueueWord(type, word, refOf(sender), /*urgent=*/true);
+  }
+  /// The living actor `target` names on `rt`, or null (gone, or an ask's
+  /// reply slot). Isolate-local.
+  ActorCell* cellOf(IsolateRuntime& rt, const ActorRef& target) const noexcept {
+    Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
+    if (endpoint == nullptr || endpoint->kind != Endpoint::Kind::Cell) return nullptr;
+    return static_cast<ActorCell*>(endpoint);
   }
   void deliverSystemLocal(IsolateRuntime& rt, const ActorRef& target, SystemMessage&& message);
   void failAskOf(const ActorRef& sender, std::error_code error);

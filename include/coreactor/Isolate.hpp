@@ -380,8 +380,9 @@ class Isolate {
   bool pollWhileIdle();
   bool idleHasWork() const noexcept;
   bool postedOrStopped() const noexcept;
-  bool pollerPending() const noexcept;
-  bool pollerReady() const noexcept;
+  /// A poller has work: Poller::pending() after the sleeping flag is up
+  /// (`beforeSleep`), Poller::ready() from the idle poll window.
+  bool pollersHaveWork(bool beforeSleep) const noexcept;
   bool timerDue() const noexcept;
   void claimLoop();
   void runClaimed(Mode mode);

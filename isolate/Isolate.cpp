@@ -9,7 +9,13 @@
 
 #include <concurrentqueue/concurrentqueue.h>
 #ifdef __linux__
+#include <linux/futex.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <ctime>
 #endif
 
 #include "coreactor/Asio.hpp"
@@ -30,6 +36,34 @@ using SteadyPoint = std::chrono::steady_clock::time_point;
 // looks (a look is a few loads and a pause: the window ends at most a few
 // microseconds late).
 constexpr std::uint32_t kClockEveryLooks = 64;
+
+#ifdef __linux__
+constexpr bool kFutexSleep = true;
+static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t) &&
+                  std::atomic<std::uint32_t>::is_always_lock_free,
+              "the futex word is a plain 32-bit word");
+
+/// Blocks while `word` holds `seen`, until `deadline` (steady clock, which
+/// is CLOCK_MONOTONIC here; none: no limit) or a FUTEX_WAKE. Returns on a
+/// wake, a timeout, a signal, or at once if the word already moved.
+void sleepOnFutex(std::atomic<std::uint32_t>& word, std::uint32_t seen,
+                  const SteadyPoint* deadline) noexcept {
+  timespec at{};
+  if (deadline != nullptr) {
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::max(deadline->time_since_epoch(), SteadyPoint::duration::zero()))
+                        .count();
+    at.tv_sec = static_cast<time_t>(ns / 1'000'000'000);
+    at.tv_nsec = static_cast<long>(ns % 1'000'000'000);
+  }
+  // FUTEX_WAIT_BITSET takes an absolute time on CLOCK_MONOTONIC.
+  syscall(SYS_futex, &word, FUTEX_WAIT_BITSET_PRIVATE, seen, deadline != nullptr ? &at : nullptr,
+          nullptr, FUTEX_BITSET_MATCH_ANY);
+}
+#else
+constexpr bool kFutexSleep = false;
+void sleepOnFutex(std::atomic<std::uint32_t>&, std::uint32_t, const SteadyPoint*) noexcept {}
+#endif
 
 }  // namespace
 
@@ -216,8 +250,20 @@ struct Isolate::Cold {
   // A line of their own: every sender reads `sleeping` on every wake-up it
   // owes, and the loop writes its own fields all the time (false sharing
   // there cost a line transfer per crossing).
-  alignas(64) std::atomic<bool> sleeping{false};
+  //
+  // Where the loop sleeps: in Asio's run_one() (its mutex and condition
+  // variable, or its reactor), or, while nothing can reach the loop through
+  // Asio (no one has asked for ioContext(), so no I/O object or handler can
+  // exist), on `wakeSeq` with a futex: one syscall to wake, one to sleep,
+  // as a raw eventfd round trip takes. Asio's condition variable costs a
+  // third each time (glibc marks the mutex contended after a wait, so its
+  // unlock is a futex wake that finds no one): about a microsecond more per
+  // wake on this VM.
+  enum Sleep : std::uint8_t { kAwake = 0, kInAsio = 1, kOnFutex = 2 };
+  alignas(64) std::atomic<std::uint8_t> sleeping{kAwake};
   std::atomic<bool> wakePending{false};
+  std::atomic<std::uint32_t> wakeSeq{0};  // the futex word: bumped by each futex wake
+  std::atomic<bool> ioHandedOut{false};   // ioContext() was called: sleep in Asio
 
   // ---- I/O --------------------------------------------------------------------
   // Concurrency hint 1: one thread runs it, while posts from others (our wake)
@@ -252,7 +298,15 @@ bool Isolate::isOwnerWhileIdle() const noexcept {
 }
 
 boost::asio::io_context& Isolate::ioContext() noexcept {
-  return cold_->io;
+  Cold& cold = *cold_;
+  if (!cold.ioHandedOut.load(std::memory_order_relaxed)) {
+    // A loop asleep on its futex would not see what Asio is given from now
+    // on: it wakes, and sleeps in Asio from then on. wake() fences, so that
+    // either the loop sees the flag or we see it asleep (waitForWork).
+    cold.ioHandedOut.store(true, std::memory_order_seq_cst);
+    wake();
+  }
+  return cold.io;
 }
 
 void Isolate::throwNotOnIsolate(const char* call) const {
@@ -303,8 +357,15 @@ std::size_t Isolate::inboxSizeApprox() const noexcept {
 void Isolate::wake() noexcept {
   Cold& cold = *cold_;
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (cold.sleeping.load(std::memory_order_relaxed) &&
-      !cold.wakePending.exchange(true, std::memory_order_acq_rel)) {
+  const std::uint8_t sleeping = cold.sleeping.load(std::memory_order_relaxed);
+  if (sleeping != Cold::kAwake && !cold.wakePending.exchange(true, std::memory_order_acq_rel)) {
+#ifdef __linux__
+    if (sleeping == Cold::kOnFutex) {
+      cold.wakeSeq.fetch_add(1, std::memory_order_release);
+      syscall(SYS_futex, &cold.wakeSeq, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+      return;
+    }
+#endif
     try {
       boost::asio::post(cold.io, [] {});
     } catch (...) {
@@ -628,32 +689,44 @@ bool Isolate::waitForWork(Mode mode) {
   // Queues a burst grew give their memory back before the loop sleeps.
   microtasks_.shrinkIfEmpty();
   macrotasks_.shrinkIfEmpty();
+  // The futex only while the loop runs until stopped (until idle, Asio
+  // decides when nothing is left) and Asio cannot have been given anything.
+  const bool onFutex =
+      kFutexSleep && mode == Mode::UntilStop && !cold.ioHandedOut.load(std::memory_order_relaxed);
+  // Read before the flag goes up: a wake that bumps it after this read
+  // makes the futex wait return at once.
+  const std::uint32_t seen = cold.wakeSeq.load(std::memory_order_relaxed);
   cold.wakePending.store(false, std::memory_order_relaxed);
-  cold.sleeping.store(true, std::memory_order_seq_cst);
+  cold.sleeping.store(onFutex ? Cold::kOnFutex : Cold::kInAsio, std::memory_order_seq_cst);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   // A timer that fell due meanwhile counts too: a manual clock moved by
-  // another thread, whose wake() found the flag down, is seen here.
-  if (idleHasWork() || timerDue()) {
-    cold.sleeping.store(false, std::memory_order_relaxed);
+  // another thread, whose wake() found the flag down, is seen here. So does
+  // an ioContext() handed out meanwhile, whose wake() found the flag down.
+  if (idleHasWork() || timerDue() ||
+      (onFutex && cold.ioHandedOut.load(std::memory_order_relaxed))) {
+    cold.sleeping.store(Cold::kAwake, std::memory_order_relaxed);
     return true;
   }
   if (askAsio) cold.work.reset();
   ++stats_.sleeps;
+  const SteadyPoint deadline = realDeadline
+                                   ? SteadyPoint(std::chrono::duration_cast<SteadyPoint::duration>(
+                                         cold.slots[next].deadline.time_since_epoch()))
+                                   : SteadyPoint::max();
+  if (onFutex) {
+    sleepOnFutex(cold.wakeSeq, seen, realDeadline ? &deadline : nullptr);
+    cold.sleeping.store(Cold::kAwake, std::memory_order_relaxed);
+    return true;  // woken, timed out or interrupted: the next pass looks
+  }
 
   std::size_t ran = 0;
   try {
-    if (realDeadline) {
-      const SteadyPoint deadline(std::chrono::duration_cast<SteadyPoint::duration>(
-          cold.slots[next].deadline.time_since_epoch()));
-      ran = cold.io.run_one_until(deadline);
-    } else {
-      ran = cold.io.run_one();
-    }
+    ran = realDeadline ? cold.io.run_one_until(deadline) : cold.io.run_one();
   } catch (...) {
     ran = 1;
     reportError(nullptr, std::current_exception());
   }
-  cold.sleeping.store(false, std::memory_order_relaxed);
+  cold.sleeping.store(Cold::kAwake, std::memory_order_relaxed);
 
   bool idle = false;
   if (askAsio) {

@@ -278,6 +278,8 @@ class Isolate {
   /// The isolate's io_context: create sockets and Asio timers on it; their
   /// completions run on the loop thread, each followed by a microtask drain.
   /// Returning the reference is thread-safe; use of it follows Asio's rules.
+  /// Until it is first called, a loop that runs until stopped sleeps on a
+  /// futex of its own (a cheaper wake-up); from then on it sleeps in Asio.
   boost::asio::io_context& ioContext() noexcept;
 
   // ---- running ------------------------------------------------------------

@@ -304,6 +304,59 @@ TEST(Isolate, AfterItsIdlePollWindowAnIdleLoopSleeps) {
   isolate.join();
 }
 
+/// Waits (30 s deadline) until the loop has slept at least once and then
+/// lets it fall asleep again: a loop with nothing to do.
+void untilAsleep(Isolate& isolate) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (onLoop(isolate, [&] { return isolate.stats().sleeps; }) == 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+}
+
+TEST(Isolate, AHandlerPostedToAsioWakesALoopThatSleptWithoutAsio) {
+  // SPEC L1, L2: until someone asks for its io_context, a loop sleeps on a
+  // futex of its own, where Asio cannot reach it. Asking wakes it, and it
+  // sleeps in Asio from then on: a handler posted to Asio from another
+  // thread runs (a loop left on its futex would hang until the deadline).
+  Isolate isolate;
+  isolate.start();
+  untilAsleep(isolate);
+  for (int i = 0; i < 3; ++i) {  // the first post meets the futex, the others Asio
+    std::promise<bool> ran;
+    boost::asio::post(isolate.ioContext(), [&] { ran.set_value(isolate.isLoopThread()); });
+    auto onLoopThread = ran.get_future();
+    ASSERT_EQ(onLoopThread.wait_for(std::chrono::seconds(30)), std::future_status::ready)
+        << "post " << i << " to Asio never ran: the loop slept where Asio cannot wake it";
+    EXPECT_TRUE(onLoopThread.get());
+    untilAsleep(isolate);
+  }
+  isolate.stop();
+  isolate.join();
+}
+
+TEST(Isolate, ASleepingLoopWakesForItsNextTimerOnce) {
+  // SPEC L1, L4: a loop with nothing but a timer sleeps until its deadline,
+  // in one sleep (or a few, if the machine wakes it early), not in a spin of
+  // sleeps that end at once. Steps counted, not time.
+  Isolate isolate;
+  isolate.start();
+  untilAsleep(isolate);
+  std::promise<std::uint64_t> fired;
+  const std::uint64_t before = onLoop(isolate, [&] {
+    isolate.setTimeout(std::chrono::milliseconds(50),
+                       [&] { fired.set_value(isolate.stats().sleeps); });
+    return isolate.stats().sleeps;
+  });
+  auto sleeps = fired.get_future();
+  ASSERT_EQ(sleeps.wait_for(std::chrono::seconds(30)), std::future_status::ready)
+      << "the timer never fired: the sleep did not end at its deadline";
+  EXPECT_LE(sleeps.get() - before, 20u) << "the sleep kept ending before the deadline";
+  isolate.stop();
+  isolate.join();
+}
+
 TEST(Isolate, LosesNoWakeUpWhenPostsMeetTheEndOfAShortIdlePollWindow) {
   // SPEC L1, X1: with a window of a few microseconds, posts one at a time
   // land in the window, at its end, or after the loop fell asleep; none is

@@ -2,6 +2,7 @@
 #include "SystemCore.hpp"
 
 #include <charconv>
+#include <cstring>
 
 #include "Hash.hpp"
 #include "Topology.hpp"
@@ -716,9 +717,9 @@ void SystemCore::ask(const ActorRef& target, Message message, std::chrono::nanos
 }
 
 void SystemCore::askFromActor(const ActorRef& asker, std::uint32_t incarnation,
-                              const ActorRef& target, Message message,
+                              const ActorRef& target, Message&& message,
                               std::chrono::nanoseconds timeout,
-                              ReceiveContext::AskContinuation continuation) {
+                              ReceiveContext::AskContinuation&& continuation) {
   checkTimeout(timeout);
   // The reply slot lives on the asker's isolate: this one.
   IsolateRuntime& rt = *isolates_[asker.isolateIndex()];
@@ -735,12 +736,19 @@ void SystemCore::askFromActor(const ActorRef& asker, std::uint32_t incarnation,
 }
 
 void SystemCore::startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32_t slot,
-                          std::uint32_t generation, const ActorRef& target, Message message,
+                          std::uint32_t generation, const ActorRef& target, Message&& message,
                           std::chrono::nanoseconds timeout) {
   rt.table.publish(slot, endpoint);
   const ActorRef replyTo = makeRef(rt.index, slot, generation);
   if (isLocal(rt)) {
     endpoint->arm(timeout);
+    // A word takes a tell's word path (a word left in `message` needs no
+    // clean-up when that path refuses it: it goes down send() below).
+    if (const MessageType* type = message.type_; type != nullptr && type->word) [[likely]] {
+      std::uint64_t word;
+      std::memcpy(&word, message.storage_, sizeof word);
+      if (sendWord(target, type, word, replyTo)) return;
+    }
     send(target, std::move(message), replyTo);
     return;
   }

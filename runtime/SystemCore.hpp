@@ -607,8 +607,8 @@ class SystemCore {
            AskCompletion completion);
   /// An ask from the actor `asker`, answered by a continuation in its turn.
   void askFromActor(const ActorRef& asker, std::uint32_t incarnation, const ActorRef& target,
-                    Message message, std::chrono::nanoseconds timeout,
-                    ReceiveContext::AskContinuation continuation);
+                    Message&& message, std::chrono::nanoseconds timeout,
+                    ReceiveContext::AskContinuation&& continuation);
   /// A continuation that cannot run: what it carries becomes a dead letter.
   void dropContinuation(const ActorRef& actor, std::unique_ptr<Continuation> continuation,
                         const char* reason);
@@ -708,7 +708,7 @@ class SystemCore {
   void deliverSystemLocal(IsolateRuntime& rt, const ActorRef& target, SystemMessage&& message);
   void failAskOf(const ActorRef& sender, std::error_code error);
   void startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32_t slot,
-                std::uint32_t generation, const ActorRef& target, Message message,
+                std::uint32_t generation, const ActorRef& target, Message&& message,
                 std::chrono::nanoseconds timeout);
   std::size_t placeTopLevel(const ActorOptions& options);
   void teardown() noexcept;

@@ -19,7 +19,9 @@
 //                          runtime's Crossing (a sender's id and a Message,
 //                          the target's id in the slot's mark: one cache
 //                          line), moved in and out as the runtime does (250k
-//                          per round).
+//                          per round). With two CPUs each round is paired,
+//                          off the clock, with a round of floor/spsc-bulk
+//                          (transportRows).
 //   isolates/tell/cross    one tell of a burst of 100,000 small messages from an
 //   isolates/tell/same     actor on isolate 0 to one on isolate 1 (cross) or on
 //                          isolate 0 (same), in a system of two isolates: from
@@ -342,6 +344,17 @@ std::uint64_t sequenceOf(Crossing64& item) {
 template <class T>
 constexpr std::int64_t kItemsOf = std::is_same_v<T, Crossing64> ? kBulkCrossings : kBulkItems;
 
+/// The ratio per op of a round of a row to the paired round of its floor
+/// run right after it, or none if the floor's round did not finish.
+std::optional<double> pairedRatio(const Timed& row, std::int64_t rowOps, const Timed& floor,
+                                  std::int64_t floorOps) {
+  if (floor.ran != floorOps || floor.elapsed.count() <= 0) return std::nullopt;
+  const auto perOp = [](const Timed& t, std::int64_t ops) {
+    return std::chrono::duration<double>(t.elapsed).count() / static_cast<double>(ops);
+  };
+  return perOp(row, rowOps) / perOp(floor, floorOps);
+}
+
 template <class T>
 Timed transportRound() {
   transport::SpscRing<T> ring(kRingSlots);
@@ -374,6 +387,39 @@ Timed transportRound() {
         end = Steady::now();
       });
   return {inOrder, end - start};
+}
+
+/// isolates/transport/<T>. As with the round trips (pingPongAcross), this
+/// VM's phases move the floor from one minute to the next (floor/spsc-bulk
+/// read 3 to 60 ns an item), so with two CPUs each round is followed, off
+/// the clock, by a round of floor/spsc-bulk, and the row reports the median
+/// of the per-round ratios.
+template <class T>
+void transportRows(benchmark::State& state) {
+  OpMeter meter;
+  const bool paired = pinning();
+  std::vector<double> pairedRatios;
+  for (auto _ : state) {
+    Timed rowRound;
+    const bool ok = meter.measureTimed(state, "items", kItemsOf<T>, [&] {
+      rowRound = transportRound<T>();
+      return rowRound;
+    });
+    if (!ok) break;
+    if (paired) {
+      const std::optional<double> ratio =
+          pairedRatio(rowRound, kItemsOf<T>, spscFloorRound(), kBulkItems);
+      if (!ratio) {
+        state.SkipWithError("the paired floor round did not finish");
+        break;
+      }
+      pairedRatios.push_back(*ratio);
+    }
+  }
+  meter.report(state);
+  if (!pairedRatios.empty() && !state.error_occurred()) {
+    state.counters[kPairedFloorRatioCounter] = medianOfSamples(std::move(pairedRatios));
+  }
 }
 
 // ---- floor/busy-poll-rtt ----------------------------------------------------------
@@ -778,17 +824,14 @@ void pingPongAcross(benchmark::State& state, Across how) {
     if (!ok || !checkCompleted(state, "pings", roundTrips, rally.pings())) break;
     if (paired) {
       const bool awake = how == Across::Busy;
-      const Timed floor = awake ? busyPollRound() : eventFdRound();
-      const std::int64_t floorTrips = awake ? kBusyRoundTrips : kWakeRoundTrips;
-      if (floor.ran != floorTrips || floor.elapsed.count() <= 0) {
+      const std::optional<double> ratio =
+          pairedRatio(rowRound, roundTrips, awake ? busyPollRound() : eventFdRound(),
+                      awake ? kBusyRoundTrips : kWakeRoundTrips);
+      if (!ratio) {
         state.SkipWithError("the paired floor round did not finish");
         break;
       }
-      const double rowPerTrip =
-          std::chrono::duration<double>(rowRound.elapsed).count() / static_cast<double>(roundTrips);
-      const double floorPerTrip =
-          std::chrono::duration<double>(floor.elapsed).count() / static_cast<double>(floorTrips);
-      pairedRatios.push_back(rowPerTrip / floorPerTrip);
+      pairedRatios.push_back(*ratio);
     }
     const std::int64_t ran[2] = {load.turns[0].count.load() - before[0],
                                  load.turns[1].count.load() - before[1]};
@@ -995,12 +1038,9 @@ void registerCrossBenchmarks(bool quick) {
                                              "round trips", kBusyRoundTrips, &busyPollRound));
   registerTimed(benchmark::RegisterBenchmark("floor/eventfd-rtt", &rounds<Timed (*)()>,
                                              "round trips", kWakeRoundTrips, &eventFdRound));
-  registerTimed(benchmark::RegisterBenchmark("isolates/transport/8B", &rounds<Timed (*)()>, "items",
-                                             kItemsOf<std::uint64_t>,
-                                             &transportRound<std::uint64_t>));
-  registerTimed(benchmark::RegisterBenchmark("isolates/transport/64B", &rounds<Timed (*)()>,
-                                             "items", kItemsOf<Crossing64>,
-                                             &transportRound<Crossing64>));
+  registerTimed(
+      benchmark::RegisterBenchmark("isolates/transport/8B", &transportRows<std::uint64_t>));
+  registerTimed(benchmark::RegisterBenchmark("isolates/transport/64B", &transportRows<Crossing64>));
   registerTimed(benchmark::RegisterBenchmark("isolates/tell/cross", &tellBurst, true));
   registerTimed(benchmark::RegisterBenchmark("isolates/tell/same", &tellBurst, false));
   registerTimed(

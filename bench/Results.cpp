@@ -228,8 +228,10 @@ constexpr Target kTargets[] = {
      "ns"},
     {"memory per live schedule", "schedule/memory", nullptr, 128, "B"},
     // Across isolates (bench/CrossBench.cpp), against floors of the same run.
-    {"spsc transport 8B / boost spsc floor", "isolates/transport/8B", "floor/spsc-bulk", 2.0},
-    {"spsc transport 64B / boost spsc floor", "isolates/transport/64B", "floor/spsc-bulk", 2.0},
+    {"spsc transport 8B / boost spsc floor", "isolates/transport/8B", "floor/spsc-bulk", 2.0, "",
+     false, kPairedFloorRatioCounter},
+    {"spsc transport 64B / boost spsc floor", "isolates/transport/64B", "floor/spsc-bulk", 2.0, "",
+     false, kPairedFloorRatioCounter},
     // Throughput across at least 0.7 of throughput on one isolate.
     {"tell across isolates / on one isolate", "isolates/tell/cross", "isolates/tell/same", 1 / 0.7},
     {"ping-pong across, busy / busy-poll floor", "isolates/pingpong/busy", "floor/busy-poll-rtt",

@@ -14,7 +14,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <ctime>
 #endif
 
@@ -257,8 +256,8 @@ struct Isolate::Cold {
   // exist), on `wakeSeq` with a futex: one syscall to wake, one to sleep,
   // as a raw eventfd round trip takes. Asio's condition variable costs a
   // third each time (glibc marks the mutex contended after a wait, so its
-  // unlock is a futex wake that finds no one): about a microsecond more per
-  // wake on this VM.
+  // unlock is a futex wake that finds no one): one to two microseconds more
+  // per wake-up on this VM (bench isolates/pingpong/idle).
   enum Sleep : std::uint8_t { kAwake = 0, kInAsio = 1, kOnFutex = 2 };
   alignas(64) std::atomic<std::uint8_t> sleeping{kAwake};
   std::atomic<bool> wakePending{false};

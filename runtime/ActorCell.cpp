@@ -68,10 +68,15 @@ void ActorCell::enqueueSlow(Envelope&& envelope) {
   switch (mailbox_.push(std::move(envelope), &displaced, home_.core)) {
     case Mailbox::Push::Queued:
       break;
+    // A request pushed out can no longer be answered: its ask fails at once
+    // rather than at its timeout, when its reply slot (the sender) lives on
+    // this isolate (asks from here, and from outside the system).
     case Mailbox::Push::Evicted:
+      core().failLocalAskOf(displaced.sender, make_error_code(Error::ErrMailboxFull));
       core().deadLetter(self(), std::move(displaced), "evicted from a full bounded mailbox");
       break;
     case Mailbox::Push::Refused:
+      core().failLocalAskOf(displaced.sender, make_error_code(Error::ErrMailboxFull));
       core().deadLetter(self(), std::move(displaced), "refused by a full bounded mailbox");
       if (mailbox_.overflow() == OverflowPolicy::Fail) {
         throwError(Error::ErrMailboxFull, "mailbox of " + std::string(path()) + " is full");

@@ -305,12 +305,17 @@ void SystemCore::deliverSystemLocal(IsolateRuntime& rt, const ActorRef& target,
   static_cast<ActorCell*>(endpoint)->enqueueSystem(std::move(message));
 }
 
+IsolateRuntime* SystemCore::runtimeOfOurs(const ActorRef& ref) const noexcept {
+  if (ref.isNone() || ref.system_ != this || ref.isolateIndex() >= isolates_.size()) return nullptr;
+  return isolates_[ref.isolateIndex()].get();
+}
+
 void SystemCore::failAskOf(const ActorRef& sender, std::error_code error) {
   // An ask's reply slot lives on the target's isolate: an ask to a dead actor
   // fails at once instead of waiting for its timeout.
-  if (sender.isNone() || sender.system_ != this || sender.isolateIndex() >= isolates_.size())
-    return;
-  IsolateRuntime& rt = *isolates_[sender.isolateIndex()];
+  IsolateRuntime* home = runtimeOfOurs(sender);
+  if (home == nullptr) return;
+  IsolateRuntime& rt = *home;
   if (!isLocal(rt)) {
     // The asker's reply slot lives elsewhere: look there.
     try {
@@ -323,6 +328,12 @@ void SystemCore::failAskOf(const ActorRef& sender, std::error_code error) {
   Endpoint* endpoint = rt.table.find(sender.slot(), sender.generation());
   if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Ask) {
     static_cast<AskEndpoint*>(endpoint)->complete(nullptr, error);
+  }
+}
+
+void SystemCore::failLocalAskOf(const ActorRef& sender, std::error_code error) {
+  if (IsolateRuntime* home = runtimeOfOurs(sender); home != nullptr && isLocal(*home)) {
+    failAskOf(sender, error);
   }
 }
 
@@ -742,24 +753,35 @@ void SystemCore::startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32
   const ActorRef replyTo = makeRef(rt.index, slot, generation);
   if (isLocal(rt)) {
     endpoint->arm(timeout);
-    // A word takes a tell's word path (a word left in `message` needs no
-    // clean-up when that path refuses it: it goes down send() below).
-    if (const MessageType* type = message.type_; type != nullptr && type->word) [[likely]] {
-      std::uint64_t word;
-      std::memcpy(&word, message.storage_, sizeof word);
-      if (sendWord(target, type, word, replyTo)) return;
-    }
-    send(target, std::move(message), replyTo);
+    sendRequest(target, std::move(message), replyTo);
     return;
   }
   try {
     rt.isolate->post([this, endpoint, timeout, target, replyTo,
                       m = std::make_shared<Message>(std::move(message))]() mutable {
       endpoint->arm(timeout);
-      send(target, std::move(*m), replyTo);
+      sendRequest(target, std::move(*m), replyTo);
     });
   } catch (const std::system_error&) {
     endpoint->complete(nullptr, make_error_code(Error::ErrActorSystemNotStarted));
+  }
+}
+
+void SystemCore::sendRequest(const ActorRef& target, Message&& message, const ActorRef& replyTo) {
+  // A word takes a tell's word path (a word left in `message` needs no
+  // clean-up when that path refuses it: it goes down send() below).
+  if (const MessageType* type = message.type_; type != nullptr && type->word) [[likely]] {
+    std::uint64_t word;
+    std::memcpy(&word, message.storage_, sizeof word);
+    if (sendWord(target, type, word, replyTo)) return;
+  }
+  try {
+    send(target, std::move(message), replyTo);
+  } catch (const std::system_error& e) {
+    // A full Fail-policy mailbox refused the request: it is a dead letter,
+    // and the ask already failed with ErrMailboxFull (ActorCell::enqueueSlow).
+    // The ask's result says so; its caller sees no second error.
+    if (e.code() != Error::ErrMailboxFull) throw;
   }
 }
 

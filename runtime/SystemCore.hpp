@@ -707,9 +707,18 @@ class SystemCore {
   }
   void deliverSystemLocal(IsolateRuntime& rt, const ActorRef& target, SystemMessage&& message);
   void failAskOf(const ActorRef& sender, std::error_code error);
+  /// failAskOf() when the reply slot lives on this thread's isolate; nothing
+  /// otherwise (no task posted: a refused flood from another isolate would
+  /// post one per message).
+  void failLocalAskOf(const ActorRef& sender, std::error_code error);
+  /// The isolate of a reference of this system, or null (none, another
+  /// system's, an index out of range).
+  IsolateRuntime* runtimeOfOurs(const ActorRef& ref) const noexcept;
   void startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32_t slot,
                 std::uint32_t generation, const ActorRef& target, Message&& message,
                 std::chrono::nanoseconds timeout);
+  /// An ask's request, on the reply slot's isolate, with the slot as its sender.
+  void sendRequest(const ActorRef& target, Message&& message, const ActorRef& replyTo);
   std::size_t placeTopLevel(const ActorOptions& options);
   void teardown() noexcept;
   bool onOwnIsolate() const noexcept;

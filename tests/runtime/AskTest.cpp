@@ -2,6 +2,8 @@
 // a turn). SPEC A3.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "TestSupport.hpp"
 #include "coreactor/ActorSystem.hpp"
 
@@ -123,6 +125,82 @@ TEST(Ask, FromAnActorReportsATimeoutToTheCallback) {
   m.clock.advance(50ms);
   m.system->runUntilIdle();
   EXPECT_EQ(seen, Error::ErrAskTimeout);
+}
+
+/// An echo whose mailbox holds one message: a second ask queued before it
+/// runs meets a full mailbox.
+ActorRef boundedEcho(Manual& m, OverflowPolicy policy) {
+  return m.system->spawn(
+      "bounded",
+      [](ReceiveContext& ctx) {
+        if (auto* e = ctx.get<Echo>()) ctx.reply(e->n * 2);
+      },
+      ActorOptions::create().withMailbox(MailboxOptions::bounded(1, policy)));
+}
+
+TEST(Ask, ARequestAFullMailboxRefusesFailsAtOnceWithErrMailboxFull) {
+  // SPEC A3, A4: the request is a dead letter and no reply can come, so the
+  // ask fails at once (no waiting for the hour), whatever the policy; with
+  // Fail the ask's result says so, it does not also throw from ask().
+  for (OverflowPolicy policy : {OverflowPolicy::DropNewest, OverflowPolicy::Fail}) {
+    Manual m;
+    const ActorRef bounded = boundedEcho(m, policy);
+    m.system->runUntilIdle();
+    auto first = m.system->ask<int>(bounded, Echo{1}, 1h);
+    std::future<int> second;
+    EXPECT_EQ(errorOf([&] { second = m.system->ask<int>(bounded, Echo{2}, 1h); }),
+              std::error_code{});
+    m.system->runUntilIdle();
+    ASSERT_EQ(first.wait_for(0s), std::future_status::ready);
+    EXPECT_EQ(first.get(), 2);
+    ASSERT_TRUE(second.valid());
+    ASSERT_EQ(second.wait_for(0s), std::future_status::ready) << "no waiting for the hour";
+    EXPECT_EQ(futureError(second), Error::ErrMailboxFull);
+    EXPECT_EQ(m.system->deadLetterCount(), 1u) << "the refused request";
+  }
+}
+
+TEST(Ask, AnAskThatPushesAnOlderAskOutFailsThatOneAtOnce) {
+  // SPEC A3, A4: DropOldest evicts the older request, whose ask can no
+  // longer be answered.
+  Manual m;
+  const ActorRef bounded = boundedEcho(m, OverflowPolicy::DropOldest);
+  m.system->runUntilIdle();
+  auto first = m.system->ask<int>(bounded, Echo{1}, 1h);
+  auto second = m.system->ask<int>(bounded, Echo{2}, 1h);
+  m.system->runUntilIdle();
+  ASSERT_EQ(first.wait_for(0s), std::future_status::ready) << "no waiting for the hour";
+  EXPECT_EQ(futureError(first), Error::ErrMailboxFull);
+  ASSERT_EQ(second.wait_for(0s), std::future_status::ready);
+  EXPECT_EQ(second.get(), 4);
+}
+
+TEST(Ask, FromAnActorARefusedRequestFailsTheCallbackNotTheHandler) {
+  // SPEC A3, A4, A6: an actor's second ask meets a full Fail-policy mailbox.
+  // Its callback gets ErrMailboxFull in a later turn; the handler that
+  // asked does not throw (no supervision failure, no restart).
+  Manual m;
+  const ActorRef bounded = boundedEcho(m, OverflowPolicy::Fail);
+  std::vector<std::string> log;
+  ActorRef asker = m.system->spawn("asker", [&](ReceiveContext& ctx) {
+    if (!ctx.is<std::string>()) return;
+    for (int n : {1, 2}) {
+      ctx.ask<int>(bounded, Echo{n}, 1h, [&log, n](ReceiveContext&, AskResult<int>& r) {
+        log.push_back(std::to_string(n) + (r.ok()
+                                               ? " -> " + std::to_string(r.value())
+                                               : std::string(" failed: ") + r.error().message()));
+      });
+    }
+    log.push_back("asked");
+  });
+  asker.tell(std::string("go"));
+  m.system->runUntilIdle();
+  ASSERT_EQ(log.size(), 3u) << "both callbacks ran, without waiting for the hour";
+  EXPECT_EQ(log[0], "asked");
+  EXPECT_EQ(std::count(log.begin(), log.end(), "1 -> 2"), 1);
+  EXPECT_EQ(std::count(log.begin(), log.end(),
+                       "2 failed: " + make_error_code(Error::ErrMailboxFull).message()),
+            1);
 }
 
 TEST(Ask, FromAnotherThreadWhileTheSystemRunsOnItsOwnThread) {

@@ -76,6 +76,13 @@ void ActorCell::enqueueSlow(Envelope&& envelope) {
       core().deadLetter(self(), std::move(displaced), "evicted from a full bounded mailbox");
       break;
     case Mailbox::Push::Refused:
+      // A priority mailbox refuses only what its priority function threw
+      // on: no want of room, and an ask among those ends at its timeout.
+      if (!mailbox_.isBounded()) {
+        core().deadLetter(self(), std::move(displaced),
+                          "refused: the priority mailbox's priority function threw");
+        return;
+      }
       core().failLocalAskOf(displaced.sender, make_error_code(Error::ErrMailboxFull));
       core().deadLetter(self(), std::move(displaced), "refused by a full bounded mailbox");
       if (mailbox_.overflow() == OverflowPolicy::Fail) {

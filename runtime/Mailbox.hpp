@@ -103,6 +103,10 @@ class Mailbox {
   }
   /// Gives the FIFO's memory back once empty (an idle actor keeps none).
   void shrinkIfIdle() noexcept { fifo_.shrinkIdle(); }
+  /// A bounded FIFO: what it refuses or evicts, it does for want of room.
+  bool isBounded() const noexcept {
+    return special_ != nullptr && special_->options.kind() == MailboxOptions::Kind::Bounded;
+  }
   OverflowPolicy overflow() const noexcept {
     return special_ != nullptr ? special_->options.overflow() : OverflowPolicy::DropNewest;
   }

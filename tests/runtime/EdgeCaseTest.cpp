@@ -201,11 +201,17 @@ TEST(EdgeCases, APriorityFunctionThatThrowsRefusesTheMessageAsADeadLetter) {
         if (*m.get<int>() == 13) throw std::runtime_error("unlucky");
         return 0;
       })));
+  std::vector<std::string> reasons;
+  kit.system().eventStream().subscribe<DeadLetter>(
+      [&](const DeadLetter& d) { reasons.push_back(d.reason); });
   kit.run();
   for (int i : {12, 13, 14}) a.tell(i);
   kit.run();
   EXPECT_EQ(seen, (std::vector<int>{12, 14}));
   EXPECT_EQ(kit.system().deadLetterCount(), 1u);
+  ASSERT_EQ(reasons.size(), 1u);
+  EXPECT_EQ(reasons[0], "refused: the priority mailbox's priority function threw")
+      << "the reason says why, not 'a full mailbox'";
 }
 
 // A third-party dispatcher that runs each unit inside execute(), at once,

@@ -26,7 +26,6 @@
 // order (SPEC A2), system messages included.
 #include <algorithm>
 #include <cassert>
-#include <cstring>
 #include <new>
 
 #include "SystemCore.hpp"
@@ -262,9 +261,7 @@ void Crossings::deliver(std::uint64_t targetId, Crossing&& c) noexcept {
     // envelope) goes into the mailbox as its type and word, as a tell on
     // one isolate does, with no Message moved.
     if (const MessageType* type = c.message.type_; type != nullptr && type->word) [[likely]] {
-      std::uint64_t word;
-      std::memcpy(&word, c.message.storage_, sizeof word);
-      if (core_.deliverWordLocal(home_, target, type, word, c.sender)) return;
+      if (core_.deliverWordLocal(home_, target, type, c.message.storedWord(), c.sender)) return;
     }
     if (CrossingSystemMessage* system = c.message.get<CrossingSystemMessage>()) {
       std::unique_ptr<SystemMessage> message = std::move(system->message);

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -156,9 +155,7 @@ class Mailbox {
   void pushUnbounded(Message&& message, const ActorRef& sender, SystemCore* system) {
     const MessageType* type = message.type_;
     if (type != nullptr && type->word) {
-      std::uint64_t word;
-      std::memcpy(&word, message.storage_, sizeof word);
-      if (takeFirst(type, word, sender, system)) {
+      if (takeFirst(type, message.storedWord(), sender, system)) {
         message.type_ = nullptr;  // a word: nothing to destroy
         return;
       }

@@ -2,7 +2,6 @@
 #include "SystemCore.hpp"
 
 #include <charconv>
-#include <cstring>
 
 #include "Hash.hpp"
 #include "Topology.hpp"
@@ -771,9 +770,7 @@ void SystemCore::sendRequest(const ActorRef& target, Message&& message, const Ac
   // A word takes a tell's word path (a word left in `message` needs no
   // clean-up when that path refuses it: it goes down send() below).
   if (const MessageType* type = message.type_; type != nullptr && type->word) [[likely]] {
-    std::uint64_t word;
-    std::memcpy(&word, message.storage_, sizeof word);
-    if (sendWord(target, type, word, replyTo)) return;
+    if (sendWord(target, type, message.storedWord(), replyTo)) return;
   }
   try {
     send(target, std::move(message), replyTo);

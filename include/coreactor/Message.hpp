@@ -264,6 +264,12 @@ class Message {
   void storeWord(const V& value) noexcept {
     storeWord(wordOf(value));
   }
+  /// The value of a word message (its type's `word` flag set), as storeWord() wrote it.
+  std::uint64_t storedWord() const noexcept {
+    std::uint64_t word;
+    std::memcpy(&word, storage_, sizeof word);
+    return word;
+  }
   void storeWord(std::uint64_t word) noexcept {
 #if defined(__SSE2__)
     _mm_storeu_si128(reinterpret_cast<__m128i*>(storage_),

@@ -83,10 +83,15 @@ void ActorCell::enqueueSlow(Envelope&& envelope) {
                           "refused: the priority mailbox's priority function threw");
         return;
       }
-      core().failLocalAskOf(displaced.sender, make_error_code(Error::ErrMailboxFull));
-      core().deadLetter(self(), std::move(displaced), "refused by a full bounded mailbox");
-      if (mailbox_.overflow() == OverflowPolicy::Fail) {
-        throwError(Error::ErrMailboxFull, "mailbox of " + std::string(path()) + " is full");
+      {
+        const bool askFailed =
+            core().failLocalAskOf(displaced.sender, make_error_code(Error::ErrMailboxFull));
+        core().deadLetter(self(), std::move(displaced), "refused by a full bounded mailbox");
+        // Fail throws to the sender; an ask's request has its ask's result
+        // for that, and the asker sees no second error.
+        if (mailbox_.overflow() == OverflowPolicy::Fail && !askFailed) {
+          throwError(Error::ErrMailboxFull, "mailbox of " + std::string(path()) + " is full");
+        }
       }
       return;
   }

@@ -324,16 +324,19 @@ void SystemCore::failAskOf(const ActorRef& sender, std::error_code error) {
     }
     return;
   }
-  Endpoint* endpoint = rt.table.find(sender.slot(), sender.generation());
-  if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Ask) {
-    static_cast<AskEndpoint*>(endpoint)->complete(nullptr, error);
-  }
+  failAskHere(rt, sender, error);
 }
 
-void SystemCore::failLocalAskOf(const ActorRef& sender, std::error_code error) {
-  if (IsolateRuntime* home = runtimeOfOurs(sender); home != nullptr && isLocal(*home)) {
-    failAskOf(sender, error);
-  }
+bool SystemCore::failLocalAskOf(const ActorRef& sender, std::error_code error) {
+  IsolateRuntime* home = runtimeOfOurs(sender);
+  return home != nullptr && isLocal(*home) && failAskHere(*home, sender, error);
+}
+
+bool SystemCore::failAskHere(IsolateRuntime& rt, const ActorRef& sender, std::error_code error) {
+  Endpoint* endpoint = rt.table.find(sender.slot(), sender.generation());
+  if (endpoint == nullptr || endpoint->kind != Endpoint::Kind::Ask) return false;
+  static_cast<AskEndpoint*>(endpoint)->complete(nullptr, error);
+  return true;
 }
 
 void SystemCore::dropContinuation(const ActorRef& actor, std::unique_ptr<Continuation> continuation,
@@ -772,14 +775,7 @@ void SystemCore::sendRequest(const ActorRef& target, Message&& message, const Ac
   if (const MessageType* type = message.type_; type != nullptr && type->word) [[likely]] {
     if (sendWord(target, type, message.storedWord(), replyTo)) return;
   }
-  try {
-    send(target, std::move(message), replyTo);
-  } catch (const std::system_error& e) {
-    // A full Fail-policy mailbox refused the request: it is a dead letter,
-    // and the ask already failed with ErrMailboxFull (ActorCell::enqueueSlow).
-    // The ask's result says so; its caller sees no second error.
-    if (e.code() != Error::ErrMailboxFull) throw;
-  }
+  send(target, std::move(message), replyTo);
 }
 
 // ---- running and stopping ------------------------------------------------------------

@@ -709,8 +709,11 @@ class SystemCore {
   void failAskOf(const ActorRef& sender, std::error_code error);
   /// failAskOf() when the reply slot lives on this thread's isolate; nothing
   /// otherwise (no task posted: a refused flood from another isolate would
-  /// post one per message).
-  void failLocalAskOf(const ActorRef& sender, std::error_code error);
+  /// post one per message). True: `sender` was an ask's reply slot, now failed.
+  bool failLocalAskOf(const ActorRef& sender, std::error_code error);
+  /// Fails the ask whose reply slot `sender` is, on `rt` (this thread's
+  /// isolate); false if it is no ask's (any more).
+  bool failAskHere(IsolateRuntime& rt, const ActorRef& sender, std::error_code error);
   /// The isolate of a reference of this system, or null (none, another
   /// system's, an index out of range).
   IsolateRuntime* runtimeOfOurs(const ActorRef& ref) const noexcept;

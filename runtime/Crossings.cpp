@@ -53,7 +53,8 @@ std::uint64_t Crossings::targetOf(std::uint64_t key) const noexcept {
 Crossings::Peer& Crossings::peerFor(IsolateRuntime& to) {
   Peer& peer = peers_[to.index];
   if (peer.ring == nullptr) [[unlikely]] {
-    auto ring = std::make_unique<Ring>(ringSlots_);
+    // A slot of ringSlots_ is a line: one crossing, or two words.
+    auto ring = std::make_unique<Ring>(2 * ringSlots_);
     peer.ring = ring.get();
     {
       std::lock_guard<std::mutex> lock(to.crossings->ownedMutex_);
@@ -64,19 +65,14 @@ Crossings::Peer& Crossings::peerFor(IsolateRuntime& to) {
   return peer;
 }
 
-// Puts the crossing that make(void* at) constructs into the ring, or into
-// the overflow list when the ring is full or the list already waits: built
-// where it is kept, not moved there. Past the list's bound, a user message
-// is refused (a dead letter, counted); a system message never is.
+// A crossing that did not go into the ring (full, or the overflow list
+// already waits, which keeps the ring's order) is built by make(void* at)
+// where it is kept, in the overflow list, not moved there. Past the list's
+// bound, a user message is refused (a dead letter, counted); a system
+// message never is.
 template <class Make>
-void Crossings::sendWith(IsolateRuntime& to, std::uint64_t target, bool system, Make&& make) {
-  // The ring's key drops the target's isolate, which must be the ring's consumer.
-  assert((target >> kIsolateShift) == to.index);
-  Peer& peer = peerFor(to);
-  if (peer.overflow.empty() && peer.ring->tryPushWith(keyOf(target), make)) {
-    counted(to, peer);
-    return;
-  }
+void Crossings::overflowWith(IsolateRuntime& to, Peer& peer, std::uint64_t target, bool system,
+                             Make&& make) {
   if (!system && peer.overflow.size() >= overflowLimit_) {
     alignas(Crossing) unsigned char storage[sizeof(Crossing)];
     make(static_cast<void*>(storage));
@@ -112,15 +108,30 @@ void Crossings::sendWith(IsolateRuntime& to, std::uint64_t target, bool system, 
 
 void Crossings::sendWord(IsolateRuntime& to, std::uint64_t target, std::uint64_t sender,
                          const MessageType* type, std::uint64_t word) {
-  // Built in the ring's slot (or the list's): no Message on the way, no move.
-  sendWith(to, target, /*system=*/false, [&](void* at) noexcept {
+  // The ring's key drops the target's isolate, which must be the ring's consumer.
+  assert((target >> kIsolateShift) == to.index);
+  Peer& peer = peerFor(to);
+  // Built in the ring's cell, half a line: no Message on the way, no move.
+  if (peer.overflow.empty() && peer.ring->tryPushWith(keyOf(target), [&](void* at) noexcept {
+        ::new (at) WordCrossing{sender, type, word};
+      })) [[likely]] {
+    counted(to, peer);
+    return;
+  }
+  overflowWith(to, peer, target, /*system=*/false, [&](void* at) noexcept {
     ::new (at) Crossing{sender, Message(type, word)};
   });
 }
 
 void Crossings::send(IsolateRuntime& to, std::uint64_t target, Crossing&& crossing) {
-  sendWith(to, target, crossing.message.is<CrossingSystemMessage>(),
-           [&crossing](void* at) noexcept { ::new (at) Crossing(std::move(crossing)); });
+  assert((target >> kIsolateShift) == to.index);
+  Peer& peer = peerFor(to);
+  const auto make = [&crossing](void* at) noexcept { ::new (at) Crossing(std::move(crossing)); };
+  if (peer.overflow.empty() && peer.ring->tryPushBigWith(keyOf(target), make)) {
+    counted(to, peer);
+    return;
+  }
+  overflowWith(to, peer, target, crossing.message.is<CrossingSystemMessage>(), make);
 }
 
 void Crossings::counted(IsolateRuntime& to, Peer& peer) {
@@ -150,6 +161,7 @@ void Crossings::take(std::size_t batch, bool betweenUnits) {
     Ring* ring = incoming_[k].load(std::memory_order_acquire);
     if (ring == nullptr) continue;
     const std::size_t taken = ring->consume(
+        [this](WordCrossing&& w, std::uint64_t key) noexcept { deliverWord(targetOf(key), w); },
         [this](Crossing&& c, std::uint64_t key) noexcept { deliver(targetOf(key), std::move(c)); },
         batch);
     tookAny |= taken != 0;
@@ -202,7 +214,14 @@ void Crossings::flushOverflow(std::uint32_t index) {
   while (!peer.overflow.empty()) {
     peer.overflow.prefetch(kPrefetchAhead);
     Waiting& front = peer.overflow.front();
-    if (!peer.ring->tryPush(std::move(front.crossing), keyOf(front.target))) break;
+    // A word goes on as a small item, as it would have without the list.
+    const Message& m = front.crossing.message;
+    const bool moved =
+        m.type_ != nullptr && m.type_->word
+            ? peer.ring->tryPush(WordCrossing{front.crossing.sender, m.type_, m.storedWord()},
+                                 keyOf(front.target))
+            : peer.ring->tryPushBig(std::move(front.crossing), keyOf(front.target));
+    if (!moved) break;
     peer.overflow.pop_front();
   }
   if (!peer.owesWake) {
@@ -254,15 +273,25 @@ Envelope Crossings::unwrap(Crossing&& c) noexcept {
   return Envelope{std::move(c.message), core_.refOf(c.sender)};
 }
 
+void Crossings::deliverWord(std::uint64_t targetId, const WordCrossing& w) noexcept {
+  const ActorRef target = core_.makeRef(targetId);
+  try {
+    // Into the mailbox as its type and word, as a tell on one isolate does;
+    // what that path does not take (a bounded or priority mailbox, a reply
+    // slot, an actor gone) goes the general way, as a Message.
+    if (core_.deliverWordLocal(home_, target, w.type, w.word, w.sender)) [[likely]] {
+      return;
+    }
+    core_.deliverLocal(home_, target, Message(w.type, w.word), core_.refOf(w.sender),
+                       /*urgent=*/true);
+  } catch (...) {
+    deliveryFailed(target);
+  }
+}
+
 void Crossings::deliver(std::uint64_t targetId, Crossing&& c) noexcept {
   const ActorRef target = core_.makeRef(targetId);
   try {
-    // A word (an int, a small struct; never a system message or a boxed
-    // envelope) goes into the mailbox as its type and word, as a tell on
-    // one isolate does, with no Message moved.
-    if (const MessageType* type = c.message.type_; type != nullptr && type->word) [[likely]] {
-      if (core_.deliverWordLocal(home_, target, type, c.message.storedWord(), c.sender)) return;
-    }
     if (CrossingSystemMessage* system = c.message.get<CrossingSystemMessage>()) {
       std::unique_ptr<SystemMessage> message = std::move(system->message);
       core_.deliverSystemLocal(home_, target, std::move(*message));
@@ -276,6 +305,14 @@ void Crossings::deliver(std::uint64_t targetId, Crossing&& c) noexcept {
       core_.deliverLocal(home_, target, std::move(c.message), core_.refOf(c.sender),
                          /*urgent=*/true);
     }
+  } catch (...) {
+    deliveryFailed(target);
+  }
+}
+
+void Crossings::deliveryFailed(const ActorRef& target) noexcept {
+  try {
+    throw;
   } catch (const std::system_error& e) {
     // A full bounded mailbox with the Fail policy: the sender is on another
     // isolate and cannot be told; the message is already a dead letter.
@@ -295,9 +332,12 @@ void Crossings::drainAtTeardown() noexcept {
   const auto dropTaken = [&](Crossing&& c, std::uint64_t key) noexcept {
     drop(targetOf(key), std::move(c));
   };
+  const auto dropWord = [&](WordCrossing&& w, std::uint64_t key) noexcept {
+    drop(targetOf(key), Crossing{w.sender, Message(w.type, w.word)});
+  };
   for (std::size_t k = 0; k < peerCount_; ++k) {
     if (Ring* ring = incoming_[k].load(std::memory_order_acquire)) {
-      while (ring->consume(dropTaken, kBatch) != 0) {
+      while (ring->consume(dropWord, dropTaken, kBatch) != 0) {
       }
     }
   }

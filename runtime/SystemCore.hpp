@@ -98,17 +98,29 @@ struct CrossingWithForeignSender {
 };
 
 /// One message on its way from one isolate to another (SPEC X1): with the
-/// ring slot's mark, which carries the target's id, one cache line.
-/// References travel as ids (both ends are of this system); a system message
-/// travels as a CrossingSystemMessage, a message from another system's actor
-/// as a CrossingWithForeignSender.
+/// ring cell's mark, which carries the target's id, one cache line (a big
+/// item of the ring). References travel as ids (both ends are of this
+/// system); a system message travels as a CrossingSystemMessage, a message
+/// from another system's actor as a CrossingWithForeignSender.
 struct Crossing {
   static constexpr std::uint64_t kNoSender = ~std::uint64_t{0};  // SystemCore::kNoRefId
   std::uint64_t sender = kNoSender;
   Message message;
 };
 static_assert(sizeof(Crossing) + sizeof(std::uint64_t) == 64,
-              "a crossing and its slot's mark are one cache line");
+              "a crossing and its cell's mark are one cache line");
+
+/// A word (Message::kWord: trivially copyable, at most 8 bytes) on its way
+/// to another isolate from an actor of this system or from none: with its
+/// cell's mark, half a cache line (a small item of the ring), so a flood of
+/// words moves half the lines a flood of crossings does.
+struct WordCrossing {
+  std::uint64_t sender;
+  const MessageType* type;
+  std::uint64_t word;
+};
+static_assert(sizeof(WordCrossing) + sizeof(std::uint64_t) == 32,
+              "a word crossing and its cell's mark are half a cache line");
 
 /// The isolate-to-isolate transport of one isolate (runtime/Crossings.cpp):
 /// as a receiver, the rings from every peer, drained in batches each loop
@@ -118,7 +130,9 @@ static_assert(sizeof(Crossing) + sizeof(std::uint64_t) == 64,
 /// sleeps. Isolate-local except where noted.
 class Crossings final : public Isolate::Poller {
  public:
-  using Ring = transport::SpscRing<Crossing>;
+  /// Words as small items (one 32-byte cell), everything else as big ones
+  /// (a pair of cells, one line).
+  using Ring = transport::SpscRing<WordCrossing, Crossing>;
   static constexpr std::size_t kBatch = 256;  // per peer and per loop iteration
   /// Per peer and look between units: what a unit handles at the default
   /// throughput, so that a receiver takes from its rings at the pace it
@@ -214,11 +228,17 @@ class Crossings final : public Isolate::Poller {
   void take(std::size_t batch, bool betweenUnits);
   /// The peer `to`, with its ring made on first use.
   Peer& peerFor(IsolateRuntime& to);
-  template <class Make>
-  void sendWith(IsolateRuntime& to, std::uint64_t target, bool system, Make&& make);
   /// Counts a crossing sent to `to` and owes it a wake-up.
   void counted(IsolateRuntime& to, Peer& peer);
   void deliver(std::uint64_t target, Crossing&& crossing) noexcept;
+  void deliverWord(std::uint64_t target, const WordCrossing& word) noexcept;
+  /// Reports what a delivery threw (a full bounded mailbox with the Fail
+  /// policy is already a dead letter: its sender is on another isolate).
+  void deliveryFailed(const ActorRef& target) noexcept;
+  /// The overflow list of `peer` after a crossing that did not go into its
+  /// ring (SPEC X3): queued there, or past its bound refused.
+  template <class Make>
+  void overflowWith(IsolateRuntime& to, Peer& peer, std::uint64_t target, bool system, Make&& make);
   /// The user message a crossing carries, with its sender.
   Envelope unwrap(Crossing&& crossing) noexcept;
   void flushOverflow(std::uint32_t peer);

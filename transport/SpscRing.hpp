@@ -1,114 +1,158 @@
 // transport/SpscRing.hpp — a bounded single-producer, single-consumer ring:
 // the path of one ordered pair of isolates (SPEC X1).
 //
-// Each slot carries its own "full" mark, written last by the producer: a
-// 64-bit word that holds a 63-bit key (the runtime puts the target's id
-// there) and the parity of the lap that filled the slot. The consumer learns
-// that a message came by reading the slot itself, so a message moves one
-// cache line from core to core, not two (the slot and the producer's index);
-// and it never writes a slot back, because a slot filled in the previous lap
-// has the other parity. The producer learns of room from the consumer's
-// index, which the consumer publishes once per batch and the producer reads
-// only when its cached copy says the ring is full (the design of FastForward's
-// slot marks and of Rigtorp's cached indices).
+// The ring is an array of cells, each a 64-bit mark followed by the room of
+// one small item; a cell is a power of two of bytes, so a cache line holds
+// a whole number of them (two for the runtime's word crossings, 32 bytes).
+// A ring may also carry big items: a big item takes the two cells of an
+// aligned pair, its value running from the first cell's room over the
+// second cell's mark to its end. The runtime sends a word (a message of at
+// most 8 bytes) as a small item and anything else as a big one, so a flood
+// of words moves half a cache line a message from core to core, not a line.
+//
+// The mark, written last by the producer, holds a key (the runtime puts the
+// target's id there), a "written" bit, the kind (small, big, or a skip that
+// pads a big item onto a pair) and the parity of the lap that filled it.
+// The consumer learns that an item came by reading the cell itself, so an
+// item moves only its own lines from core to core, not the producer's index
+// too; and it never writes a cell back, because a cell filled in the
+// previous lap has the other parity. The producer learns of room from the
+// consumer's index, which the consumer publishes once per batch and the
+// producer reads only when its cached copy says the ring is full (the
+// design of FastForward's slot marks and of Rigtorp's cached indices).
+//
+// The second cell of a pair has a mark of its own only when the pair holds
+// two small items; after a big item its mark's place holds the item's
+// bytes. So whenever the producer writes a small item into the first cell
+// of a pair, it first clears the second cell's mark, and it does so only
+// with the whole pair free: the consumer reads a second cell's mark only
+// after the first cell's item of the same lap, and then sees the cleared
+// mark or the item written after it.
 //
 // Why not boost::lockfree::spsc_queue: its push copies (our envelopes are
 // move-only), its consumer reads the producer's index for every batch, and
 // its consume_all visits elements one call each without a batch bound.
 //
-// Thread-safety: tryPush, tryPushWith, producerHalfFree and
-// markProducerWaiting from one thread (the producer); consume, empty,
-// consumerHalfFree and takeWaiting from one other thread (the consumer).
+// Thread-safety: tryPush, tryPushWith, tryPushBig, tryPushBigWith,
+// producerHalfFree and markProducerWaiting from one thread (the producer);
+// consume, empty, consumerHalfFree and takeWaiting from one other thread
+// (the consumer).
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <new>
 #include <type_traits>
 #include <utility>
 
 namespace coreactor::transport {
 
-template <class T>
+/// `Small`: the item of one cell. `Big` (optional): the item of a pair of
+/// cells; void for a ring of small items only.
+template <class Small, class Big = void>
 class SpscRing {
  public:
-  /// Keys are below 2^63: the top bit of a slot's mark is its lap's parity.
-  static constexpr std::uint64_t kKeyMask = ~std::uint64_t{0} >> 1;
+  static constexpr bool kHasBig = !std::is_void_v<Big>;
+  /// Keys are below 2^60: the mark's top four bits are the lap's parity,
+  /// "written" and the kind.
+  static constexpr std::uint64_t kKeyMask = (std::uint64_t{1} << 60) - 1;
 
-  /// `capacity` is rounded up to a power of two (at least 2).
-  explicit SpscRing(std::size_t capacity)
-      : shift_(log2(roundUp(capacity))),
+  /// `cells` is rounded up to a power of two (at least 2; at least 4 with
+  /// big items, which take two cells and may skip one to start a pair).
+  explicit SpscRing(std::size_t cells)
+      : shift_(log2(roundUp(cells))),
         mask_((std::size_t{1} << shift_) - 1),
-        slots_(static_cast<Slot*>(
-            ::operator new (sizeof(Slot) * (mask_ + 1), std::align_val_t{kLine}))) {
-    // Every slot starts as if filled in lap -1 (odd): empty for lap 0.
-    for (std::size_t i = 0; i <= mask_; ++i) ::new (&slots_[i]) Slot{};
+        base_(static_cast<unsigned char*>(
+            ::operator new (kCell*(mask_ + 1), std::align_val_t{kLine}))) {
+    // Every mark starts unwritten: empty for every lap.
+    std::memset(base_, 0, kCell * (mask_ + 1));
   }
   ~SpscRing() {
     // Whatever is left was never consumed: its owner drained it first (the
     // system's teardown turns it into dead letters); destroy the rest.
-    consume([](T&&) noexcept {}, ~std::size_t{0});
-    for (std::size_t i = 0; i <= mask_; ++i) slots_[i].~Slot();
-    ::operator delete (slots_, std::align_val_t{kLine});
+    const auto drop = [](auto&&) noexcept {};
+    consumeAll(drop, drop, ~std::size_t{0});
+    ::operator delete (base_, std::align_val_t{kLine});
   }
   SpscRing(const SpscRing&) = delete;
   SpscRing& operator=(const SpscRing&) = delete;
 
+  /// Cells in the ring.
   std::size_t capacity() const noexcept { return mask_ + 1; }
+  /// Bytes of a cell: a mark and a small item, rounded up to a power of two.
+  static constexpr std::size_t cellBytes() noexcept { return kCell; }
 
-  /// Producer. Moves `value` in with `key` (below 2^63), or leaves it
+  /// Producer. Moves `value` in with `key` (below 2^60), or leaves it
   /// untouched and returns false when the ring is full.
-  bool tryPush(T&& value, std::uint64_t key = 0) noexcept(std::is_nothrow_move_constructible_v<T>) {
-    return tryPushWith(key, [&value](void* at) noexcept(std::is_nothrow_move_constructible_v<T>) {
-      ::new (at) T(std::move(value));
-    });
+  bool tryPush(Small&& value,
+               std::uint64_t key = 0) noexcept(std::is_nothrow_move_constructible_v<Small>) {
+    return tryPushWith(key,
+                       [&value](void* at) noexcept(std::is_nothrow_move_constructible_v<Small>) {
+                         ::new (at) Small(std::move(value));
+                       });
   }
-  /// Producer. Constructs the value in its slot with make(void* at) and
-  /// marks the slot full with `key` (below 2^63), or calls nothing and
+  /// Producer. Constructs a small item in its cell with make(void* at) and
+  /// marks the cell written with `key` (below 2^60), or calls nothing and
   /// returns false when the ring is full.
   template <class Make>
   bool tryPushWith(std::uint64_t key,
                    Make&& make) noexcept(noexcept(make(static_cast<void*>(nullptr)))) {
     const std::size_t tail = producer_.tail;
-    if (tail - producer_.headCache > mask_) {
-      producer_.headCache = consumer_.head.load(std::memory_order_acquire);
-      if (tail - producer_.headCache > mask_) return false;
-    }
-    Slot& slot = slots_[tail & mask_];
-    make(static_cast<void*>(slot.storage));
-    slot.mark.store((key & kKeyMask) | lapBit(tail), std::memory_order_release);
+    // The first cell of a pair: its second cell's mark is cleared first,
+    // so the whole pair must be free (the top of this file says why).
+    const bool firstOfPair = kHasBig && (tail & 1) == 0;
+    if (!hasRoom(tail, firstOfPair ? 2 : 1)) return false;
+    if (firstOfPair) markAt(tail + 1).store(0, std::memory_order_relaxed);
+    make(roomAt(tail));
+    markAt(tail).store((key & kKeyMask) | kWritten | lapBit(tail), std::memory_order_release);
     producer_.tail = tail + 1;
     return true;
   }
-
-  /// Consumer. Moves out up to `max` values, oldest first, into f(T&&, key)
-  /// or f(T&&); returns how many. f must not throw (take what you need and
-  /// report errors yourself).
-  template <class F>
-  std::size_t consume(F&& f, std::size_t max) noexcept {
-    const std::size_t head = consumer_.head.load(std::memory_order_relaxed);
-    std::size_t n = 0;
-    for (; n < max; ++n) {
-      Slot& slot = slots_[(head + n) & mask_];
-      const std::uint64_t mark = slot.mark.load(std::memory_order_acquire);
-      if ((mark & ~kKeyMask) != lapBit(head + n)) break;
-      // The slots of a burst sit in the producer's cache: ask for the lines
-      // a few slots on while this one is handled.
-      __builtin_prefetch(&slots_[(head + n + kPrefetchSlots) & mask_]);
-      T* value = std::launder(reinterpret_cast<T*>(slot.storage));
-      if constexpr (std::is_invocable_v<F&, T&&, std::uint64_t>) {
-        f(std::move(*value), mark & kKeyMask);
-      } else {
-        f(std::move(*value));
-      }
-      value->~T();
+  /// Producer. tryPush() of a big item: the two cells of a pair.
+  template <class B = Big>
+  requires kHasBig bool tryPushBig(std::type_identity_t<B>&& value, std::uint64_t key = 0) noexcept(
+      std::is_nothrow_move_constructible_v<B>) {
+    return tryPushBigWith(key,
+                          [&value](void* at) noexcept(std::is_nothrow_move_constructible_v<B>) {
+                            ::new (at) B(std::move(value));
+                          });
+  }
+  /// Producer. tryPushWith() of a big item. At the second cell of a pair
+  /// it first marks that cell skipped, and so takes three cells.
+  template <class Make>
+  bool tryPushBigWith(std::uint64_t key, Make&& make) noexcept(
+      noexcept(make(static_cast<void*>(nullptr)))) requires kHasBig {
+    std::size_t tail = producer_.tail;
+    const std::size_t skip = tail & 1;
+    if (!hasRoom(tail, skip + 2)) return false;
+    if (skip != 0) {
+      markAt(tail).store(kWritten | kSkip | lapBit(tail), std::memory_order_release);
+      ++tail;
     }
-    if (n != 0) consumer_.head.store(head + n, std::memory_order_release);
-    return n;
+    make(roomAt(tail));
+    markAt(tail).store((key & kKeyMask) | kWritten | kBigItem | lapBit(tail),
+                       std::memory_order_release);
+    producer_.tail = tail + 2;
+    return true;
   }
 
-  /// Consumer: nothing to consume (reads the oldest slot's mark).
+  /// Consumer. Moves out up to `max` items, oldest first, into f(Small&&,
+  /// key) or f(Small&&); returns how many. f must not throw (take what you
+  /// need and report errors yourself).
+  template <class F>
+  std::size_t consume(F&& f, std::size_t max) noexcept requires(!kHasBig) {
+    return consumeAll(f, f, max);
+  }
+  /// Consumer. consume() of a ring with big items: each goes to small(...)
+  /// or to big(Big&&, key) or big(Big&&), in the order they were pushed.
+  template <class FSmall, class FBig>
+  std::size_t consume(FSmall&& small, FBig&& big, std::size_t max) noexcept requires kHasBig {
+    return consumeAll(small, big, max);
+  }
+
+  /// Consumer: nothing to consume (reads the oldest cell's mark).
   bool empty() const noexcept { return !filled(consumer_.head.load(std::memory_order_relaxed)); }
 
   /// The room protocol, for a producer that found the ring full and would
@@ -122,16 +166,19 @@ class SpscRing {
   }
   /// At least half the ring is free: the room a sleeping producer is woken
   /// for (and looks for before it sleeps), so that each wake-up moves half a
-  /// ring, not the few slots a consumer's batch just freed. Producer side:
+  /// ring, not the few cells a consumer's batch just freed. Producer side:
   /// from the consumer's published index.
   bool producerHalfFree() const noexcept {
     return producer_.tail - consumer_.head.load(std::memory_order_acquire) <= (mask_ + 1) / 2;
   }
-  /// The same, consumer side: the slot half a ring past the oldest is not
-  /// filled yet (slots fill in order). A mark not yet seen reads as room:
-  /// the error only ever wakes a producer early.
+  /// The same, consumer side: the cell half a ring past the oldest is not
+  /// written yet (cells fill in order); with big items, the first cell of
+  /// its pair, whose mark every lap writes. A mark not yet seen reads as
+  /// room: the error only ever wakes a producer early.
   bool consumerHalfFree() const noexcept {
-    return !filled(consumer_.head.load(std::memory_order_relaxed) + (mask_ + 1) / 2);
+    std::size_t at = consumer_.head.load(std::memory_order_relaxed) + (mask_ + 1) / 2;
+    if constexpr (kHasBig) at &= ~std::size_t{1};
+    return !filled(at);
   }
   bool takeWaiting() noexcept {
     std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -141,12 +188,31 @@ class SpscRing {
 
  private:
   static constexpr std::size_t kLine = 64;
-  static constexpr std::uint64_t kOddLap = ~kKeyMask;
-  /// How far ahead of the slot it takes the consumer prefetches: about
+  static constexpr std::uint64_t kLap = std::uint64_t{1} << 63;
+  static constexpr std::uint64_t kWritten = std::uint64_t{1} << 62;
+  static constexpr std::uint64_t kBigItem = std::uint64_t{1} << 61;
+  static constexpr std::uint64_t kSkip = std::uint64_t{1} << 60;
+  static constexpr std::size_t cellSize() {
+    std::size_t c = 16;
+    while (c < sizeof(Small) + sizeof(std::uint64_t)) c <<= 1;
+    return c;
+  }
+  static constexpr std::size_t kCell = cellSize();
+  static_assert(kCell <= kLine, "a small item and its mark fit in a cache line");
+  static_assert(alignof(Small) <= alignof(std::uint64_t), "items are 8-byte aligned at most");
+  static constexpr bool bigFits() {
+    if constexpr (kHasBig) {
+      return sizeof(Big) <= 2 * kCell - sizeof(std::uint64_t) &&
+             alignof(Big) <= alignof(std::uint64_t);
+    }
+    return true;
+  }
+  static_assert(bigFits(), "a big item fits in a pair of cells after the first mark");
+  /// How far ahead of the cell it takes the consumer prefetches: about
   /// 512 bytes, as many lines as a core keeps in flight comfortably.
-  static constexpr std::size_t kPrefetchSlots = 512 / sizeof(T) + 1;
+  static constexpr std::size_t kPrefetchCells = 512 / kCell + 1;
   static std::size_t roundUp(std::size_t n) {
-    std::size_t p = 2;
+    std::size_t p = kHasBig ? 4 : 2;
     while (p < n) p <<= 1;
     return p;
   }
@@ -159,17 +225,68 @@ class SpscRing {
   std::uint64_t lapBit(std::size_t i) const noexcept {
     return static_cast<std::uint64_t>((i >> shift_) & 1) << 63;
   }
-  /// Consumer: the slot of index `i` holds index i's value (not the stale
-  /// one of the lap before).
+  std::atomic_ref<std::uint64_t> markAt(std::size_t i) const noexcept {
+    return std::atomic_ref<std::uint64_t>(
+        *std::launder(reinterpret_cast<std::uint64_t*>(base_ + (i & mask_) * kCell)));
+  }
+  void* roomAt(std::size_t i) const noexcept {
+    return base_ + (i & mask_) * kCell + sizeof(std::uint64_t);
+  }
+  /// Consumer: the cell of index `i` holds index i's item (not the stale
+  /// one of a lap before).
   bool filled(std::size_t i) const noexcept {
-    return (slots_[i & mask_].mark.load(std::memory_order_acquire) & kOddLap) == lapBit(i);
+    return (markAt(i).load(std::memory_order_acquire) & (kLap | kWritten)) ==
+           (lapBit(i) | kWritten);
+  }
+  /// Producer: `need` cells from `tail` on are free.
+  bool hasRoom(std::size_t tail, std::size_t need) noexcept {
+    if (tail + need - producer_.headCache > mask_ + 1) {
+      producer_.headCache = consumer_.head.load(std::memory_order_acquire);
+      if (tail + need - producer_.headCache > mask_ + 1) return false;
+    }
+    return true;
+  }
+  template <class T, class F>
+  static void handOver(F& f, void* at, std::uint64_t key) noexcept {
+    T* value = std::launder(reinterpret_cast<T*>(at));
+    if constexpr (std::is_invocable_v<F&, T&&, std::uint64_t>) {
+      f(std::move(*value), key);
+    } else {
+      f(std::move(*value));
+    }
+    value->~T();
+  }
+  template <class FSmall, class FBig>
+  std::size_t consumeAll(FSmall& small, FBig& big, std::size_t max) noexcept {
+    const std::size_t first = consumer_.head.load(std::memory_order_relaxed);
+    std::size_t head = first;
+    std::size_t n = 0;
+    while (n < max) {
+      const std::uint64_t mark = markAt(head).load(std::memory_order_acquire);
+      if ((mark & (kLap | kWritten)) != (lapBit(head) | kWritten)) break;
+      // The cells of a burst sit in the producer's cache: ask for the lines
+      // a few cells on while this one is handled.
+      __builtin_prefetch(base_ + ((head + kPrefetchCells) & mask_) * kCell);
+      if constexpr (kHasBig) {
+        if ((mark & kSkip) != 0) {
+          ++head;
+          continue;
+        }
+        if ((mark & kBigItem) != 0) {
+          handOver<Big>(big, roomAt(head), mark & kKeyMask);
+          head += 2;
+          ++n;
+          continue;
+        }
+      }
+      handOver<Small>(small, roomAt(head), mark & kKeyMask);
+      ++head;
+      ++n;
+    }
+    if (head != first) consumer_.head.store(head, std::memory_order_release);
+    return n;
   }
 
-  struct Slot {
-    alignas(T) unsigned char storage[sizeof(T)];
-    std::atomic<std::uint64_t> mark{kOddLap};
-  };
-  static_assert(alignof(Slot) <= kLine, "slots are allocated on cache-line boundaries");
   struct alignas(kLine) Producer {
     std::size_t tail = 0;  // the producer's alone
     std::size_t headCache = 0;
@@ -180,7 +297,7 @@ class SpscRing {
 
   const unsigned shift_;
   const std::size_t mask_;
-  Slot* const slots_;
+  unsigned char* const base_;  // the cells, on cache-line boundaries
   Producer producer_;
   Consumer consumer_;
   alignas(kLine) std::atomic<bool> producerWaiting_{false};

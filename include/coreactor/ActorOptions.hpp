@@ -196,7 +196,9 @@ class ActorSystemOptions {
   /// The lowest level the system logger writes (default: Info).
   ActorSystemOptions withLogLevel(LogLevel level) const;
   /// The path between two isolates (SPEC X1, X3): a ring of `ringSlots`
-  /// messages per ordered pair (rounded up to a power of two, at least 2),
+  /// 64-byte slots per ordered pair (rounded up to a power of two, at least
+  /// 2), each holding a message, or two words (trivially copyable messages
+  /// of at most 8 bytes),
   /// and in front of it, when it is full, an overflow list of at most
   /// `overflowLimit` messages on the sender's side; past that, a message is
   /// a dead letter ("backpressure"), counted. Defaults: 1024 and 1M.

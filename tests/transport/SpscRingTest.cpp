@@ -1,8 +1,10 @@
-// The isolate-to-isolate ring (transport/SpscRing.hpp): every slot carries a
-// mark with the lap's parity and a key, so the tests run many laps through
-// small rings and check order, keys, refusals when full, the half-free
-// views of both sides, the waiting producer's flag, destruction of what was
-// never taken, and two threads at full speed. SPEC X1, X3.
+// The isolate-to-isolate ring (transport/SpscRing.hpp): every cell carries a
+// mark with the lap's parity and a key, and a big item spans a pair of cells
+// over the second one's mark, so the tests run many laps through small rings,
+// with small and big items mixed, and check order, keys, refusals when full,
+// the half-free views of both sides, the waiting producer's flag,
+// destruction of what was never taken, and two threads at full speed.
+// SPEC X1, X3.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -35,7 +37,7 @@ TEST(SpscRing, KeepsOrderAndKeysAcrossManyLapsAgainstADeque) {
       const int n = static_cast<int>(random() % 6);
       if (random() % 2 == 0) {
         for (int i = 0; i < n; ++i) {
-          // Keys use all 63 bits a key may have.
+          // Keys use every bit a key may have.
           const std::uint64_t key = (std::uint64_t{random()} << 31) ^ random() ^
                                     (std::uint64_t{static_cast<unsigned>(next)} << 40);
           const bool room = reference.size() < ring.capacity();
@@ -62,6 +64,121 @@ TEST(SpscRing, KeepsOrderAndKeysAcrossManyLapsAgainstADeque) {
     EXPECT_EQ(live, static_cast<int>(reference.size()));
   }
   EXPECT_EQ(live, 0);  // what was left is destroyed with the ring
+}
+
+/// A big item: a Counted and padding up to a pair of 32-byte cells after
+/// the first mark (56 bytes, as the runtime's crossings).
+struct BigCounted {
+  // padding[1] falls where the pair's second mark is: a written small
+  // item or skip of either parity, by the value.
+  static constexpr std::uint64_t kStale[4] = {0x4000000000000007u, 0xC000000000000007u,
+                                              0x5000000000000003u, 0xD000000000000003u};
+  explicit BigCounted(Counted&& c)
+      : counted(std::move(c)),
+        padding{0, kStale[static_cast<unsigned>(*counted.value) % 4], ~std::uint64_t{0}, 0, 0} {}
+  Counted counted;
+  std::uint64_t padding[5];
+};
+static_assert(sizeof(BigCounted) == 56);
+using MixedRing = SpscRing<Counted, BigCounted>;
+
+TEST(SpscRing, SmallAndBigItemsKeepOrderKeysAndRoomAcrossManyLapsAgainstAModel) {
+  // SPEC X1: words (small items) and other messages (big items, a pair of
+  // cells) mixed keep their order and keys lap after lap. A big item writes
+  // its bytes where the second cell of its pair keeps its mark when the
+  // pair holds two small items (here bytes with the "written" bit and both
+  // parities), so a stale mark must never read as an item of a later lap;
+  // and the room each push needs (two cells at a pair's first, a skipped
+  // cell before a big item at a pair's second) follows the model exactly.
+  int live = 0;
+  {
+    MixedRing ring(8);
+    ASSERT_EQ(ring.capacity(), 8u);
+    struct Sent {
+      int value;
+      std::uint64_t key;
+      bool big;
+      std::size_t tailAfter;  // cells used up to and with this item
+    };
+    std::deque<Sent> reference;
+    std::size_t tail = 0;
+    std::size_t head = 0;
+    std::mt19937 random(11);
+    int next = 0;
+    std::size_t bigs = 0;
+    std::size_t skips = 0;
+    for (int step = 0; step < 40000; ++step) {
+      const int n = static_cast<int>(random() % 5);
+      if (random() % 2 == 0) {
+        for (int i = 0; i < n; ++i) {
+          const std::uint64_t key =
+              ((std::uint64_t{random()} << 32) ^ random()) & MixedRing::kKeyMask;
+          const bool big = random() % 3 == 0;
+          const std::size_t need = big ? 2 + (tail & 1) : ((tail & 1) == 0 ? 2 : 1);
+          const bool room = tail + need - head <= ring.capacity();
+          const bool pushed = big ? ring.tryPushBig(BigCounted{Counted(next, &live)}, key)
+                                  : ring.tryPush(Counted(next, &live), key);
+          ASSERT_EQ(pushed, room) << "step " << step << ", tail " << tail << ", head " << head;
+          if (!pushed) continue;
+          skips += big && (tail & 1) != 0 ? 1 : 0;
+          tail += big ? need : 1;
+          bigs += big ? 1 : 0;
+          reference.push_back(Sent{next++, key, big, tail});
+        }
+      } else {
+        const auto check = [&](int value, std::uint64_t key, bool big) {
+          ASSERT_FALSE(reference.empty());
+          EXPECT_EQ(value, reference.front().value);
+          EXPECT_EQ(key, reference.front().key);
+          EXPECT_EQ(big, reference.front().big);
+          head = reference.front().tailAfter;
+          reference.pop_front();
+        };
+        const std::size_t taken = ring.consume(
+            [&](Counted&& c, std::uint64_t key) noexcept { check(*c.value, key, false); },
+            [&](BigCounted&& b, std::uint64_t key) noexcept {
+              EXPECT_EQ(b.padding[2], ~std::uint64_t{0});
+              check(*b.counted.value, key, true);
+            },
+            static_cast<std::size_t>(n));
+        EXPECT_LE(taken, static_cast<std::size_t>(n));
+      }
+      ASSERT_EQ(ring.empty(), reference.empty()) << "step " << step;
+    }
+    EXPECT_GT(next, 20000);  // thousands of laps of an 8-cell ring
+    EXPECT_GT(bigs, 5000u);
+    EXPECT_GT(skips, 1000u);
+    EXPECT_EQ(live, static_cast<int>(reference.size()));
+  }
+  EXPECT_EQ(live, 0);  // what was left is destroyed with the ring
+}
+
+TEST(SpscRing, ABigItemAtAPairsSecondCellSkipsItAndARefusedOneIsLeftUntouched) {
+  // SPEC X3: a big item takes an aligned pair; after one small item it
+  // needs three cells, and when they are not free the sender keeps it.
+  int live = 0;
+  MixedRing ring(4);
+  EXPECT_TRUE(ring.tryPush(Counted(1, &live), 1));
+  EXPECT_TRUE(ring.tryPush(Counted(2, &live), 2));
+  EXPECT_TRUE(ring.tryPush(Counted(3, &live), 3));  // cell 2: the whole pair 2-3 was free
+  BigCounted big{Counted(9, &live)};
+  EXPECT_FALSE(ring.tryPushBig(std::move(big), 9));  // cell 3 skipped, then a pair: 3 cells
+  std::vector<int> got;
+  const auto small = [&](Counted&& c) noexcept { got.push_back(*c.value); };
+  const auto large = [&](BigCounted&& b) noexcept { got.push_back(-*b.counted.value); };
+  EXPECT_EQ(ring.consume(small, large, 1), 1u);
+  EXPECT_FALSE(ring.tryPushBig(std::move(big), 9));  // 2 of the 3 free
+  ASSERT_NE(big.counted.value, nullptr);
+  EXPECT_EQ(*big.counted.value, 9);
+  EXPECT_EQ(ring.consume(small, large, 1), 1u);
+  EXPECT_TRUE(ring.tryPushBig(std::move(big), 9));   // cell 3 skipped, the pair 0-1 of lap 1
+  EXPECT_FALSE(ring.tryPush(Counted(4, &live), 4));  // cell 2 of lap 1 holds 3 still
+  EXPECT_EQ(ring.consume(small, large, 8), 2u);      // 3, then past the skip the big item
+  EXPECT_TRUE(ring.tryPush(Counted(5, &live), 5));
+  EXPECT_EQ(ring.consume(small, large, 8), 1u);
+  EXPECT_EQ(got, (std::vector<int>{1, 2, 3, -9, 5}));
+  EXPECT_TRUE(ring.empty());
+  EXPECT_EQ(live, 1);  // `big`, moved from
 }
 
 TEST(SpscRing, AFullRingRefusesAndLeavesTheValueUntouched) {
@@ -150,6 +267,51 @@ TEST(SpscRing, TwoThreadsMoveEveryValueInOrderWithItsKey) {
   consumer.join();
   EXPECT_EQ(inOrder, kValues);
   EXPECT_EQ(keysRight, kValues);
+  EXPECT_TRUE(ring.empty());
+}
+
+TEST(SpscRing, TwoThreadsMoveSmallAndBigItemsInOrder) {
+  // SPEC X1: the same at full speed with both kinds mixed (run under TSan
+  // in CI): the consumer reads a pair's second mark only after the first
+  // cell's item, the producer clears it only with the pair free.
+  struct Big {  // a pair of 16-byte cells after the first mark
+    std::uint64_t value;
+    std::uint64_t check[2];
+  };
+  using Ring = SpscRing<std::uint64_t, Big>;
+  constexpr std::uint64_t kValues = 200000;
+  const auto isBig = [](std::uint64_t i) { return (i * 2654435761u >> 7) % 3 == 0; };
+  Ring ring(32);
+  std::uint64_t inOrder = 0;
+  std::uint64_t kindsRight = 0;
+  std::thread consumer([&] {
+    std::uint64_t next = 0;
+    while (next < kValues) {
+      const std::size_t taken = ring.consume(
+          [&](std::uint64_t&& v, std::uint64_t key) noexcept {
+            inOrder += v == next && key == next ? 1 : 0;
+            kindsRight += isBig(next) ? 0 : 1;
+            ++next;
+          },
+          [&](Big&& b, std::uint64_t key) noexcept {
+            inOrder += b.value == next && key == next && b.check[1] == ~next ? 1 : 0;
+            kindsRight += isBig(next) ? 1 : 0;
+            ++next;
+          },
+          16);
+      if (taken == 0) std::this_thread::yield();
+    }
+  });
+  for (std::uint64_t i = 0; i < kValues; ++i) {
+    if (isBig(i)) {
+      while (!ring.tryPushBig(Big{i, {~i, ~i}}, i)) std::this_thread::yield();
+    } else {
+      while (!ring.tryPush(std::uint64_t{i}, i)) std::this_thread::yield();
+    }
+  }
+  consumer.join();
+  EXPECT_EQ(inOrder, kValues);
+  EXPECT_EQ(kindsRight, kValues);
   EXPECT_TRUE(ring.empty());
 }
 

@@ -10,18 +10,20 @@
 //                          atomic word, each busy-polling for its turn.
 //   floor/eventfd-rtt      one round trip of two threads through two eventfds
 //                          (blocking read, write): two wake-ups of a sleeper.
-//   isolates/transport/8B  one item through our transport::SpscRing (1024
-//   isolates/transport/64B slots, the runtime's default) from one thread to
-//                          another, consumed 256 at a time (Crossings::kBatch),
-//                          no actors: an 8-byte item (like for like with
-//                          floor/spsc-bulk; 1M per round; with its slot's
-//                          mark 16 bytes), and a 64-byte one laid out as the
-//                          runtime's Crossing (a sender's id and a Message,
-//                          the target's id in the slot's mark: one cache
-//                          line), moved in and out as the runtime does (250k
-//                          per round). With two CPUs each round is paired,
-//                          off the clock, with a round of floor/spsc-bulk
-//                          (transportRows).
+//   isolates/transport/8B  one item through our transport::SpscRing from one
+//   isolates/transport/word thread to another, consumed 256 at a time
+//   isolates/transport/64B (Crossings::kBatch), no actors. 8B: an 8-byte item
+//                          in a ring of 1024 16-byte cells (like for like with
+//                          floor/spsc-bulk; 1M per round). word and 64B: the
+//                          runtime's ring (1024 lines, the default; 2048
+//                          32-byte cells): a word crossing (a sender's id, a
+//                          type and a value: one cell, half a line; 1M per
+//                          round), and a crossing laid out as the runtime's
+//                          Crossing (a sender's id and a Message: two cells,
+//                          one line; 250k per round), moved in and out as the
+//                          runtime does; the target's id is in the mark. With
+//                          two CPUs each round is paired, off the clock, with
+//                          a round of floor/spsc-bulk (transportRows).
 //   isolates/tell/cross    one tell of a burst of 100,000 small messages from an
 //   isolates/tell/same     actor on isolate 0 to one on isolate 1 (cross) or on
 //                          isolate 0 (same), in a system of two isolates: from
@@ -316,33 +318,75 @@ struct Seq {
 };
 
 /// The runtime's Crossing (runtime/SystemCore.hpp: the sender's id and a
-/// Message; the target's id is the slot's key), rebuilt from the public
-/// types so that the bench needs no private header: with the slot's mark
-/// the same 64 bytes, the same Message moves.
+/// Message; the target's id is the cell's key), rebuilt from the public
+/// types so that the bench needs no private header: with the first cell's
+/// mark the same 64 bytes, the same Message moves.
 struct Crossing64 {
   std::uint64_t sender = 0;
   Message message;
 };
 static_assert(sizeof(Crossing64) + sizeof(std::uint64_t) == 64,
-              "the element the runtime's rings carry fills a 64-byte slot with its mark");
+              "the element the runtime's rings carry fills a line with its mark");
+/// The runtime's WordCrossing: the sender's id, the type and the value of a
+/// word; with its cell's mark, half a line.
+struct Word24 {
+  std::uint64_t sender = 0;
+  const void* type = nullptr;
+  std::uint64_t word = 0;
+};
+static_assert(sizeof(Word24) + sizeof(std::uint64_t) == 32, "a word fills a 32-byte cell");
 
-std::uint64_t makeItem(std::uint64_t i, std::uint64_t*) {
-  return i;
-}
-Crossing64 makeItem(std::uint64_t i, Crossing64*) {
-  return Crossing64{0, Message(Seq{i})};
-}
-std::uint64_t sequenceOf(const std::uint64_t& item) {
-  return item;
-}
-std::uint64_t sequenceOf(Crossing64& item) {
-  const Seq* seq = item.message.get<Seq>();
-  return seq != nullptr ? seq->n : ~std::uint64_t{0};
-}
-
-/// Items per round of isolates/transport/<T>.
+/// What one row of isolates/transport/* moves, and through which ring.
+/// Eight bytes: a ring of small items only (16-byte cells), like for like
+/// with floor/spsc-bulk. A word and a crossing: the runtime's ring, words
+/// as small items and crossings as big ones (a line).
 template <class T>
-constexpr std::int64_t kItemsOf = std::is_same_v<T, Crossing64> ? kBulkCrossings : kBulkItems;
+struct TransportItem;
+template <>
+struct TransportItem<std::uint64_t> {
+  using Ring = transport::SpscRing<std::uint64_t>;
+  static constexpr std::int64_t kItems = kBulkItems;
+  static std::uint64_t make(std::uint64_t i) { return i; }
+  static bool push(Ring& ring, std::uint64_t&& item, std::uint64_t key) {
+    return ring.tryPush(std::move(item), key);
+  }
+  template <class F>
+  static std::size_t consume(Ring& ring, F& take) {
+    return ring.consume([&](std::uint64_t&& item) noexcept { take(item); }, kConsumeBatch);
+  }
+};
+template <>
+struct TransportItem<Word24> {
+  using Ring = transport::SpscRing<Word24, Crossing64>;
+  static constexpr std::int64_t kItems = kBulkItems;
+  static Word24 make(std::uint64_t i) { return Word24{i, &kItems, i}; }
+  static bool push(Ring& ring, Word24&& item, std::uint64_t key) {
+    return ring.tryPush(std::move(item), key);
+  }
+  template <class F>
+  static std::size_t consume(Ring& ring, F& take) {
+    return ring.consume([&](Word24&& item) noexcept { take(item.word); },
+                        [&](Crossing64&&) noexcept { take(~std::uint64_t{0}); }, kConsumeBatch);
+  }
+};
+template <>
+struct TransportItem<Crossing64> {
+  using Ring = transport::SpscRing<Word24, Crossing64>;
+  static constexpr std::int64_t kItems = kBulkCrossings;
+  static Crossing64 make(std::uint64_t i) { return Crossing64{0, Message(Seq{i})}; }
+  static bool push(Ring& ring, Crossing64&& item, std::uint64_t key) {
+    return ring.tryPushBig(std::move(item), key);
+  }
+  template <class F>
+  static std::size_t consume(Ring& ring, F& take) {
+    return ring.consume([&](Word24&&) noexcept { take(~std::uint64_t{0}); },
+                        [&](Crossing64&& item) noexcept {
+                          const Seq* seq = item.message.get<Seq>();
+                          take(seq != nullptr ? seq->n : ~std::uint64_t{0});
+                        },
+                        kConsumeBatch);
+  }
+};
 
 /// The ratio per op of a round of a row to the paired round of its floor
 /// run right after it, or none if the floor's round did not finish.
@@ -357,7 +401,9 @@ std::optional<double> pairedRatio(const Timed& row, std::int64_t rowOps, const T
 
 template <class T>
 Timed transportRound() {
-  transport::SpscRing<T> ring(kRingSlots);
+  using Item = TransportItem<T>;
+  // Cells: the runtime's ring of 1024 lines holds 2048 words (ActorSystemOptions).
+  typename Item::Ring ring(std::is_same_v<T, std::uint64_t> ? kRingSlots : 2 * kRingSlots);
   Steady::time_point start{};
   Steady::time_point end{};
   std::int64_t inOrder = 0;
@@ -366,10 +412,10 @@ Timed transportRound() {
       [&] {
         Spinner spin(deadline);
         start = Steady::now();
-        for (std::uint64_t i = 0; i < static_cast<std::uint64_t>(kItemsOf<T>); ++i) {
-          T item = makeItem(i, static_cast<T*>(nullptr));
+        for (std::uint64_t i = 0; i < static_cast<std::uint64_t>(Item::kItems); ++i) {
+          T item = Item::make(i);
           // The key stands for the target's id, as in the runtime.
-          while (!ring.tryPush(std::move(item), i)) {  // a refused item is left untouched
+          while (!Item::push(ring, std::move(item), i)) {  // a refused item is left untouched
             if (!spin.wait()) return;
           }
         }
@@ -377,12 +423,12 @@ Timed transportRound() {
       [&] {
         Spinner spin(deadline);
         std::uint64_t next = 0;
-        const auto take = [&](T&& item) noexcept {
-          inOrder += sequenceOf(item) == next ? 1 : 0;
+        const auto take = [&](std::uint64_t sequence) noexcept {
+          inOrder += sequence == next ? 1 : 0;
           ++next;
         };
-        while (next < static_cast<std::uint64_t>(kItemsOf<T>)) {
-          if (ring.consume(take, kConsumeBatch) == 0 && !spin.wait()) break;
+        while (next < static_cast<std::uint64_t>(Item::kItems)) {
+          if (Item::consume(ring, take) == 0 && !spin.wait()) break;
         }
         end = Steady::now();
       });
@@ -401,14 +447,14 @@ void transportRows(benchmark::State& state) {
   std::vector<double> pairedRatios;
   for (auto _ : state) {
     Timed rowRound;
-    const bool ok = meter.measureTimed(state, "items", kItemsOf<T>, [&] {
+    const bool ok = meter.measureTimed(state, "items", TransportItem<T>::kItems, [&] {
       rowRound = transportRound<T>();
       return rowRound;
     });
     if (!ok) break;
     if (paired) {
       const std::optional<double> ratio =
-          pairedRatio(rowRound, kItemsOf<T>, spscFloorRound(), kBulkItems);
+          pairedRatio(rowRound, TransportItem<T>::kItems, spscFloorRound(), kBulkItems);
       if (!ratio) {
         state.SkipWithError("the paired floor round did not finish");
         break;
@@ -1040,6 +1086,7 @@ void registerCrossBenchmarks(bool quick) {
                                              "round trips", kWakeRoundTrips, &eventFdRound));
   registerTimed(
       benchmark::RegisterBenchmark("isolates/transport/8B", &transportRows<std::uint64_t>));
+  registerTimed(benchmark::RegisterBenchmark("isolates/transport/word", &transportRows<Word24>));
   registerTimed(benchmark::RegisterBenchmark("isolates/transport/64B", &transportRows<Crossing64>));
   registerTimed(benchmark::RegisterBenchmark("isolates/tell/cross", &tellBurst, true));
   registerTimed(benchmark::RegisterBenchmark("isolates/tell/same", &tellBurst, false));

@@ -103,8 +103,11 @@ std::string describeCrossOp(std::string_view name) {
   if (name == "isolates/transport/8B") {
     return "one 8-byte item, our SpscRing(1024), thread to thread, consumed 256 at once";
   }
+  if (name == "isolates/transport/word") {
+    return "the same, one word crossing (id, type, value: half a line) in the runtime's ring";
+  }
   if (name == "isolates/transport/64B") {
-    return "the same, one 64-byte crossing (an id and a Message, the target in the mark)";
+    return "the same, one 64-byte crossing (an id and a Message: a line) in the runtime's ring";
   }
   if (name == "isolates/tell/cross") {
     return "one tell of a burst of 100000, isolate 0 -> 1, handled";
@@ -230,6 +233,8 @@ constexpr Target kTargets[] = {
     // Across isolates (bench/CrossBench.cpp), against floors of the same run.
     {"spsc transport 8B / boost spsc floor", "isolates/transport/8B", "floor/spsc-bulk", 2.0, "",
      false, kPairedFloorRatioCounter},
+    {"spsc transport word / boost spsc floor", "isolates/transport/word", "floor/spsc-bulk", 2.0,
+     "", false, kPairedFloorRatioCounter},
     {"spsc transport 64B / boost spsc floor", "isolates/transport/64B", "floor/spsc-bulk", 2.0, "",
      false, kPairedFloorRatioCounter},
     // Throughput across at least 0.7 of throughput on one isolate.

@@ -22,12 +22,13 @@
 // design of FastForward's slot marks and of Rigtorp's cached indices).
 //
 // The second cell of a pair has a mark of its own only when the pair holds
-// two small items; after a big item its mark's place holds the item's
-// bytes. So whenever the producer writes a small item into the first cell
-// of a pair, it first clears the second cell's mark, and it does so only
-// with the whole pair free: the consumer reads a second cell's mark only
-// after the first cell's item of the same lap, and then sees the cleared
-// mark or the item written after it.
+// two small items; while it holds a big item, that mark's place holds the
+// item's bytes. So the consumer, once it has taken a big item, clears the
+// second cell's mark before it publishes its index: the consumer reads a
+// second cell's mark only after the first cell's item of the same lap, and
+// then sees the cleared mark, an older lap's, or the one written after it.
+// (The producer clearing it before each small item instead cost a third
+// more per word: a store into a line the consumer may be reading.)
 //
 // Why not boost::lockfree::spsc_queue: its push copies (our envelopes are
 // move-only), its consumer reads the producer's index for every batch, and
@@ -100,11 +101,7 @@ class SpscRing {
   bool tryPushWith(std::uint64_t key,
                    Make&& make) noexcept(noexcept(make(static_cast<void*>(nullptr)))) {
     const std::size_t tail = producer_.tail;
-    // The first cell of a pair: its second cell's mark is cleared first,
-    // so the whole pair must be free (the top of this file says why).
-    const bool firstOfPair = kHasBig && (tail & 1) == 0;
-    if (!hasRoom(tail, firstOfPair ? 2 : 1)) return false;
-    if (firstOfPair) markAt(tail + 1).store(0, std::memory_order_relaxed);
+    if (!hasRoom(tail, 1)) return false;
     make(roomAt(tail));
     markAt(tail).store((key & kKeyMask) | kWritten | lapBit(tail), std::memory_order_release);
     producer_.tail = tail + 1;
@@ -274,6 +271,9 @@ class SpscRing {
         }
         if ((mark & kBigItem) != 0) {
           handOver<Big>(big, roomAt(head), mark & kKeyMask);
+          // Where the pair's second mark goes, the item's bytes were: no
+          // mark of a later lap may read them as one (the top of this file).
+          markAt(head + 1).store(0, std::memory_order_relaxed);
           head += 2;
           ++n;
           continue;

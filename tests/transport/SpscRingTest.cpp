@@ -88,8 +88,9 @@ TEST(SpscRing, SmallAndBigItemsKeepOrderKeysAndRoomAcrossManyLapsAgainstAModel) 
   // its bytes where the second cell of its pair keeps its mark when the
   // pair holds two small items (here bytes with the "written" bit and both
   // parities), so a stale mark must never read as an item of a later lap;
-  // and the room each push needs (two cells at a pair's first, a skipped
-  // cell before a big item at a pair's second) follows the model exactly.
+  // and the room each push needs (a cell for a small item, a pair for a
+  // big one, and a skipped cell before a big item at a pair's second)
+  // follows the model exactly.
   int live = 0;
   {
     MixedRing ring(8);
@@ -114,7 +115,7 @@ TEST(SpscRing, SmallAndBigItemsKeepOrderKeysAndRoomAcrossManyLapsAgainstAModel) 
           const std::uint64_t key =
               ((std::uint64_t{random()} << 32) ^ random()) & MixedRing::kKeyMask;
           const bool big = random() % 3 == 0;
-          const std::size_t need = big ? 2 + (tail & 1) : ((tail & 1) == 0 ? 2 : 1);
+          const std::size_t need = big ? 2 + (tail & 1) : 1;
           const bool room = tail + need - head <= ring.capacity();
           const bool pushed = big ? ring.tryPushBig(BigCounted{Counted(next, &live)}, key)
                                   : ring.tryPush(Counted(next, &live), key);
@@ -160,7 +161,7 @@ TEST(SpscRing, ABigItemAtAPairsSecondCellSkipsItAndARefusedOneIsLeftUntouched) {
   MixedRing ring(4);
   EXPECT_TRUE(ring.tryPush(Counted(1, &live), 1));
   EXPECT_TRUE(ring.tryPush(Counted(2, &live), 2));
-  EXPECT_TRUE(ring.tryPush(Counted(3, &live), 3));  // cell 2: the whole pair 2-3 was free
+  EXPECT_TRUE(ring.tryPush(Counted(3, &live), 3));
   BigCounted big{Counted(9, &live)};
   EXPECT_FALSE(ring.tryPushBig(std::move(big), 9));  // cell 3 skipped, then a pair: 3 cells
   std::vector<int> got;
@@ -272,8 +273,8 @@ TEST(SpscRing, TwoThreadsMoveEveryValueInOrderWithItsKey) {
 
 TEST(SpscRing, TwoThreadsMoveSmallAndBigItemsInOrder) {
   // SPEC X1: the same at full speed with both kinds mixed (run under TSan
-  // in CI): the consumer reads a pair's second mark only after the first
-  // cell's item, the producer clears it only with the pair free.
+  // in CI): the consumer clears a pair's second mark after a big item and
+  // reads it only after the first cell's item of the same lap.
   struct Big {  // a pair of 16-byte cells after the first mark
     std::uint64_t value;
     std::uint64_t check[2];

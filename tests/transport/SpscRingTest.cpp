@@ -240,6 +240,21 @@ TEST(SpscRing, AWaitingProducerIsTakenOnce) {
   EXPECT_FALSE(ring.takeWaiting());
 }
 
+/// Runs produce() here and, on a thread of its own, consume(next) (it takes
+/// what it can, advancing `next` per item, and returns how many) until
+/// `values` items came.
+template <class Produce, class Consume>
+void acrossTwoThreads(std::uint64_t values, Produce&& produce, Consume&& consume) {
+  std::thread consumer([&] {
+    std::uint64_t next = 0;
+    while (next < values) {
+      if (consume(next) == 0) std::this_thread::yield();
+    }
+  });
+  produce();
+  consumer.join();
+}
+
 TEST(SpscRing, TwoThreadsMoveEveryValueInOrderWithItsKey) {
   // SPEC X1: one producer thread and one consumer thread at full speed
   // through a small ring (many laps; run under TSan in CI).
@@ -247,25 +262,25 @@ TEST(SpscRing, TwoThreadsMoveEveryValueInOrderWithItsKey) {
   SpscRing<std::uint64_t> ring(64);
   std::uint64_t inOrder = 0;
   std::uint64_t keysRight = 0;
-  std::thread consumer([&] {
-    std::uint64_t next = 0;
-    while (next < kValues) {
-      const std::size_t taken = ring.consume(
-          [&](std::uint64_t&& v, std::uint64_t key) noexcept {
-            inOrder += v == next ? 1 : 0;
-            keysRight += key == (next * 2654435761u & SpscRing<std::uint64_t>::kKeyMask) ? 1 : 0;
-            ++next;
-          },
-          16);
-      if (taken == 0) std::this_thread::yield();
-    }
-  });
-  for (std::uint64_t i = 0; i < kValues; ++i) {
-    while (!ring.tryPush(std::uint64_t{i}, i * 2654435761u & SpscRing<std::uint64_t>::kKeyMask)) {
-      std::this_thread::yield();
-    }
-  }
-  consumer.join();
+  acrossTwoThreads(
+      kValues,
+      [&] {
+        for (std::uint64_t i = 0; i < kValues; ++i) {
+          while (!ring.tryPush(std::uint64_t{i},
+                               i * 2654435761u & SpscRing<std::uint64_t>::kKeyMask)) {
+            std::this_thread::yield();
+          }
+        }
+      },
+      [&](std::uint64_t& next) {
+        return ring.consume(
+            [&](std::uint64_t&& v, std::uint64_t key) noexcept {
+              inOrder += v == next ? 1 : 0;
+              keysRight += key == (next * 2654435761u & SpscRing<std::uint64_t>::kKeyMask) ? 1 : 0;
+              ++next;
+            },
+            16);
+      });
   EXPECT_EQ(inOrder, kValues);
   EXPECT_EQ(keysRight, kValues);
   EXPECT_TRUE(ring.empty());
@@ -285,32 +300,31 @@ TEST(SpscRing, TwoThreadsMoveSmallAndBigItemsInOrder) {
   Ring ring(32);
   std::uint64_t inOrder = 0;
   std::uint64_t kindsRight = 0;
-  std::thread consumer([&] {
-    std::uint64_t next = 0;
-    while (next < kValues) {
-      const std::size_t taken = ring.consume(
-          [&](std::uint64_t&& v, std::uint64_t key) noexcept {
-            inOrder += v == next && key == next ? 1 : 0;
-            kindsRight += isBig(next) ? 0 : 1;
-            ++next;
-          },
-          [&](Big&& b, std::uint64_t key) noexcept {
-            inOrder += b.value == next && key == next && b.check[1] == ~next ? 1 : 0;
-            kindsRight += isBig(next) ? 1 : 0;
-            ++next;
-          },
-          16);
-      if (taken == 0) std::this_thread::yield();
-    }
-  });
-  for (std::uint64_t i = 0; i < kValues; ++i) {
-    if (isBig(i)) {
-      while (!ring.tryPushBig(Big{i, {~i, ~i}}, i)) std::this_thread::yield();
-    } else {
-      while (!ring.tryPush(std::uint64_t{i}, i)) std::this_thread::yield();
-    }
-  }
-  consumer.join();
+  acrossTwoThreads(
+      kValues,
+      [&] {
+        for (std::uint64_t i = 0; i < kValues; ++i) {
+          if (isBig(i)) {
+            while (!ring.tryPushBig(Big{i, {~i, ~i}}, i)) std::this_thread::yield();
+          } else {
+            while (!ring.tryPush(std::uint64_t{i}, i)) std::this_thread::yield();
+          }
+        }
+      },
+      [&](std::uint64_t& next) {
+        return ring.consume(
+            [&](std::uint64_t&& v, std::uint64_t key) noexcept {
+              inOrder += v == next && key == next ? 1 : 0;
+              kindsRight += isBig(next) ? 0 : 1;
+              ++next;
+            },
+            [&](Big&& b, std::uint64_t key) noexcept {
+              inOrder += b.value == next && key == next && b.check[1] == ~next ? 1 : 0;
+              kindsRight += isBig(next) ? 1 : 0;
+              ++next;
+            },
+            16);
+      });
   EXPECT_EQ(inOrder, kValues);
   EXPECT_EQ(kindsRight, kValues);
   EXPECT_TRUE(ring.empty());

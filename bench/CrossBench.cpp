@@ -345,6 +345,7 @@ struct TransportItem;
 template <>
 struct TransportItem<std::uint64_t> {
   using Ring = transport::SpscRing<std::uint64_t>;
+  static constexpr std::size_t kCells = kRingSlots;
   static constexpr std::int64_t kItems = kBulkItems;
   static std::uint64_t make(std::uint64_t i) { return i; }
   static bool push(Ring& ring, std::uint64_t&& item, std::uint64_t key) {
@@ -358,6 +359,7 @@ struct TransportItem<std::uint64_t> {
 template <>
 struct TransportItem<Word24> {
   using Ring = transport::SpscRing<Word24, Crossing64>;
+  static constexpr std::size_t kCells = 2 * kRingSlots;  // 1024 lines, as ActorSystemOptions
   static constexpr std::int64_t kItems = kBulkItems;
   static Word24 make(std::uint64_t i) { return Word24{i, &kItems, i}; }
   static bool push(Ring& ring, Word24&& item, std::uint64_t key) {
@@ -372,6 +374,7 @@ struct TransportItem<Word24> {
 template <>
 struct TransportItem<Crossing64> {
   using Ring = transport::SpscRing<Word24, Crossing64>;
+  static constexpr std::size_t kCells = 2 * kRingSlots;
   static constexpr std::int64_t kItems = kBulkCrossings;
   static Crossing64 make(std::uint64_t i) { return Crossing64{0, Message(Seq{i})}; }
   static bool push(Ring& ring, Crossing64&& item, std::uint64_t key) {
@@ -402,8 +405,7 @@ std::optional<double> pairedRatio(const Timed& row, std::int64_t rowOps, const T
 template <class T>
 Timed transportRound() {
   using Item = TransportItem<T>;
-  // Cells: the runtime's ring of 1024 lines holds 2048 words (ActorSystemOptions).
-  typename Item::Ring ring(std::is_same_v<T, std::uint64_t> ? kRingSlots : 2 * kRingSlots);
+  typename Item::Ring ring(Item::kCells);
   Steady::time_point start{};
   Steady::time_point end{};
   std::int64_t inOrder = 0;

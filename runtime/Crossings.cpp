@@ -126,12 +126,21 @@ void Crossings::sendWord(IsolateRuntime& to, std::uint64_t target, std::uint64_t
 void Crossings::send(IsolateRuntime& to, std::uint64_t target, Crossing&& crossing) {
   assert((target >> kIsolateShift) == to.index);
   Peer& peer = peerFor(to);
-  const auto make = [&crossing](void* at) noexcept { ::new (at) Crossing(std::move(crossing)); };
-  if (peer.overflow.empty() && peer.ring->tryPushBigWith(keyOf(target), make)) {
+  if (peer.overflow.empty() && tryRing(peer, target, crossing)) {
     counted(to, peer);
     return;
   }
-  overflowWith(to, peer, target, crossing.message.is<CrossingSystemMessage>(), make);
+  overflowWith(to, peer, target, crossing.message.is<CrossingSystemMessage>(),
+               [&crossing](void* at) noexcept { ::new (at) Crossing(std::move(crossing)); });
+}
+
+bool Crossings::tryRing(Peer& peer, std::uint64_t target, Crossing& crossing) noexcept {
+  const Message& m = crossing.message;
+  if (m.type_ != nullptr && m.type_->word) {
+    return peer.ring->tryPush(WordCrossing{crossing.sender, m.type_, m.storedWord()},
+                              keyOf(target));
+  }
+  return peer.ring->tryPushBig(std::move(crossing), keyOf(target));
 }
 
 void Crossings::counted(IsolateRuntime& to, Peer& peer) {
@@ -214,14 +223,7 @@ void Crossings::flushOverflow(std::uint32_t index) {
   while (!peer.overflow.empty()) {
     peer.overflow.prefetch(kPrefetchAhead);
     Waiting& front = peer.overflow.front();
-    // A word goes on as a small item, as it would have without the list.
-    const Message& m = front.crossing.message;
-    const bool moved =
-        m.type_ != nullptr && m.type_->word
-            ? peer.ring->tryPush(WordCrossing{front.crossing.sender, m.type_, m.storedWord()},
-                                 keyOf(front.target))
-            : peer.ring->tryPushBig(std::move(front.crossing), keyOf(front.target));
-    if (!moved) break;
+    if (!tryRing(peer, front.target, front.crossing)) break;
     peer.overflow.pop_front();
   }
   if (!peer.owesWake) {

@@ -228,6 +228,9 @@ class Crossings final : public Isolate::Poller {
   void take(std::size_t batch, bool betweenUnits);
   /// The peer `to`, with its ring made on first use.
   Peer& peerFor(IsolateRuntime& to);
+  /// Moves `crossing` into the ring of `peer`: a word as a small item (half
+  /// a line), anything else as a big one; untouched and false when full.
+  bool tryRing(Peer& peer, std::uint64_t target, Crossing& crossing) noexcept;
   /// Counts a crossing sent to `to` and owes it a wake-up.
   void counted(IsolateRuntime& to, Peer& peer);
   void deliver(std::uint64_t target, Crossing&& crossing) noexcept;

@@ -82,8 +82,6 @@ class SpscRing {
 
   /// Cells in the ring.
   std::size_t capacity() const noexcept { return mask_ + 1; }
-  /// Bytes of a cell: a mark and a small item, rounded up to a power of two.
-  static constexpr std::size_t cellBytes() noexcept { return kCell; }
 
   /// Producer. Moves `value` in with `key` (below 2^60), or leaves it
   /// untouched and returns false when the ring is full.
@@ -232,8 +230,11 @@ class SpscRing {
   /// Consumer: the cell of index `i` holds index i's item (not the stale
   /// one of a lap before).
   bool filled(std::size_t i) const noexcept {
-    return (markAt(i).load(std::memory_order_acquire) & (kLap | kWritten)) ==
-           (lapBit(i) | kWritten);
+    return holdsItemOf(markAt(i).load(std::memory_order_acquire), i);
+  }
+  /// `mark`, read at index `i`, was written in i's lap.
+  bool holdsItemOf(std::uint64_t mark, std::size_t i) const noexcept {
+    return (mark & (kLap | kWritten)) == (lapBit(i) | kWritten);
   }
   /// Producer: `need` cells from `tail` on are free.
   bool hasRoom(std::size_t tail, std::size_t need) noexcept {
@@ -260,7 +261,7 @@ class SpscRing {
     std::size_t n = 0;
     while (n < max) {
       const std::uint64_t mark = markAt(head).load(std::memory_order_acquire);
-      if ((mark & (kLap | kWritten)) != (lapBit(head) | kWritten)) break;
+      if (!holdsItemOf(mark, head)) break;
       // The cells of a burst sit in the producer's cache: ask for the lines
       // a few cells on while this one is handled.
       __builtin_prefetch(base_ + ((head + kPrefetchCells) & mask_) * kCell);

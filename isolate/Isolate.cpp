@@ -631,6 +631,7 @@ void Isolate::runClaimed(Mode mode) {
   {
     owner_.store(std::this_thread::get_id(), std::memory_order_relaxed);
     detail::tCurrentIsolate = this;
+    detail::tCurrentUserData = userData_;
     Cold& cold = *cold_;
     cold.io.restart();
     cold.work.emplace(cold.io.get_executor());
@@ -641,6 +642,7 @@ void Isolate::runClaimed(Mode mode) {
         self.cold_->inPass = false;
         self.cold_->work.reset();
         detail::tCurrentIsolate = nullptr;
+        detail::tCurrentUserData = nullptr;
         self.running_.store(false, std::memory_order_release);
       }
     } leave{*this};

@@ -31,6 +31,7 @@ ActorCell::ActorCell(IsolateRuntime& home, ActorRef self, ActorRef parent, std::
     : Task(&runTurn, &disposeTurn),
       Endpoint(Kind::Cell),
       guardian_(guardian),
+      onHybrid_(dynamic_cast<HybridDispatcher*>(&dispatcher) != nullptr),
       throughput_(throughput),
       mailbox_(options.mailbox()),
       dispatcher_(&dispatcher),
@@ -104,13 +105,12 @@ void ActorCell::enqueueSystem(SystemMessage&& message) {
   // second: a flag holds each while no other system message waits (the
   // flags are handled first, Start then Stop, so order holds), and spawning
   // and stopping many actors allocates no system-message ring.
-  if (message.kind == SysKind::Start && state_ == State::Created && !hasSystem() &&
-      !startPending_ && !stopPending_) {
-    startPending_ = true;
-  } else if (message.kind == SysKind::Stop && !hasSystem() && !stopPending_) {
-    stopPending_ = true;
+  if (message.kind == SysKind::Start && state_ == State::Created && pending_ == 0) {
+    pending_ = kStartPending;
+  } else if (message.kind == SysKind::Stop && (pending_ & (kStopPending | kSystemQueued)) == 0) {
+    pending_ |= kStopPending;
   } else {
-    rare().system.push(std::move(message));
+    pushSystem(std::move(message));
   }
   if (!scheduled_) schedule();
 }
@@ -135,13 +135,15 @@ void ActorCell::disposeTurn(Task& task) noexcept {
 // The common turn, some user messages and no system message, checks each
 // condition once: an actor in a ping-pong runs a turn per message.
 void ActorCell::turn() {
+  bool more;  // user messages left for another turn
   // SPEC D11: whatever fails around the handler is caught here, at the cell,
   // whichever dispatcher runs us.
   try {
-    if (startPending_ || stopPending_ || hasSystem()) [[unlikely]] {
+    if (pending_ != 0) [[unlikely]] {
       runSystemMessages();
     }
-    if (state_ == State::Running && !blocked() && !mailbox_.empty()) [[likely]] {
+    more = !mailbox_.empty();
+    if (more && state_ == State::Running && !blocked()) [[likely]] {
       ReceiveContext ctx(*this);  // one for the turn: each message sets its fields
       struct Handle {
         ActorCell& cell;
@@ -153,13 +155,15 @@ void ActorCell::turn() {
       std::uint32_t n = throughput_;
       do {
         mailbox_.consume(home_.core, Handle{*this, ctx});
-      } while (--n > 0 && state_ == State::Running && !blocked() && !mailbox_.empty());
+        more = !mailbox_.empty();
+      } while (more && --n > 0 && state_ == State::Running && !blocked());
     }
     if (state_ == State::Terminating && !hasChildren()) [[unlikely]] {
       finishStop();
     }
   } catch (...) {
     core().reportDispatcherError(dispatcher_->id(), std::current_exception(), self());
+    more = !mailbox_.empty();
   }
   if (LogContext& c = logContext(); !c.path.empty()) c = LogContext{};
   scheduled_ = false;
@@ -167,11 +171,10 @@ void ActorCell::turn() {
     delete this;
     return;
   }
-  if (mailbox_.empty()) {
+  if (!more) {
     mailbox_.shrinkIfIdle();
-    if (startPending_ || stopPending_ || hasSystem()) schedule();
-  } else if (startPending_ || stopPending_ || hasSystem() ||
-             (state_ == State::Running && !blocked())) {
+    if (pending_ != 0) schedule();
+  } else if (pending_ != 0 || (state_ == State::Running && !blocked())) {
     schedule();
   }
 }
@@ -179,28 +182,31 @@ void ActorCell::turn() {
 // The system messages of a turn, oldest first: the pending Start, the
 // pending Stop, then the queue.
 void ActorCell::runSystemMessages() {
-  if (startPending_) {  // older than a pending Stop, and than anything in the queue
-    startPending_ = false;
+  if ((pending_ & kStartPending) != 0) {  // older than a pending Stop, and than the queue
+    pending_ &= ~kStartPending;
     if (state_ == State::Created) start();
   }
-  if (stopPending_) {  // older than anything in the queue
-    stopPending_ = false;
+  if ((pending_ & kStopPending) != 0) {  // older than anything in the queue
+    pending_ &= ~kStopPending;
     beginStop();
   }
   while (hasSystem() && state_ != State::Dead) {
-    SystemMessage message = rare_->system.pop();
+    SystemMessage message = popSystem();
     handleSystem(message);
   }
   if (rare_ != nullptr) rare_->system.shrinkIdle();
 }
 
 void ActorCell::invoke(ReceiveContext& ctx, Envelope& envelope) {
-  if (envelope.message.is<PoisonPill>()) [[unlikely]] {
-    beginStop();
-    return;
-  }
-  if (envelope.message.is<StrictTick>()) [[unlikely]] {
-    if (!core().admitTick(envelope.message)) return;  // cancelled after it was sent
+  if (const MessageType* type = envelope.message.type_; type != nullptr && type->handledByCell)
+      [[unlikely]] {
+    if (envelope.message.is<PoisonPill>()) {
+      beginStop();
+      return;
+    }
+    if (envelope.message.is<StrictTick>()) {
+      if (!core().admitTick(envelope.message)) return;  // cancelled after it was sent
+    }
   }
   ctx.message_ = &envelope.message;
   ctx.sender_ = envelope.sender;
@@ -237,7 +243,7 @@ void ActorCell::handleSystem(SystemMessage& message) {
     case SysKind::Resume:
       if (state_ == State::Suspended) {
         state_ = State::Running;
-        while (rare_ != nullptr && !rare_->held.empty()) rare_->system.push(rare_->held.pop());
+        while (rare_ != nullptr && !rare_->held.empty()) pushSystem(rare_->held.pop());
         // A resume after an escalation resumes the subtree that escalated.
         if (Family* f = family()) {
           for (const auto& [id, c] : f->byId) {
@@ -452,7 +458,7 @@ void ActorCell::finishStop() {
     core().deadLetter(me, std::move(left), "the actor stopped");
   }
   while (hasSystem()) {
-    SystemMessage m = rare_->system.pop();
+    SystemMessage m = popSystem();
     if (m.kind == SysKind::Watch) m.ref.tell(Terminated{me}, me);
   }
   if (rare_ != nullptr) {

@@ -61,6 +61,8 @@ struct StrictTick {
       : epoch(other.epoch), sentAt(other.sentAt), message(other.message.clone()) {}
   bool stale() const noexcept { return epoch->load(std::memory_order_acquire) != sentAt; }
 };
+template <>
+inline constexpr bool kHandledByCell<StrictTick> = true;
 
 class Scheduler final : public Task {
  public:

@@ -62,6 +62,19 @@ class SegmentFifo {
     ++tailIndex_;
   }
 
+  /// pushWith() while the tail segment has room: false, and nothing done,
+  /// when a segment would have to be added (no call on the true path).
+  template <class Make>
+  [[gnu::always_inline]] bool tryPushInPlace(Make&& make) noexcept {
+    if (tailIndex_ == kSlots) [[unlikely]] {
+      return false;
+    }
+    static_assert(noexcept(make(static_cast<void*>(nullptr))));
+    make(static_cast<void*>(tail_->at(tailIndex_)));
+    ++tailIndex_;
+    return true;
+  }
+
   /// Precondition: !empty().
   T pop() noexcept {
     T value(std::move(front()));

@@ -179,12 +179,30 @@ void ActorRef::deliver(Message&& message, const ActorRef& sender) const {
   core->send(*this, std::move(message), sender);
 }
 
+// The common case, a word into an unbounded mailbox on this thread's
+// isolate, makes no call but its tail (the turn, for an idle actor): it
+// saves no registers.
 void ActorRef::deliverWord(const detail::MessageType* type, std::uint64_t word,
                            const ActorRef& sender) const {
-  if (system_ != nullptr && system_->tellWordHere(*this, type, word, sender)) [[likely]] {
-    return;
+  if (system_ != nullptr) [[likely]] {
+    if (detail::ActorCell* cell = system_->cellHere(*this)) [[likely]] {
+      if (cell->pushWordInPlace(type, word, sender)) [[likely]] {
+        if (cell->wantsTurn()) cell->scheduleTurn();
+        return;
+      }
+      deliverWordToCell(cell, type, word, sender);
+      return;
+    }
   }
   deliverWordSlow(type, word, sender);
+}
+
+[[gnu::noinline]] void ActorRef::deliverWordToCell(detail::ActorCell* cell,
+                                                   const detail::MessageType* type,
+                                                   std::uint64_t word,
+                                                   const ActorRef& sender) const {
+  if (cell->enqueueWord(type, word, sender)) return;
+  deliver(Message(type, word), sender);
 }
 
 [[gnu::noinline]] void ActorRef::deliverWordSlow(const detail::MessageType* type,

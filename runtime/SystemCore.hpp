@@ -38,6 +38,7 @@
 #include "SpinLock.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Dispatcher.hpp"
+#include "coreactor/HybridDispatcher.hpp"
 #include "coreactor/Isolate.hpp"
 #include "transport/SpscRing.hpp"
 
@@ -332,6 +333,18 @@ class ActorCell final : public Task, public Endpoint {
     scheduleForMessage(urgent);
     return true;
   }
+  /// The common case of enqueueWord(), with no call: false, and nothing
+  /// done, unless the actor lives and its unbounded mailbox has room in
+  /// place. Then wantsTurn() says whether scheduleTurn() must follow.
+  [[gnu::always_inline]] bool pushWordInPlace(const MessageType* type, std::uint64_t word,
+                                              const ActorRef& sender) noexcept {
+    return state_ < State::Terminating &&
+           mailbox_.tryPushWordInPlace(type, word, sender, home_.core);
+  }
+  bool wantsTurn() const noexcept { return state_ == State::Running && !scheduled_; }
+  /// Hands a turn to the dispatcher. Out of line: the word path stays a
+  /// leaf that saves no registers and calls this as its tail.
+  void scheduleTurn() { schedule(); }
   /// A system message from the send path. Isolate-local.
   void enqueueSystem(SystemMessage&& message);
 
@@ -392,7 +405,12 @@ class ActorCell final : public Task, public Endpoint {
   [[gnu::noinline]] void runSystemMessages();
   void schedule() {
     scheduled_ = true;
-    dispatcher_->execute(*this);
+    if (onHybrid_) [[likely]] {
+      // The default: no call through the vtable (HybridDispatcher is final).
+      static_cast<HybridDispatcher*>(dispatcher_)->HybridDispatcher::execute(*this);
+    } else {
+      dispatcher_->execute(*this);
+    }
   }
   void scheduleUrgent() {
     scheduled_ = true;
@@ -421,7 +439,18 @@ class ActorCell final : public Task, public Endpoint {
   void finishStop();
   Family* family() const noexcept { return rare_ != nullptr ? rare_->family.get() : nullptr; }
   AsyncState* async() const noexcept { return hasAsync_ ? rare_->async.get() : nullptr; }
-  bool hasSystem() const noexcept { return rare_ != nullptr && !rare_->system.empty(); }
+  bool hasSystem() const noexcept { return (pending_ & kSystemQueued) != 0; }
+  /// Queues a system message behind the pending flags, and says so in pending_.
+  void pushSystem(SystemMessage&& message) {
+    rare().system.push(std::move(message));
+    pending_ |= kSystemQueued;
+  }
+  /// The oldest queued system message. Precondition: hasSystem().
+  SystemMessage popSystem() {
+    SystemMessage message = rare_->system.pop();
+    if (rare_->system.empty()) pending_ &= ~kSystemQueued;
+    return message;
+  }
   bool hasChildren() const noexcept {
     const Family* f = family();
     return f != nullptr && !f->byId.empty();
@@ -436,10 +465,16 @@ class ActorCell final : public Task, public Endpoint {
   State state_ = State::Created;
   bool scheduled_ = false;
   bool guardian_ = false;
-  bool startPending_ = false;  // a Start not yet handled (enqueueSystem)
-  bool stopPending_ = false;   // a Stop not yet handled (enqueueSystem)
-  bool active_ = false;        // handled a message since the last passivation check
-  bool hasAsync_ = false;      // rare_->async is set: it has coroutine handlers
+  // What the turn must look at before the user messages, in one byte, so
+  // that the common turn tests it once: a Start not yet handled, a Stop not
+  // yet handled (enqueueSystem), and system messages in rare_->system.
+  static constexpr std::uint8_t kStartPending = 1;
+  static constexpr std::uint8_t kStopPending = 2;
+  static constexpr std::uint8_t kSystemQueued = 4;
+  std::uint8_t pending_ = 0;
+  bool active_ = false;    // handled a message since the last passivation check
+  bool hasAsync_ = false;  // rare_->async is set: it has coroutine handlers
+  bool onHybrid_;          // dispatcher_ is a HybridDispatcher (the default's kind)
   std::uint32_t throughput_;
   std::uint32_t incarnation_ = 0;  // bumped by each restart
   Mailbox mailbox_;
@@ -588,17 +623,18 @@ class SystemCore {
     replyWord(*static_cast<AskEndpoint*>(endpoint), type, word);  // an ask's reply slot
     return true;
   }
-  /// The common case of sendWord(), with no call but the dispatcher's: an
-  /// actor of the isolate whose loop runs on this thread (or of the manual
-  /// system this thread drives) with an unbounded mailbox. False, nothing
-  /// done, for anything else.
-  bool tellWordHere(const ActorRef& target, const MessageType* type, std::uint64_t word,
-                    const ActorRef& sender) {
-    if (target.isolateIndex() >= isolates_.size()) return false;
-    IsolateRuntime& rt = *isolates_[target.isolateIndex()];
-    if (Isolate::current() != rt.isolate.get() && tManualDriver != this) return false;
-    ActorCell* cell = cellOf(rt, target);
-    return cell != nullptr && cell->enqueueWord(type, word, sender);
+  /// The common case of sendWord(): the living actor `target` names on the
+  /// isolate whose loop runs on this thread (or on the manual system this
+  /// thread drives), or null for anything else. No call.
+  /// On a loop thread the runtime comes from the thread (Isolate::currentUserData),
+  /// not from the target: fewer loads that wait on one another.
+  ActorCell* cellHere(const ActorRef& target) const noexcept {
+    const auto* here = static_cast<const IsolateRuntime*>(Isolate::currentUserData());
+    if (here != nullptr && here->core == this && here->index == target.isolateIndex()) [[likely]] {
+      return cellOf(*here, target);
+    }
+    if (tManualDriver != this || target.isolateIndex() >= isolates_.size()) return nullptr;
+    return cellOf(*isolates_[target.isolateIndex()], target);
   }
   /// A word that answers an ask whose reply slot lives on this thread's isolate.
   void replyWord(AskEndpoint& endpoint, const MessageType* type, std::uint64_t word);
@@ -723,7 +759,7 @@ class SystemCore {
   }
   /// The living actor `target` names on `rt`, or null (gone, or an ask's
   /// reply slot). Isolate-local.
-  ActorCell* cellOf(IsolateRuntime& rt, const ActorRef& target) const noexcept {
+  ActorCell* cellOf(const IsolateRuntime& rt, const ActorRef& target) const noexcept {
     Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
     if (endpoint == nullptr || endpoint->kind != Endpoint::Kind::Cell) return nullptr;
     return static_cast<ActorCell*>(endpoint);
@@ -755,9 +791,7 @@ class SystemCore {
   /// The runtime of the isolate whose loop runs on this thread, if it is one
   /// of this system's.
   IsolateRuntime* currentRuntime() const noexcept {
-    Isolate* here = Isolate::current();
-    if (here == nullptr) return nullptr;
-    auto* rt = static_cast<IsolateRuntime*>(here->userData());
+    auto* rt = static_cast<IsolateRuntime*>(Isolate::currentUserData());
     return rt != nullptr && rt->core == this ? rt : nullptr;
   }
   friend class ActorCell;

@@ -66,6 +66,8 @@ class DelayAwaiter;
 /// Stops the receiver once it reaches this message: what was queued before it
 /// is handled first (a graceful stop, processed in order).
 struct PoisonPill {};
+template <>
+inline constexpr bool detail::kHandledByCell<PoisonPill> = true;
 
 /// Sent to every watcher when a watched actor has fully stopped (SPEC A5).
 struct Terminated {

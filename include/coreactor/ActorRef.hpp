@@ -33,6 +33,7 @@ class ActorSystem;
 namespace detail {
 class SystemCore;
 class Mailbox;
+class ActorCell;
 }  // namespace detail
 
 /// The address of one incarnation of an actor: a 16-byte value to copy,
@@ -98,6 +99,11 @@ class ActorRef {
   // isolate: kept out of line, so that the common case saves no registers.
   void deliverWordSlow(const detail::MessageType* type, std::uint64_t word,
                        const ActorRef& sender) const;
+  // deliverWord() to an actor of this thread's isolate whose mailbox took
+  // no word in place: a new segment, a mailbox that is not unbounded, or an
+  // actor that is stopping.
+  void deliverWordToCell(detail::ActorCell* cell, const detail::MessageType* type,
+                         std::uint64_t word, const ActorRef& sender) const;
 
   detail::SystemCore* system_ = nullptr;
   std::uint64_t id_ = 0;

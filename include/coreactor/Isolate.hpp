@@ -75,6 +75,8 @@ namespace detail {
 // initialised, so reading it is one TLS load with no wrapper call: the send
 // path asks "is the target's isolate mine?" on every message.
 inline thread_local Isolate* tCurrentIsolate = nullptr;
+// Its userData(), set and cleared with it.
+inline thread_local void* tCurrentUserData = nullptr;
 }  // namespace detail
 
 /// Anything callable with no arguments that is not itself a Task (those are
@@ -195,6 +197,10 @@ class Isolate {
 
   /// The isolate whose loop runs on the calling thread, or nullptr. Any thread.
   static Isolate* current() noexcept { return detail::tCurrentIsolate; }
+  /// userData() of the isolate whose loop runs on the calling thread, or
+  /// nullptr: one TLS load (set and cleared with current()), for a send
+  /// path that must find its own state without walking to it. Any thread.
+  static void* currentUserData() noexcept { return detail::tCurrentUserData; }
   /// True on the loop thread (or, before the first run, on the creating thread). Any thread.
   bool isLoopThread() const noexcept {
     return detail::tCurrentIsolate == this || isOwnerWhileIdle();

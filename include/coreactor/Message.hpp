@@ -49,12 +49,21 @@ struct MessageType {
   bool trivial;
   /// Trivial and at most 8 bytes: the whole value is the buffer's first word.
   bool word;
+  /// The actor cell acts on it before (or instead of) the handler
+  /// (kHandledByCell): one test per message finds the ones that are not.
+  bool handledByCell;
   void (*relocate)(void* from, void* to) noexcept;  // move-construct `to`, destroy `from`
   void (*destroy)(void* at) noexcept;
   /// Copy-constructs `to` from `from`; nullptr for a type without a copy
   /// constructor (a repeating schedule needs one: it sends a copy per tick).
   void (*copy)(const void* from, void* to);
 };
+
+/// True for the few types the actor cell itself acts on when one reaches
+/// the head of a mailbox (PoisonPill, the runtime's strict schedule tick).
+/// Specialized right after each such type, before any use.
+template <class T>
+inline constexpr bool kHandledByCell = false;
 
 template <class T, bool Inline>
 struct MessageTypeOf {
@@ -94,6 +103,7 @@ struct MessageTypeOf {
       Inline&& std::is_trivially_copyable_v<T>&& std::is_trivially_destructible_v<T>,
       Inline && sizeof(T) <= 8 &&
           std::is_trivially_copyable_v<T>&& std::is_trivially_destructible_v<T>,
+      kHandledByCell<T>,
       &relocate,
       &destroy,
       copyOrNull()};
@@ -102,6 +112,7 @@ struct MessageTypeOf {
 class Mailbox;
 class Crossings;
 class SystemCore;
+class ActorCell;
 
 }  // namespace detail
 
@@ -210,6 +221,7 @@ class Message {
   friend class detail::Crossings;   // builds a word-sized message in a ring's slot
   friend class detail::SystemCore;  // answers an ask with a word-sized message
   friend class ActorRef;            // sends a word-sized message as its word (tell)
+  friend class detail::ActorCell;   // one test finds the types it acts on itself
 
   // A word: a value of up to 8 bytes that is trivially copyable (an int, a
   // pointer, an enum, a small struct), held inline. Such a message is its

@@ -193,6 +193,46 @@ TEST(HybridDispatcher, KeepsArrivalOrderAcrossTheBudgetBoundary) {
   EXPECT_EQ(d.deferred(), 0u);
 }
 
+TEST(HybridDispatcher, CountsUnitsFedFromTheBacklogAgainstTheSameBudget) {
+  // SPEC D4, D5: 200 units handed over at once, then a chain of 200 more
+  // started by the last of them. The backlog's units (fed back after each
+  // yield) and the chain's (straight to microtasks once the backlog is
+  // drained) count against one budget: the kick-off macrotask carries 64
+  // units, and every later macrotask 65 (the yield's unit and 64 more), also
+  // the one in which the backlog runs out and the chain takes over the rest
+  // of the budget.
+  ManualClock clock;
+  Isolate isolate({.clock = &clock});
+  HybridDispatcher d;
+  d.bind(isolate);
+  std::map<std::uint64_t, int> unitsPerMacrotask;
+  std::vector<std::unique_ptr<ReusableTask>> units;
+  for (int i = 0; i < 400; ++i) units.push_back(std::make_unique<ReusableTask>());
+  int ran = 0;
+  for (int i = 0; i < 400; ++i) {
+    units[i]->fn = [&, i] {
+      ++ran;
+      ++unitsPerMacrotask[isolate.stats().macrotasks];
+      if (i >= 199 && i < 399) d.execute(*units[i + 1]);  // the chain
+    };
+  }
+  isolate.post([&] {
+    for (int i = 0; i < 200; ++i) d.execute(*units[i]);
+  });
+  isolate.runUntilIdle();
+  ASSERT_EQ(ran, 400);
+  auto it = unitsPerMacrotask.begin();
+  EXPECT_EQ(it->second, 64);
+  int full = 0;
+  for (++it; it != unitsPerMacrotask.end(); ++it) {
+    if (std::next(it) == unitsPerMacrotask.end()) break;  // the last group is cut short
+    EXPECT_EQ(it->second, 65) << "macrotask " << it->first;
+    ++full;
+  }
+  EXPECT_EQ(full, (400 - 64) / 65);
+  EXPECT_EQ(d.deferred(), 0u);
+}
+
 TEST(HybridDispatcher, MovesEachUnitOnceWhateverTheBacklog) {
   // D5 without the quadratic re-queue: 100k units handed over at once cost
   // O(1) loop steps each. Re-queuing the backlog at every yield (as the

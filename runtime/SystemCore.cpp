@@ -185,12 +185,18 @@ void ActorRef::deliver(Message&& message, const ActorRef& sender) const {
 void ActorRef::deliverWord(const detail::MessageType* type, std::uint64_t word,
                            const ActorRef& sender) const {
   if (system_ != nullptr) [[likely]] {
-    if (detail::ActorCell* cell = system_->cellHere(*this)) [[likely]] {
-      if (cell->pushWordInPlace(type, word, sender)) [[likely]] {
-        if (cell->wantsTurn()) cell->scheduleTurn();
+    if (detail::Endpoint* endpoint = system_->endpointHere(*this)) [[likely]] {
+      if (endpoint->kind == detail::Endpoint::Kind::Cell) [[likely]] {
+        auto* cell = static_cast<detail::ActorCell*>(endpoint);
+        if (cell->pushWordInPlace(type, word, sender)) [[likely]] {
+          if (cell->wantsTurn()) cell->scheduleTurn();
+          return;
+        }
+        deliverWordToCell(cell, type, word, sender);
         return;
       }
-      deliverWordToCell(cell, type, word, sender);
+      // The reply to an ask whose reply slot lives on this isolate.
+      system_->replyWord(*static_cast<detail::AskEndpoint*>(endpoint), type, word);
       return;
     }
   }
@@ -269,7 +275,8 @@ void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
   }
 }
 
-void SystemCore::replyWord(AskEndpoint& endpoint, const MessageType* type, std::uint64_t word) {
+[[gnu::noinline]] void SystemCore::replyWord(AskEndpoint& endpoint, const MessageType* type,
+                                             std::uint64_t word) {
   Message reply(type, word);
   endpoint.complete(&reply, {});
 }

@@ -38,7 +38,6 @@
 #include "SpinLock.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Dispatcher.hpp"
-#include "coreactor/HybridDispatcher.hpp"
 #include "coreactor/Isolate.hpp"
 #include "transport/SpscRing.hpp"
 
@@ -405,12 +404,7 @@ class ActorCell final : public Task, public Endpoint {
   [[gnu::noinline]] void runSystemMessages();
   void schedule() {
     scheduled_ = true;
-    if (onHybrid_) [[likely]] {
-      // The default: no call through the vtable (HybridDispatcher is final).
-      static_cast<HybridDispatcher*>(dispatcher_)->HybridDispatcher::execute(*this);
-    } else {
-      dispatcher_->execute(*this);
-    }
+    dispatcher_->execute(*this);
   }
   void scheduleUrgent() {
     scheduled_ = true;
@@ -623,18 +617,19 @@ class SystemCore {
     replyWord(*static_cast<AskEndpoint*>(endpoint), type, word);  // an ask's reply slot
     return true;
   }
-  /// The common case of sendWord(): the living actor `target` names on the
-  /// isolate whose loop runs on this thread (or on the manual system this
-  /// thread drives), or null for anything else. No call.
-  /// On a loop thread the runtime comes from the thread (Isolate::currentUserData),
-  /// not from the target: fewer loads that wait on one another.
-  ActorCell* cellHere(const ActorRef& target) const noexcept {
+  /// The common case of sendWord(): what `target` names (an actor, or an
+  /// ask's reply slot) on the isolate whose loop runs on this thread (or on
+  /// the manual system this thread drives), or null for anything else. No
+  /// call. On a loop thread the runtime comes from the thread
+  /// (Isolate::currentUserData), not from the target: fewer loads that wait
+  /// on one another.
+  Endpoint* endpointHere(const ActorRef& target) const noexcept {
     const auto* here = static_cast<const IsolateRuntime*>(Isolate::currentUserData());
     if (here != nullptr && here->core == this && here->index == target.isolateIndex()) [[likely]] {
-      return cellOf(*here, target);
+      return here->table.find(target.slot(), target.generation());
     }
     if (tManualDriver != this || target.isolateIndex() >= isolates_.size()) return nullptr;
-    return cellOf(*isolates_[target.isolateIndex()], target);
+    return isolates_[target.isolateIndex()]->table.find(target.slot(), target.generation());
   }
   /// A word that answers an ask whose reply slot lives on this thread's isolate.
   void replyWord(AskEndpoint& endpoint, const MessageType* type, std::uint64_t word);

@@ -147,8 +147,8 @@ void ActorCell::turn() {
       struct Handle {
         ActorCell& cell;
         ReceiveContext& ctx;
-        [[gnu::always_inline]] void operator()(Envelope& envelope) const {
-          cell.invoke(ctx, envelope);
+        [[gnu::always_inline]] void operator()(Message& message, const ActorRef& sender) const {
+          cell.invoke(ctx, message, sender);
         }
       };
       std::uint32_t n = throughput_;
@@ -196,19 +196,19 @@ void ActorCell::runSystemMessages() {
   if (rare_ != nullptr) rare_->system.shrinkIdle();
 }
 
-void ActorCell::invoke(ReceiveContext& ctx, Envelope& envelope) {
-  if (const MessageType* type = envelope.message.type_; type != nullptr && type->handledByCell)
+void ActorCell::invoke(ReceiveContext& ctx, Message& message, const ActorRef& sender) {
+  if (const MessageType* type = message.type_; type != nullptr && type->handledByCell)
       [[unlikely]] {
-    if (envelope.message.is<PoisonPill>()) {
+    if (message.is<PoisonPill>()) {
       beginStop();
       return;
     }
-    if (envelope.message.is<StrictTick>()) {
-      if (!core().admitTick(envelope.message)) return;  // cancelled after it was sent
+    if (message.is<StrictTick>()) {
+      if (!core().admitTick(message)) return;  // cancelled after it was sent
     }
   }
-  ctx.message_ = &envelope.message;
-  ctx.sender_ = envelope.sender;
+  ctx.message_ = &message;
+  ctx.sender_ = sender;
   active_ = true;
   try {
     actor_->receive(ctx);

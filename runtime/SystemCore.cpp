@@ -171,7 +171,7 @@ namespace {
 }
 }  // namespace
 
-void ActorRef::deliver(Message&& message, const ActorRef& sender) const {
+void ActorRef::deliver(Message&& message, ActorRef sender) const {
   detail::SystemCore* core = system_ != nullptr ? system_ : sender.system_;
   if (core == nullptr) [[unlikely]] {
     throwNoSystem(message);
@@ -183,7 +183,7 @@ void ActorRef::deliver(Message&& message, const ActorRef& sender) const {
 // isolate, makes no call but its tail (the turn, for an idle actor): it
 // saves no registers.
 void ActorRef::deliverWord(const detail::MessageType* type, std::uint64_t word,
-                           const ActorRef& sender) const {
+                           ActorRef sender) const {
   if (system_ != nullptr) [[likely]] {
     if (detail::Endpoint* endpoint = system_->endpointHere(*this)) [[likely]] {
       if (endpoint->kind == detail::Endpoint::Kind::Cell) [[likely]] {
@@ -205,14 +205,13 @@ void ActorRef::deliverWord(const detail::MessageType* type, std::uint64_t word,
 
 [[gnu::noinline]] void ActorRef::deliverWordToCell(detail::ActorCell* cell,
                                                    const detail::MessageType* type,
-                                                   std::uint64_t word,
-                                                   const ActorRef& sender) const {
+                                                   std::uint64_t word, ActorRef sender) const {
   if (cell->enqueueWord(type, word, sender)) return;
   deliver(Message(type, word), sender);
 }
 
 [[gnu::noinline]] void ActorRef::deliverWordSlow(const detail::MessageType* type,
-                                                 std::uint64_t word, const ActorRef& sender) const {
+                                                 std::uint64_t word, ActorRef sender) const {
   if (system_ != nullptr && system_->sendWord(*this, type, word, sender)) return;
   deliver(Message(type, word), sender);
 }

@@ -421,7 +421,8 @@ class ActorCell final : public Task, public Endpoint {
     }
   }
   void enqueueSlow(Envelope&& envelope);
-  [[gnu::always_inline]] inline void invoke(ReceiveContext& ctx, Envelope& envelope);
+  [[gnu::always_inline]] inline void invoke(ReceiveContext& ctx, Message& message,
+                                            const ActorRef& sender);
   void handleSystem(SystemMessage& message);
   void start();
   template <class Hook>

@@ -44,8 +44,14 @@ class ActorRef {
   constexpr ActorRef() noexcept = default;
 
   /// Sends `message` (any move-constructible value, or a Message).
+  ///
+  /// The sender is taken by value, in two registers: a reference made the
+  /// send path load it as one 16-byte value that the caller had just
+  /// stored as two 8-byte halves (a default `ActorRef()` is stored so),
+  /// which the store buffer cannot forward (bench actor/tell: a stall on
+  /// every message).
   template <class M>
-  void tell(M&& message, const ActorRef& sender = ActorRef()) const {
+  void tell(M&& message, ActorRef sender = ActorRef()) const {
     using V = std::decay_t<M>;
     if constexpr (Message::kWord<V>) {
       deliverWord(Message::typeOf<V>(), Message::wordOf<V>(message), sender);
@@ -54,7 +60,7 @@ class ActorRef {
     }
   }
   /// tell() for an already built Message.
-  void deliver(Message&& message, const ActorRef& sender) const;
+  void deliver(Message&& message, ActorRef sender) const;
 
   /// True for the empty reference.
   bool isNone() const noexcept { return system_ == nullptr; }
@@ -93,17 +99,15 @@ class ActorRef {
   // tell() of a word (Message::kWord): its type and its word go down the
   // send path as they are, and a local unbounded mailbox writes them straight
   // into its slot; anything else builds the Message and takes deliver().
-  void deliverWord(const detail::MessageType* type, std::uint64_t word,
-                   const ActorRef& sender) const;
+  void deliverWord(const detail::MessageType* type, std::uint64_t word, ActorRef sender) const;
   // deliverWord() for all but an unbounded mailbox on this thread's
   // isolate: kept out of line, so that the common case saves no registers.
-  void deliverWordSlow(const detail::MessageType* type, std::uint64_t word,
-                       const ActorRef& sender) const;
+  void deliverWordSlow(const detail::MessageType* type, std::uint64_t word, ActorRef sender) const;
   // deliverWord() to an actor of this thread's isolate whose mailbox took
   // no word in place: a new segment, a mailbox that is not unbounded, or an
   // actor that is stopping.
   void deliverWordToCell(detail::ActorCell* cell, const detail::MessageType* type,
-                         std::uint64_t word, const ActorRef& sender) const;
+                         std::uint64_t word, ActorRef sender) const;
 
   detail::SystemCore* system_ = nullptr;
   std::uint64_t id_ = 0;

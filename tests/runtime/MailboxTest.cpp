@@ -94,25 +94,25 @@ TEST(Mailbox, TheInlineSlotAndTheQueueKeepFifoUnderAnyInterleaving) {
       ++next;
     }
   };
-  const auto check = [&](detail::Envelope& e, int step) {
+  const auto check = [&](Message& message, const ActorRef& sender, int step) {
     const Sent& want = reference.front();
     switch (want.kind) {
       case 0:
-        ASSERT_TRUE(e.message.empty()) << "step " << step;
+        ASSERT_TRUE(message.empty()) << "step " << step;
         break;
       case 1:
-        ASSERT_TRUE(e.message.is<int>()) << "step " << step;
-        ASSERT_EQ(*e.message.get<int>(), want.value) << "step " << step;
+        ASSERT_TRUE(message.is<int>()) << "step " << step;
+        ASSERT_EQ(*message.get<int>(), want.value) << "step " << step;
         break;
       case 2:
-        ASSERT_TRUE(e.message.is<Wide>()) << "step " << step;
-        ASSERT_EQ(e.message.get<Wide>()->value, want.value) << "step " << step;
+        ASSERT_TRUE(message.is<Wide>()) << "step " << step;
+        ASSERT_EQ(message.get<Wide>()->value, want.value) << "step " << step;
         break;
       default:
-        ASSERT_TRUE(e.message.is<std::string>()) << "step " << step;
-        ASSERT_EQ(*e.message.get<std::string>(), std::to_string(want.value));
+        ASSERT_TRUE(message.is<std::string>()) << "step " << step;
+        ASSERT_EQ(*message.get<std::string>(), std::to_string(want.value));
     }
-    ASSERT_EQ(e.sender, want.sender) << "step " << step;
+    ASSERT_EQ(sender, want.sender) << "step " << step;
   };
   for (int step = 0; step < 20000; ++step) {
     const int n = static_cast<int>(random() % 6);
@@ -123,13 +123,13 @@ TEST(Mailbox, TheInlineSlotAndTheQueueKeepFifoUnderAnyInterleaving) {
         ASSERT_FALSE(box.empty());
         if (random() % 2 == 0) {
           detail::Envelope e = box.pop(system);
-          check(e, step);
+          check(e.message, e.sender, step);
         } else {
           const int more = random() % 4 == 0 ? static_cast<int>(random() % 3) : 0;
-          box.consume(system, [&](detail::Envelope& e) {
-            check(e, step);
+          box.consume(system, [&](Message& message, const ActorRef& sender) {
+            check(message, sender, step);
             push(more);  // behind the message being handled, which stays put
-            check(e, step);
+            check(message, sender, step);
           });
         }
         if (::testing::Test::HasFatalFailure()) return;

@@ -21,7 +21,7 @@ std::unique_ptr<Dispatcher> ImmediateDispatcher::clone() const {
 // ---- HybridDispatcher ---------------------------------------------------------
 
 HybridDispatcher::HybridDispatcher(std::size_t yieldEvery)
-    : yieldEvery_(yieldEvery), yield_(&runYield, *this), pump_(&runPump, *this) {
+    : yieldEvery_(yieldEvery), open_(yieldEvery), yield_(&runYield, *this), pump_(&runPump, *this) {
   if (yieldEvery == 0) {
     throwError(Error::ErrInvalidYieldEvery, "HybridDispatcher(0): the budget must be at least 1");
   }
@@ -35,16 +35,12 @@ std::unique_ptr<Dispatcher> HybridDispatcher::clone() const {
   return withMySink(std::make_unique<HybridDispatcher>(yieldEvery_));
 }
 
-void HybridDispatcher::execute(Task& task) {
+// execute() past its common case: the budget is spent, or a yield is in flight.
+void HybridDispatcher::executeSlow(Task& task) {
   Isolate& isolate = loop();
-  if (deferred_.empty() && !yielding_) [[likely]] {
-    if (count_ < yieldEvery_) [[likely]] {
-      ++count_;
-      isolate.queueMicrotaskFromDispatcher(task, *this);
-      return;
-    }
-    // Budget spent: this unit goes through a macrotask, and the count restarts.
-    count_ = 0;
+  if (deferred_.empty() && !yielding_) {
+    // Budget spent: this unit goes through a macrotask, and the budget restarts.
+    left_ = yieldEvery_;
     yielding_ = true;
     deferred_.push(&task);
     isolate.postFromDispatcher(yield_, *this);
@@ -68,6 +64,7 @@ void HybridDispatcher::runYield(Task& t) {
     self.isolate()->queueMicrotaskFromDispatcher(self.pump_, self);
   } else {
     self.deferred_.shrinkIfEmpty();  // a drained burst gives its memory back
+    self.reopen();
   }
   head->run();
 }
@@ -77,18 +74,19 @@ void HybridDispatcher::runPump(Task& t) {
   HybridDispatcher& self = *static_cast<Step&>(t).self;
   if (self.deferred_.empty()) return;
   Isolate& isolate = *self.isolate();
-  if (self.count_ >= self.yieldEvery_) {
-    self.count_ = 0;
+  if (self.left_ == 0) {
+    self.left_ = self.yieldEvery_;
     self.yielding_ = true;
     isolate.postFromDispatcher(self.yield_, self);
     return;
   }
-  ++self.count_;
+  --self.left_;
   Task* head = self.deferred_.pop();
   if (!self.deferred_.empty()) {
     isolate.queueMicrotaskFromDispatcher(self.pump_, self);
   } else {
     self.deferred_.shrinkIfEmpty();  // a drained burst gives its memory back
+    self.reopen();
   }
   head->run();
 }
@@ -99,6 +97,7 @@ void HybridDispatcher::Step::disposeAll(Task& t) noexcept {
   HybridDispatcher& self = *static_cast<Step&>(t).self;
   self.yielding_ = false;
   while (!self.deferred_.empty()) self.discardUnit(*self.deferred_.pop());
+  self.reopen();
 }
 
 // ---- ThroughputDispatcher -----------------------------------------------------

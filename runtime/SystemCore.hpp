@@ -38,6 +38,7 @@
 #include "SpinLock.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Dispatcher.hpp"
+#include "coreactor/HybridDispatcher.hpp"
 #include "coreactor/Isolate.hpp"
 #include "transport/SpscRing.hpp"
 
@@ -404,7 +405,12 @@ class ActorCell final : public Task, public Endpoint {
   [[gnu::noinline]] void runSystemMessages();
   void schedule() {
     scheduled_ = true;
-    dispatcher_->execute(*this);
+    if (onHybrid_) [[likely]] {
+      // The default: no call through the vtable (HybridDispatcher is final).
+      static_cast<HybridDispatcher*>(dispatcher_)->HybridDispatcher::execute(*this);
+    } else {
+      dispatcher_->execute(*this);
+    }
   }
   void scheduleUrgent() {
     scheduled_ = true;

@@ -44,7 +44,16 @@ class HybridDispatcher final : public BoundDispatcher {
 
   std::string_view id() const noexcept override { return "hybrid-dispatcher"; }
   using Dispatcher::execute;
-  void execute(Task& task) override;
+  /// Inline: an actor cell on this dispatcher calls it directly, not
+  /// through the vtable (the common case is a count and a queue push).
+  void execute(Task& task) override {
+    if (open_ != 0) [[likely]] {
+      --open_;
+      loop().queueMicrotaskFromDispatcher(task, *this);
+      return;
+    }
+    executeSlow(task);
+  }
   /// Ahead of the waiting microtasks (Isolate::queueUrgentMicrotaskFromDispatcher);
   /// past the isolate's bound, execute(). Not counted against yieldEvery:
   /// the isolate bounds urgent units itself.
@@ -62,11 +71,21 @@ class HybridDispatcher final : public BoundDispatcher {
     static void disposeAll(Task& t) noexcept;
     HybridDispatcher* self;
   };
+  void executeSlow(Task& task);
   static void runYield(Task& t);
   static void runPump(Task& t);
 
+  /// Lets the units that arrive next go straight to microtasks again: no
+  /// yield is queued and none waits behind one.
+  void reopen() noexcept { open_ = left_; }
+
   std::size_t yieldEvery_;
-  std::size_t count_ = 0;  // consecutive units sent as microtasks
+  // Units that may still go as microtasks before the next yield. While no
+  // yield is queued and none waits (the common case), open_ holds that
+  // count and execute() tests and decrements it alone; otherwise open_ is 0
+  // and left_ holds it for the pump. The budget restarts at each yield.
+  std::size_t open_;
+  std::size_t left_ = 0;
   bool yielding_ = false;  // the yield macrotask is queued
   // Invariant: deferred_ is non-empty only while the yield is queued or the
   // pump is queued (never both), so a new unit can always just join its tail.

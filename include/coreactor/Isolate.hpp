@@ -60,6 +60,7 @@
 #include "coreactor/Clock.hpp"
 #include "coreactor/Task.hpp"
 #include "coreactor/detail/RingBuffer.hpp"
+#include "coreactor/detail/SlottedRing.hpp"
 
 namespace boost::asio {
 class io_context;
@@ -409,7 +410,7 @@ class Isolate {
   std::unique_ptr<Cold> cold_;
   void* userData_ = nullptr;
   std::thread thread_;
-  alignas(64) detail::RingBuffer<Unit> microtasks_;
+  alignas(64) detail::SlottedRing<Unit> microtasks_;
   detail::RingBuffer<Unit> macrotasks_;
   Stats stats_;
   std::uint32_t urgentAhead_ = 0;   // urgent units at the front of microtasks_

@@ -1,5 +1,6 @@
 // The isolate's queue ring (coreactor/detail/RingBuffer.hpp): FIFO through
-// growth and wrap-around, and an emptied burst giving its memory back.
+// growth and wrap-around, and an emptied burst giving its memory back; and
+// the microtask queue's ring with a slot in front (detail/SlottedRing.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <random>
 
 #include "coreactor/detail/RingBuffer.hpp"
+#include "coreactor/detail/SlottedRing.hpp"
 
 namespace coreactor {
 namespace {
@@ -91,6 +93,42 @@ TEST(RingBuffer, InsertAtPutsAValueBehindTheFirstPosOnesAcrossWrapAndGrowth) {
     ASSERT_EQ(ring.pop(), reference.front());
     reference.pop_front();
   }
+}
+
+TEST(SlottedRing, StaysFifoWhetherTheOldestIsInTheSlotOrTheRing) {
+  // SPEC L3 L4: the microtask queue. The slot holds the oldest value only
+  // while the ring was empty when it came; pushes behind it go to the ring,
+  // inserts near the front move it into the ring first. Random steps,
+  // weighted to the one-at-a-time chain that lives in the slot, against a
+  // deque.
+  detail::SlottedRing<int> queue;
+  std::deque<int> reference;
+  std::mt19937 random(13);
+  int next = 0;
+  for (int step = 0; step < 50000; ++step) {
+    const unsigned roll = random() % 8;
+    if (roll < 3) {
+      queue.push(next);
+      reference.push_back(next++);
+    } else if (roll == 3) {
+      const std::size_t pos =
+          reference.empty() ? 0 : random() % (std::min<std::size_t>(reference.size(), 8) + 1);
+      queue.insertAt(pos, next);
+      reference.insert(reference.begin() + static_cast<std::ptrdiff_t>(pos), next++);
+    } else if (!reference.empty()) {
+      ASSERT_FALSE(queue.empty()) << "step " << step;
+      ASSERT_EQ(queue.pop(), reference.front()) << "step " << step;
+      reference.pop_front();
+    }
+    ASSERT_EQ(queue.size(), reference.size()) << "step " << step;
+    ASSERT_EQ(queue.empty(), reference.empty()) << "step " << step;
+    queue.shrinkIfEmpty();
+  }
+  while (!reference.empty()) {
+    ASSERT_EQ(queue.pop(), reference.front());
+    reference.pop_front();
+  }
+  EXPECT_TRUE(queue.empty());
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // A FIFO of move-only objects in fixed segments of kSlots, linked head to
 // tail: what an actor's mailbox keeps behind its word slot. A 24-byte
-// header, nothing allocated while empty and idle, and growing never moves
+// header that counts its elements (empty() is one compare: a turn asks it
+// after every message), nothing allocated while empty and idle, and
+// growing never moves
 // an element (a growable ring moves every element it holds each time it
 // doubles: 1.6 extra moves per message for a burst of 10,000). Segments come
 // from and go back to the thread's block cache. The last segment is kept
@@ -30,6 +32,7 @@ class SegmentFifo {
   static constexpr bool kLineAligned = alignof(Segment) > __STDCPP_DEFAULT_NEW_ALIGNMENT__;
   static constexpr std::size_t kClass = BlockCache::classOf(sizeof(Segment));
   static_assert(sizeof(Segment) <= BlockCache::kLargest, "a segment fits the block cache");
+  static_assert(kSlots < 0xFFFF, "a segment's indices are 16 bits");
 
  public:
   SegmentFifo() = default;
@@ -39,13 +42,15 @@ class SegmentFifo {
       : head_(std::exchange(other.head_, nullptr)),
         tail_(std::exchange(other.tail_, nullptr)),
         headIndex_(std::exchange(other.headIndex_, kSlots)),
-        tailIndex_(std::exchange(other.tailIndex_, kSlots)) {}
+        tailIndex_(std::exchange(other.tailIndex_, kSlots)),
+        size_(std::exchange(other.size_, 0)) {}
   ~SegmentFifo() {
     while (!empty()) pop();
     shrinkIdle();
   }
 
-  bool empty() const noexcept { return head_ == tail_ && headIndex_ == tailIndex_; }
+  bool empty() const noexcept { return size_ == 0; }
+  std::size_t size() const noexcept { return size_; }
 
   void push(T&& value) {
     pushWith([&value](void* at) noexcept { ::new (at) T(std::move(value)); });
@@ -60,6 +65,7 @@ class SegmentFifo {
     static_assert(noexcept(make(static_cast<void*>(nullptr))));
     make(static_cast<void*>(tail_->at(tailIndex_)));
     ++tailIndex_;
+    ++size_;
   }
 
   /// pushWith() while the tail segment has room: false, and nothing done,
@@ -72,6 +78,7 @@ class SegmentFifo {
     static_assert(noexcept(make(static_cast<void*>(nullptr))));
     make(static_cast<void*>(tail_->at(tailIndex_)));
     ++tailIndex_;
+    ++size_;
     return true;
   }
 
@@ -94,20 +101,12 @@ class SegmentFifo {
   [[gnu::always_inline]] void dropFront() noexcept {
     front().~T();
     ++headIndex_;
-    if (head_ == tail_) {
-      if (headIndex_ == tailIndex_) headIndex_ = tailIndex_ = 0;  // empty: start over in place
+    if (--size_ == 0) {
+      headIndex_ = tailIndex_ = 0;  // empty (head_ is tail_): start over in place
     } else if (headIndex_ == kSlots) {
       give(std::exchange(head_, head_->next));
       headIndex_ = 0;
     }
-  }
-
-  /// Walks the segments: for tests and diagnostics, not for a hot path.
-  std::size_t size() const noexcept {
-    if (empty()) return 0;
-    std::size_t n = 0;
-    for (const Segment* s = head_; s != tail_; s = s->next) n += kSlots;
-    return n + tailIndex_ - headIndex_;
   }
 
   /// For an owner that went idle: an empty queue gives its segment back.
@@ -136,11 +135,12 @@ class SegmentFifo {
     BlockCache::local().put(s, kClass, kLineAligned);
   }
 
-  // With no segment, both indices are kSlots: empty, and a push sees a full tail.
+  // With no segment, both indices are kSlots: a push sees a full tail.
   Segment* head_ = nullptr;
   Segment* tail_ = nullptr;
-  std::uint32_t headIndex_ = kSlots;  // next to pop, in head_
-  std::uint32_t tailIndex_ = kSlots;  // next free, in tail_
+  std::uint16_t headIndex_ = kSlots;  // next to pop, in head_
+  std::uint16_t tailIndex_ = kSlots;  // next free, in tail_
+  std::uint32_t size_ = 0;            // elements held
 };
 
 }  // namespace coreactor::detail

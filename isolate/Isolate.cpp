@@ -765,15 +765,16 @@ bool Isolate::timerDue() const noexcept {
 }
 
 // The idle poll window (IsolateOptions::idlePoll): look for work, with a
-// pause between looks, until the window ends. A look reads the inbox's size,
-// the stop flag and each poller's rings; the clock, the timers (on any clock:
+// pause between looks, until the window ends. A look reads each poller's
+// rings, the inbox's size and the stop flag; the clock, the timers (on any clock:
 // a manual one may be moved by another thread) and Asio (handlers posted to
 // the io_context, I/O) are looked at every kClockEveryLooks looks. What a
 // poller has is taken at once (runPollers). True: there was work.
 bool Isolate::pollWhileIdle() {
   const SteadyPoint end = std::chrono::steady_clock::now() + options_.idlePoll;
   for (std::uint32_t looks = 1;; ++looks) {
-    if (postedOrStopped()) return true;
+    // The pollers first: a message from another isolate is what a busy
+    // exchange waits for, and the inbox's size walks its producers.
     if (pollersHaveWork(/*beforeSleep=*/false)) {
       // A message from another isolate: take it and run what it starts
       // right here, ahead of the pass's other phases (which found nothing
@@ -781,6 +782,7 @@ bool Isolate::pollWhileIdle() {
       runPollers();
       return true;
     }
+    if (postedOrStopped()) return true;
     if (looks % kClockEveryLooks == 0) {
       if (timerDue()) return true;
       if (std::chrono::steady_clock::now() >= end) return false;

@@ -50,19 +50,15 @@ std::uint64_t Crossings::targetOf(std::uint64_t key) const noexcept {
   return (std::uint64_t{home_.index} << kIsolateShift) | key;
 }
 
-Crossings::Peer& Crossings::peerFor(IsolateRuntime& to) {
-  Peer& peer = peers_[to.index];
-  if (peer.ring == nullptr) [[unlikely]] {
-    // A slot of ringSlots_ is a line: one crossing, or two words.
-    auto ring = std::make_unique<Ring>(2 * ringSlots_);
-    peer.ring = ring.get();
-    {
-      std::lock_guard<std::mutex> lock(to.crossings->ownedMutex_);
-      to.crossings->owned_.push_back(std::move(ring));
-    }
-    to.crossings->incoming_[home_.index].store(peer.ring, std::memory_order_release);
+void Crossings::makeRing(IsolateRuntime& to, Peer& peer) {
+  // A slot of ringSlots_ is a line: one crossing, or two words.
+  auto ring = std::make_unique<Ring>(2 * ringSlots_);
+  peer.ring = ring.get();
+  {
+    std::lock_guard<std::mutex> lock(to.crossings->ownedMutex_);
+    to.crossings->owned_.push_back(std::move(ring));
   }
-  return peer;
+  to.crossings->incoming_[home_.index].store(peer.ring, std::memory_order_release);
 }
 
 // A crossing that did not go into the ring (full, or the overflow list

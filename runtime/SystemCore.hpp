@@ -227,8 +227,10 @@ class Crossings final : public Isolate::Poller {
   /// overflow lists on, pays the wake-ups owed. Only a look between units
   /// lowers the doorbell (kQuietLooks).
   void take(std::size_t batch, bool betweenUnits);
-  /// The peer `to`, with its ring made on first use.
-  Peer& peerFor(IsolateRuntime& to);
+  /// The peer `to`, with its ring made on first use (out of line: the
+  /// common case saves no register for it).
+  inline Peer& peerFor(IsolateRuntime& to);  // defined after IsolateRuntime
+  [[gnu::noinline]] void makeRing(IsolateRuntime& to, Peer& peer);
   /// Moves `crossing` into the ring of `peer`: a word as a small item (half
   /// a line), anything else as a big one; untouched and false when full.
   bool tryRing(Peer& peer, std::uint64_t target, Crossing& crossing) noexcept;
@@ -291,6 +293,14 @@ struct alignas(64) IsolateRuntime {
   std::unique_ptr<Crossings> crossings;
   std::unique_ptr<Scheduler> scheduler;  // last: goes before the isolate it arms
 };
+
+inline Crossings::Peer& Crossings::peerFor(IsolateRuntime& to) {
+  Peer& peer = peers_[to.index];
+  if (peer.ring == nullptr) [[unlikely]] {
+    makeRing(to, peer);
+  }
+  return peer;
+}
 
 // ---- the actor cell --------------------------------------------------------------
 

@@ -129,16 +129,42 @@ void ActorCell::disposeTurn(Task& task) noexcept {
   if (cell.state_ == State::Dead) delete &cell;
 }
 
-struct ActorCell::Handle {
-  ActorCell& cell;
-  ReceiveContext& ctx;
-  [[gnu::always_inline]] void operator()(Message& message, const ActorRef& sender) const {
-    cell.invoke(ctx, message, sender);
+// scheduled_ stays set for the whole turn: what arrives meanwhile hands the
+// dispatcher no second unit (and a dispatcher that runs a unit inside
+// execute() cannot nest a turn in this one); the end of the turn looks for it.
+// The common turn, some user messages and no system message, checks each
+// condition once: an actor in a ping-pong runs a turn per message.
+void ActorCell::turn() {
+  bool more;  // user messages left for another turn
+  // SPEC D11: whatever fails around the handler is caught here, at the cell,
+  // whichever dispatcher runs us.
+  try {
+    if (pending_ != 0) [[unlikely]] {
+      runSystemMessages();
+    }
+    more = !mailbox_.empty();
+    if (more && state_ == State::Running && !blocked()) [[likely]] {
+      ReceiveContext ctx(*this);  // one for the turn: each message sets its fields
+      struct Handle {
+        ActorCell& cell;
+        ReceiveContext& ctx;
+        [[gnu::always_inline]] void operator()(Message& message, const ActorRef& sender) const {
+          cell.invoke(ctx, message, sender);
+        }
+      };
+      std::uint32_t n = throughput_;
+      do {
+        mailbox_.consume(home_.core, Handle{*this, ctx});
+        more = !mailbox_.empty();
+      } while (more && --n > 0 && state_ == State::Running && !blocked());
+    }
+    if (state_ == State::Terminating && !hasChildren()) [[unlikely]] {
+      finishStop();
+    }
+  } catch (...) {
+    core().reportDispatcherError(dispatcher_->id(), std::current_exception(), self());
+    more = !mailbox_.empty();
   }
-};
-
-// The end of every turn: the next one is handed over if it is due.
-inline void ActorCell::endTurn(bool more) {
   if (LogContext& c = logContext(); !c.path.empty()) c = LogContext{};
   scheduled_ = false;
   if (state_ == State::Dead) [[unlikely]] {
@@ -151,92 +177,6 @@ inline void ActorCell::endTurn(bool more) {
   } else if (pending_ != 0 || (state_ == State::Running && !blocked())) {
     schedule();
   }
-}
-
-// scheduled_ stays set for the whole turn: what arrives meanwhile hands the
-// dispatcher no second unit (and a dispatcher that runs a unit inside
-// execute() cannot nest a turn in this one); the end of the turn looks for it.
-//
-// The common turn comes first: a running actor with user messages, no
-// system message pending and no coroutine handler. Every turn of a
-// ping-pong is one, and so is every turn of a burst. It looks for no system
-// message and no stop, and saves no register for them (bench
-// actor/pingpong); at its end, messages left, a stop or a system message
-// that came meanwhile go to finishTurn(). Any other turn is generalTurn().
-// The hot functions start on a cache line of their own: placed wherever the
-// link put them, actor/pingpong read anywhere from 38 to 48 ns on this VM.
-[[gnu::aligned(64)]] void ActorCell::turn() {
-  // One byte each (byteOf): the sender has just stored scheduled_ beside them.
-  if (byteOf(pending_) != 0 || byteOf(state_) != State::Running || byteOf(hasAsync_) ||
-      mailbox_.empty()) [[unlikely]] {
-    generalTurn();
-    return;
-  }
-  bool more;  // user messages left for another turn
-  // SPEC D11: whatever fails around the handler is caught here, at the cell,
-  // whichever dispatcher runs us.
-  try {
-    ReceiveContext ctx(*this);  // one for the turn: each message sets its fields
-    std::uint32_t n = throughput_;
-    do {
-      mailbox_.consume(home_.core, Handle{*this, ctx});
-      more = !mailbox_.empty();
-    } while (more && --n > 0 && state_ == State::Running && !blocked());
-  } catch (...) {
-    failedAroundHandler();
-    return;
-  }
-  // One byte each: the handler has just stored active_ beside them.
-  if (more || byteOf(pending_) != 0 || byteOf(state_) != State::Running) [[unlikely]] {
-    finishTurn(more);
-    return;
-  }
-  if (LogContext& c = logContext(); !c.path.empty()) [[unlikely]] {
-    c = LogContext{};
-  }
-  scheduled_ = false;
-  mailbox_.shrinkIfIdle();
-}
-
-// A turn with system messages (Start, Stop, supervision, an ask's reply)
-// or of an actor that is not running or waits on a coroutine.
-void ActorCell::generalTurn() {
-  bool more;  // user messages left for another turn
-  try {
-    if (pending_ != 0) runSystemMessages();
-    more = !mailbox_.empty();
-    if (more && state_ == State::Running && !blocked()) [[likely]] {
-      ReceiveContext ctx(*this);
-      std::uint32_t n = throughput_;
-      do {
-        mailbox_.consume(home_.core, Handle{*this, ctx});
-        more = !mailbox_.empty();
-      } while (more && --n > 0 && state_ == State::Running && !blocked());
-    }
-  } catch (...) {
-    failedAroundHandler();
-    return;
-  }
-  finishTurn(more);
-}
-
-// The end of a turn whose messages are handled: a stopping actor whose
-// children are gone finishes its stop, then endTurn().
-void ActorCell::finishTurn(bool more) {
-  try {
-    if (state_ == State::Terminating && !hasChildren()) [[unlikely]] {
-      finishStop();
-    }
-  } catch (...) {
-    failedAroundHandler();
-    return;
-  }
-  endTurn(more);
-}
-
-void ActorCell::failedAroundHandler() {
-  core().reportDispatcherError(dispatcher_->id(), std::current_exception(), self());
-  endTurn(!mailbox_.empty());
 }
 
 // The system messages of a turn, oldest first: the pending Start, the

@@ -304,20 +304,6 @@ inline Crossings::Peer& Crossings::peerFor(IsolateRuntime& to) {
 
 // ---- the actor cell --------------------------------------------------------------
 
-/// Reads a one-byte field with a load of its own. GCC merges tests of
-/// neighbouring fields into one wide load tested against a mask; where a
-/// neighbour was just stored on its own (a cell's scheduled_ by the sender,
-/// its active_ by the turn), that load cannot be forwarded from the store
-/// buffer and waits for the store to retire (AMD Zen 2: ~25 cycles; a wide
-/// load of the cell's flags cost bench actor/pingpong a third).
-template <class T>
-[[gnu::always_inline]] inline T byteOf(const T& field) noexcept {
-  static_assert(sizeof(T) == 1);
-  T value = field;
-  asm("" : "+r"(value));
-  return value;
-}
-
 class ActorCell final : public Task, public Endpoint {
  public:
   enum class State : std::uint8_t { Created, Running, Suspended, Terminating, Dead };
@@ -426,13 +412,6 @@ class ActorCell final : public Task, public Endpoint {
   static void runTurn(Task& task);
   static void disposeTurn(Task& task) noexcept;
   void turn();
-  /// What a turn hands each message to (Mailbox::consume).
-  struct Handle;
-  [[gnu::noinline]] void generalTurn();
-  [[gnu::noinline]] void finishTurn(bool more);
-  /// A throw around the handler (SPEC D11): reported, and the turn ends.
-  [[gnu::noinline, gnu::cold]] void failedAroundHandler();
-  [[gnu::always_inline]] inline void endTurn(bool more);
   [[gnu::noinline]] void runSystemMessages();
   void schedule() {
     scheduled_ = true;

@@ -12,11 +12,13 @@
 // Entries live in fixed chunks that never move, so a lookup never races a
 // growth. The first chunk is part of the table: a lookup among an
 // isolate's first 4096 slots reads no chunk pointer, one load fewer on the
-// chain from a reference to its cell that every send waits on. Freed slots are reused first-in
-// first-out, and only once 1024 are free, so a stale reference meets a reused slot rarely, and then
-// with another generation (28 bits). An entry also says whether its actor is a top-level one (a
-// child of the user guardian): the system's registry of top-level actors is these flags, which cost
-// no memory (they fill the entry's padding).
+// chain from a reference to its cell that every send waits on.
+// Freed slots are reused first-in first-out, and only once 1024 are free,
+// so a stale reference meets a reused slot rarely, and then with another
+// generation (28 bits).
+// An entry also says whether its actor is a top-level one (a child of the
+// user guardian): the system's registry of top-level actors is these flags,
+// which cost no memory (they fill the entry's padding).
 #pragma once
 
 #include <array>

@@ -104,11 +104,8 @@ class Mailbox {
   template <class Handle>
   [[gnu::always_inline]] void consume(SystemCore* system, Handle&& handle) {
     if (hasFirst()) {
-      Message message;
-      message.storeWord(first_.word);
-      message.type_ = std::exchange(first_.type, nullptr);
-      const ActorRef sender =
-          first_.sender != kNoSender ? ActorRef(system, first_.sender) : ActorRef();
+      const ActorRef sender = firstSender(system);
+      Message message = takeFirstMessage();
       handle(message, sender);
     } else if (special_ == nullptr) [[likely]] {
       struct Drop {
@@ -185,11 +182,19 @@ class Mailbox {
     fifo_.pushWith([&](void* at) noexcept { ::new (at) Envelope{std::move(message), sender}; });
   }
   Envelope popFirst(SystemCore* system) noexcept {
-    Envelope out;
-    out.message.storeWord(first_.word);
-    out.message.type_ = std::exchange(first_.type, nullptr);
-    if (first_.sender != kNoSender) out.sender = ActorRef(system, first_.sender);
-    return out;
+    const ActorRef sender = firstSender(system);
+    return Envelope{takeFirstMessage(), sender};
+  }
+  /// The sender of the word in first_. Precondition: hasFirst().
+  ActorRef firstSender(SystemCore* system) const noexcept {
+    return first_.sender != kNoSender ? ActorRef(system, first_.sender) : ActorRef();
+  }
+  /// The word in first_ as a Message; first_ is free again. Precondition: hasFirst().
+  Message takeFirstMessage() noexcept {
+    Message message;
+    message.storeWord(first_.word);
+    message.type_ = std::exchange(first_.type, nullptr);
+    return message;
   }
 
   // 31 envelopes of 64 bytes and a link: one 2 KiB block of the cache. A

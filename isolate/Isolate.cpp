@@ -465,15 +465,7 @@ TimerId Isolate::armTimer(Clock::duration delay, Task& task, TimerOptions option
     cold.slots.emplace_back();
   }
   Cold::TimerSlot& s = cold.slots[slot];
-  if (options.coarse && cold.inPass) {
-    if (!cold.passNowRead) {
-      cold.passNow = clock_->now();
-      cold.passNowRead = true;
-    }
-    s.deadline = cold.passNow + delay;
-  } else {
-    s.deadline = clock_->now() + delay;
-  }
+  s.deadline = (options.coarse ? coarseNow() : clock_->now()) + delay;
   s.seq = cold.nextSeq++;
   s.task = &task;
   s.referenced = options.referenced;
@@ -490,6 +482,16 @@ bool Isolate::clearTimeout(TimerId id) noexcept {
   if (!s.armed || s.generation != id.generation) return false;
   cold.cancel(id.slot)->discard();
   return true;
+}
+
+Clock::time_point Isolate::coarseNow() const {
+  Cold& cold = *cold_;
+  if (!cold.inPass) return clock_->now();
+  if (!cold.passNowRead) {
+    cold.passNow = clock_->now();
+    cold.passNowRead = true;
+  }
+  return cold.passNow;
 }
 
 std::size_t Isolate::pendingTimers() const noexcept {
@@ -677,7 +679,7 @@ bool Isolate::waitForWork(Mode mode) {
   const std::uint32_t next = cold.earliest();  // live: it sets the sleep's deadline
   if (next != Cold::kNoTimer && cold.slots[next].deadline <= clock_->now()) return true;
   const bool realDeadline = next != Cold::kNoTimer && !clock_->isManual();
-  const bool timersHoldUs = realDeadline && cold.referencedTimers > 0;
+  const bool timersHoldUs = realDeadline && (cold.referencedTimers > 0 || timerHolds_ > 0);
   // In until-idle mode with no referenced timer, only Asio work (or a post
   // that raced in) keeps the loop alive: let Asio decide by dropping our guard.
   const bool askAsio = mode == Mode::UntilIdle && !timersHoldUs;

@@ -99,6 +99,19 @@ void ActorCell::enqueueSlow(Envelope&& envelope) {
   if (state_ == State::Running && !scheduled_) schedule();
 }
 
+void ActorCell::enqueueContinue(std::unique_ptr<Continuation> continuation) {
+  if (state_ == State::Dead) {
+    core().dropContinuation(self(), std::move(continuation), "the asking actor has stopped");
+    return;
+  }
+  if ((pending_ & kSystemQueued) == 0) {
+    pushContinuation(std::move(continuation));
+  } else {
+    pushSystem(SystemMessage{SysKind::Continue, {}, nullptr, std::move(continuation)});
+  }
+  if (!scheduled_) schedule();
+}
+
 void ActorCell::enqueueSystem(SystemMessage&& message) {
   if (state_ == State::Dead) return;
   // Start is every cell's first system message and Stop most often its
@@ -107,8 +120,11 @@ void ActorCell::enqueueSystem(SystemMessage&& message) {
   // and stopping many actors allocates no system-message ring.
   if (message.kind == SysKind::Start && state_ == State::Created && pending_ == 0) {
     pending_ = kStartPending;
-  } else if (message.kind == SysKind::Stop && (pending_ & (kStopPending | kSystemQueued)) == 0) {
+  } else if (message.kind == SysKind::Stop &&
+             (pending_ & (kStopPending | kSystemQueued | kContinuePending)) == 0) {
     pending_ |= kStopPending;
+  } else if (message.kind == SysKind::Continue && (pending_ & kSystemQueued) == 0) {
+    pushContinuation(std::move(message.continuation));
   } else {
     pushSystem(std::move(message));
   }
@@ -186,15 +202,79 @@ void ActorCell::runSystemMessages() {
     pending_ &= ~kStartPending;
     if (state_ == State::Created) start();
   }
-  if ((pending_ & kStopPending) != 0) {  // older than anything in the queue
+  if ((pending_ & kStopPending) != 0) {  // older than the continuations and the queue
     pending_ &= ~kStopPending;
     beginStop();
   }
+  if ((pending_ & kContinuePending) != 0) runContinuations();  // older than the queue
   while (hasSystem() && state_ != State::Dead) {
     SystemMessage message = popSystem();
     handleSystem(message);
   }
   if (rare_ != nullptr) rare_->system.shrinkIdle();
+}
+
+void ActorCell::pushContinuation(std::unique_ptr<Continuation> continuation) {
+  Rare& r = rare();
+  Continuation* c = continuation.release();
+  c->next = nullptr;
+  if (r.lastContinuation != nullptr) {
+    r.lastContinuation->next = c;
+  } else {
+    r.firstContinuation = c;
+  }
+  r.lastContinuation = c;
+  pending_ |= kContinuePending;
+}
+
+void ActorCell::runContinuations() {
+  // One at a time: a continuation may line up more (an ask that fails at
+  // once) or stop this actor; what it lines up runs after it.
+  Rare& r = *rare_;
+  while (r.firstContinuation != nullptr && state_ != State::Dead) {
+    std::unique_ptr<Continuation> c(r.firstContinuation);
+    r.firstContinuation = c->next;
+    if (r.firstContinuation == nullptr) {
+      r.lastContinuation = nullptr;
+      pending_ &= ~kContinuePending;
+    }
+    handleContinue(std::move(c));
+  }
+}
+
+void ActorCell::handleContinue(std::unique_ptr<Continuation> continuation) {
+  if (continuation->incarnation != incarnation_) {
+    core().dropContinuation(self(), std::move(continuation), "the asking actor restarted");
+  } else if (state_ == State::Suspended) {
+    // Runs if the parent resumes us.
+    rare().held.push(SystemMessage{SysKind::Continue, {}, nullptr, std::move(continuation)});
+  } else if (state_ == State::Running) {
+    ReceiveContext ctx(*this);
+    try {
+      continuation->run(ctx);
+    } catch (...) {
+      fail(std::current_exception());
+    }
+  } else {
+    core().dropContinuation(self(), std::move(continuation), "the asking actor is stopping");
+  }
+}
+
+void ActorCell::dropContinuations(const char* reason) {
+  if (rare_ == nullptr) return;
+  while (Continuation* c = rare_->firstContinuation) {
+    rare_->firstContinuation = c->next;
+    core().dropContinuation(self(), std::unique_ptr<Continuation>(c), reason);
+  }
+  rare_->lastContinuation = nullptr;
+  pending_ &= ~kContinuePending;
+}
+
+ActorCell::Rare::~Rare() {
+  while (Continuation* c = firstContinuation) {
+    firstContinuation = c->next;
+    delete c;
+  }
 }
 
 void ActorCell::invoke(ReceiveContext& ctx, Message& message, const ActorRef& sender) {
@@ -253,22 +333,7 @@ void ActorCell::handleSystem(SystemMessage& message) {
       }
       break;
     case SysKind::Continue:
-      if (message.continuation->incarnation != incarnation_) {
-        core().dropContinuation(self(), std::move(message.continuation),
-                                "the asking actor restarted");
-      } else if (state_ == State::Suspended) {
-        rare().held.push(std::move(message));  // runs if the parent resumes us
-      } else if (state_ == State::Running) {
-        ReceiveContext ctx(*this);
-        try {
-          message.continuation->run(ctx);
-        } catch (...) {
-          fail(std::current_exception());
-        }
-      } else {
-        core().dropContinuation(self(), std::move(message.continuation),
-                                "the asking actor is stopping");
-      }
+      handleContinue(std::move(message.continuation));
       break;
     case SysKind::Restart:
       restart(message.cause);
@@ -457,9 +522,13 @@ void ActorCell::finishStop() {
     core().failAskOf(left.sender, make_error_code(Error::ErrDead));  // an ask need not time out
     core().deadLetter(me, std::move(left), "the actor stopped");
   }
+  dropContinuations("the actor stopped");
   while (hasSystem()) {
     SystemMessage m = popSystem();
     if (m.kind == SysKind::Watch) m.ref.tell(Terminated{me}, me);
+    if (m.kind == SysKind::Continue) {
+      core().dropContinuation(me, std::move(m.continuation), "the actor stopped");
+    }
   }
   if (rare_ != nullptr) {
     for (const auto& watcher : rare_->watchers) watcher.tell(Terminated{me}, me);

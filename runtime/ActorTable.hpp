@@ -24,11 +24,11 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <mutex>
 
 #include "coreactor/Error.hpp"
+#include "coreactor/detail/RingBuffer.hpp"
 
 namespace coreactor::detail {
 
@@ -64,15 +64,13 @@ class ActorTable {
   /// the isolate holds 16M actors.
   Reservation reserve(bool onOwner) {
     if (onOwner && free_.size() > kReuseAfter) {
-      const std::uint32_t slot = free_.front();
-      free_.pop_front();
+      const std::uint32_t slot = free_.pop();
       return Reservation{slot, entry(slot).generation.load(std::memory_order_relaxed)};
     }
     std::lock_guard<std::mutex> lock(mutex_);
     std::uint32_t slot;
     if (onOwner && next_ == kMaxChunks * kChunkSize && !free_.empty()) {
-      slot = free_.front();
-      free_.pop_front();
+      slot = free_.pop();
     } else if (next_ < kMaxChunks * kChunkSize) {
       slot = next_++;
       auto& chunk = chunks_[slot >> kChunkBits];
@@ -136,7 +134,7 @@ class ActorTable {
     e.topLevel.store(false, std::memory_order_relaxed);
     e.generation.store((e.generation.load(std::memory_order_relaxed) + 1) & kGenerationMask,
                        std::memory_order_release);  // after the flag's clearing (topLevelAt)
-    free_.push_back(slot);  // the loop thread's own list: reused by it, lock-free
+    free_.push(slot);  // the loop thread's own list: reused by it, lock-free
   }
 
   /// Calls f(slot, endpoint) for every published endpoint. Only when no loop runs.
@@ -172,7 +170,7 @@ class ActorTable {
   std::array<Entry, kChunkSize> first_{};                 // chunk 0
   std::array<std::atomic<Entry*>, kMaxChunks> chunks_{};  // [0] is first_
   mutable std::mutex mutex_;                              // new slots and chunks
-  std::deque<std::uint32_t> free_;  // freed slots: isolate-local (release, owner reserve)
+  RingBuffer<std::uint32_t> free_;  // freed slots: isolate-local (release, owner reserve)
   std::uint32_t next_ = 0;          // guarded by mutex_
 };
 

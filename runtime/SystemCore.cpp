@@ -90,6 +90,7 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
                                                  .idlePoll = placement_[i].idlePoll});
     rt->core = this;
     rt->isolate->setUserData(rt.get());
+    rt->asks = std::make_unique<AskTimeouts>(*rt->isolate);
     rt->crossings = std::make_unique<Crossings>(*this, *rt, count, options_.ringSlots(),
                                                 options_.overflowLimit());
     if (count > 1) rt->isolate->addPoller(*rt->crossings);  // one isolate has no rings
@@ -659,20 +660,34 @@ AskEndpoint::AskEndpoint(SystemCore& core, IsolateRuntime& home, std::uint32_t s
                          AskCompletion completion)
     : Endpoint(Kind::Ask),
       Task(&onTimeout, &onDiscard),
-      core_(core),
       home_(home),
       slot_(slot),
-      completion_(std::move(completion)) {}
+      completion_(std::move(completion)) {
+  static_cast<void>(core);  // home's
+}
 
 AskEndpoint::AskEndpoint(SystemCore& core, IsolateRuntime& home, std::uint32_t slot,
                          const ActorRef& asker, ReceiveContext::AskContinuation continuation)
     : Endpoint(Kind::Ask),
       Task(&onTimeout, &onDiscard),
-      core_(core),
       home_(home),
       slot_(slot),
       asker_(asker),
-      continuation_(std::move(continuation)) {}
+      continuation_(std::move(continuation)) {
+  static_cast<void>(core);
+}
+
+AskEndpoint::~AskEndpoint() {
+  if (asker_) {
+    std::destroy_at(&continuation_);
+  } else {
+    std::destroy_at(&completion_);
+  }
+}
+
+SystemCore& AskEndpoint::core() const noexcept {
+  return *home_.core;
+}
 
 void AskEndpoint::run(ReceiveContext& ctx) {
   continuation_(ctx, error_ ? nullptr : &reply_, error_);
@@ -681,32 +696,40 @@ void AskEndpoint::run(ReceiveContext& ctx) {
 void AskEndpoint::arm(std::chrono::nanoseconds timeout) {
   // Coarse: an ask's timeout needs no better than one loop pass of
   // precision, and a clock read per ask is a tenth of its cost.
+  if (home_.asks->arm(*this, timeout)) return;
   timer_ = home_.isolate->setTimeout(timeout, static_cast<Task&>(*this),
                                      TimerOptions{.referenced = true, .coarse = true});
 }
 
 void AskEndpoint::complete(Message* reply, std::error_code error) noexcept {
   completing_ = true;  // clearTimeout disposes of our timer task: onDiscard must not re-enter
-  home_.isolate->clearTimeout(timer_);
+  home_.asks->cancel(*this);
+  if (timer_.valid()) home_.isolate->clearTimeout(timer_);
   home_.table.release(slot_);
   if (asker_) {
     // Into the asker's turn, carried by this very object.
     if (reply != nullptr) reply_ = std::move(*reply);
     error_ = error;
+    // The asker lives here (askFromActor) and this runs on its loop, or
+    // after the loops stopped (the isolate's disposal of its timers, the
+    // system's teardown): then the reply cannot run any more.
+    std::unique_ptr<Continuation> self(this);
     try {
-      core_.sendSystem(
-          asker_,
-          SystemMessage{
-              SystemMessage::Kind::Continue, {}, nullptr, std::unique_ptr<Continuation>(this)});
+      Endpoint* e = home_.table.find(asker_.slot(), asker_.generation());
+      if (e != nullptr && e->kind == Endpoint::Kind::Cell && !home_.isolate->stopped()) {
+        static_cast<ActorCell*>(e)->enqueueContinue(std::move(self));
+      } else {
+        core().dropContinuation(asker_, std::move(self), "the asking actor has stopped");
+      }
     } catch (...) {
-      core_.log().error("an ask's reply was lost: {}", describe(std::current_exception()));
+      core().log().error("an ask's reply was lost: {}", describe(std::current_exception()));
     }
     return;
   }
   try {
     completion_(reply, error);
   } catch (...) {
-    core_.log().error("an ask's completion threw: {}", describe(std::current_exception()));
+    core().log().error("an ask's completion threw: {}", describe(std::current_exception()));
   }
   delete this;
 }

@@ -27,6 +27,7 @@
 #include <spdlog/logger.h>
 
 #include "ActorTable.hpp"
+#include "AskTimeouts.hpp"
 #include "CompactString.hpp"
 #include "LineAllocator.hpp"
 #include "Mailbox.hpp"
@@ -62,6 +63,8 @@ class Continuation {
   /// The incarnation of the actor it belongs to: a restart makes the old
   /// instance's continuations undeliverable (they capture the old instance).
   std::uint32_t incarnation = 0;
+  /// The next in the cell's line of continuations (ActorCell::Rare).
+  Continuation* next = nullptr;
 };
 
 struct SystemMessage {
@@ -291,6 +294,7 @@ struct alignas(64) IsolateRuntime {
   std::shared_ptr<Dispatcher> dispatcher;  // the system default, one per isolate
   ActorTable table;
   std::unique_ptr<Crossings> crossings;
+  std::unique_ptr<AskTimeouts> asks;     // goes before the isolate it arms
   std::unique_ptr<Scheduler> scheduler;  // last: goes before the isolate it arms
 };
 
@@ -357,6 +361,9 @@ class ActorCell final : public Task, public Endpoint {
   void scheduleTurn() { schedule(); }
   /// A system message from the send path. Isolate-local.
   void enqueueSystem(SystemMessage&& message);
+  /// A Continue (an ask's reply, a coroutine's resumption), isolate-local:
+  /// enqueueSystem() without building a SystemMessage when none is queued.
+  void enqueueContinue(std::unique_ptr<Continuation> continuation);
 
   inline ActorRef self() const noexcept;    // defined after SystemCore
   inline ActorRef parent() const noexcept;  // none for the guardian
@@ -451,6 +458,14 @@ class ActorCell final : public Task, public Endpoint {
   Family* family() const noexcept { return rare_ != nullptr ? rare_->family.get() : nullptr; }
   AsyncState* async() const noexcept { return hasAsync_ ? rare_->async.get() : nullptr; }
   bool hasSystem() const noexcept { return (pending_ & kSystemQueued) != 0; }
+  /// Lines up a Continue while no other system message is queued.
+  void pushContinuation(std::unique_ptr<Continuation> continuation);
+  /// Runs the lined-up continuations, oldest first.
+  void runContinuations();
+  /// What a Continue does in a turn: runs it, holds it, or drops it.
+  void handleContinue(std::unique_ptr<Continuation> continuation);
+  /// The lined-up continuations of a cell that stopped: dropped (a reply, a dead letter).
+  void dropContinuations(const char* reason);
   /// Queues a system message behind the pending flags, and says so in pending_.
   void pushSystem(SystemMessage&& message) {
     rare().system.push(std::move(message));
@@ -482,6 +497,7 @@ class ActorCell final : public Task, public Endpoint {
   static constexpr std::uint8_t kStartPending = 1;
   static constexpr std::uint8_t kStopPending = 2;
   static constexpr std::uint8_t kSystemQueued = 4;
+  static constexpr std::uint8_t kContinuePending = 8;  // rare_->firstContinuation is set
   std::uint8_t pending_ = 0;
   bool active_ = false;    // handled a message since the last passivation check
   bool hasAsync_ = false;  // rare_->async is set: it has coroutine handlers
@@ -523,7 +539,17 @@ class ActorCell final : public Task, public Endpoint {
     void shrinkIdle() noexcept { ring.shrinkIdle(); }
   };
   struct Rare {
+    Rare() = default;
+    Rare(const Rare&) = delete;
+    Rare& operator=(const Rare&) = delete;
+    ~Rare();
     SystemQueue system;
+    // Continue messages (an ask's reply, a coroutine's resumption) that came
+    // while no other system message was queued: a line through the
+    // continuations themselves, owned, older than everything in `system`.
+    // A reply moves no SystemMessage in or out of a queue.
+    Continuation* firstContinuation = nullptr;
+    Continuation* lastContinuation = nullptr;
     std::shared_ptr<Dispatcher> ownDispatcher;  // keeps a per-actor dispatcher alive
     std::vector<ActorRef> watchers;
     ObjectRing<SystemMessage> held;  // continuations held while suspended
@@ -542,14 +568,21 @@ class ActorCell final : public Task, public Endpoint {
 // The reply slot of one ask. From outside, its completion runs where the
 // slot lives; from an actor, the slot itself becomes the continuation that
 // carries the reply into the asker's turn (no further allocation).
-class AskEndpoint final : public Endpoint, public Task, public Continuation {
+class AskEndpoint final : public Endpoint,
+                          public Task,
+                          public Continuation,
+                          public AskTimeouts::Entry {
  public:
   AskEndpoint(SystemCore& core, IsolateRuntime& home, std::uint32_t slot, AskCompletion completion);
   AskEndpoint(SystemCore& core, IsolateRuntime& home, std::uint32_t slot, const ActorRef& asker,
               ReceiveContext::AskContinuation continuation);
+  ~AskEndpoint() override;
+  AskEndpoint(const AskEndpoint&) = delete;
+  AskEndpoint& operator=(const AskEndpoint&) = delete;
   void run(ReceiveContext& ctx) override;
   Message* carried() noexcept override { return &reply_; }
-  /// Isolate-local: arms the timeout.
+  /// Isolate-local: arms the timeout (in its isolate's AskTimeouts, or a
+  /// timer of its own when those lanes are all taken).
   void arm(std::chrono::nanoseconds timeout);
   /// Completes once: cancels the timer, frees the slot, runs the completion, deletes itself.
   void complete(Message* reply, std::error_code error) noexcept;
@@ -569,12 +602,14 @@ class AskEndpoint final : public Endpoint, public Task, public Continuation {
  private:
   static void onTimeout(Task& task);
   static void onDiscard(Task& task) noexcept;
-  SystemCore& core_;
+  SystemCore& core() const noexcept;
   IsolateRuntime& home_;
   std::uint32_t slot_;
-  AskCompletion completion_;
-  ActorRef asker_;
-  ReceiveContext::AskContinuation continuation_;
+  ActorRef asker_;  // none for an ask from outside
+  union {
+    AskCompletion completion_;                      // from outside
+    ReceiveContext::AskContinuation continuation_;  // from an actor (asker_)
+  };
   Message reply_;
   std::error_code error_;
   TimerId timer_;

@@ -281,6 +281,18 @@ class Isolate {
   bool clearTimeout(TimerId id) noexcept;
   /// Timers armed and not yet fired. Isolate-local.
   std::size_t pendingTimers() const noexcept;
+  /// While held, runUntilIdle() waits for the isolate's timers, referenced
+  /// or not, as it waits for referenced ones. For a component that keeps
+  /// one unreferenced timer armed for work that comes and goes (an
+  /// isolate's ask timeouts): it holds while it has work and releases when
+  /// it has none, without touching the timer. A counter; isolate-local.
+  void holdTimers() noexcept { ++timerHolds_; }
+  /// Undoes one holdTimers().
+  void releaseTimers() noexcept { --timerHolds_; }
+  /// What a coarse timer counts from (TimerOptions::coarse): the time the
+  /// current loop pass read, once, or the clock's now outside a pass.
+  /// Isolate-local.
+  Clock::time_point coarseNow() const;
 
   /// The isolate's io_context: create sockets and Asio timers on it; their
   /// completions run on the loop thread, each followed by a microtask drain.
@@ -413,6 +425,7 @@ class Isolate {
   alignas(64) detail::SlottedRing<Unit> microtasks_;
   detail::RingBuffer<Unit> macrotasks_;
   Stats stats_;
+  std::uint32_t timerHolds_ = 0;    // holdTimers()
   std::uint32_t urgentAhead_ = 0;   // urgent units at the front of microtasks_
   std::uint32_t urgentStreak_ = 0;  // urgent units run in a row, in this drain
   std::vector<Poller*> pollers_;

@@ -127,6 +127,142 @@ TEST(Ask, FromAnActorReportsATimeoutToTheCallback) {
   EXPECT_EQ(seen, Error::ErrAskTimeout);
 }
 
+TEST(Ask, TimeoutsFireInDeadlineOrderAndSpareTheAnswered) {
+  // SPEC A3: an isolate's ask timeouts share one timer (runtime/AskTimeouts):
+  // asks of one timeout expire in the order they were made, a shorter
+  // timeout asked later expires first, and an answered ask never times out.
+  Manual m;
+  std::vector<std::string> log;
+  ActorRef asker = m.system->spawn("asker", [&, echo = m.echo](ReceiveContext& ctx) {
+    if (!ctx.is<std::string>()) return;
+    auto record = [&log](std::string name) {
+      return [&log, name](ReceiveContext&, AskResult<int>& r) {
+        log.push_back(name + (r.ok()                              ? " " + std::to_string(r.value())
+                              : r.error() == Error::ErrAskTimeout ? " timeout"
+                                                                  : " other error"));
+      };
+    };
+    ctx.ask<int>(echo, 0.5, 100ms, record("a"));  // no reply
+    ctx.ask<int>(echo, Echo{1}, 100ms, record("b"));
+    ctx.ask<int>(echo, 1.5, 100ms, record("c"));  // no reply
+    ctx.ask<int>(echo, 2.5, 50ms, record("d"));   // no reply, due first
+  });
+  asker.tell(std::string("go"));
+  m.system->runUntilIdle();
+  ASSERT_EQ(log, std::vector<std::string>{"b 2"});
+  m.clock.advance(49ms);
+  m.system->runUntilIdle();
+  ASSERT_EQ(log.size(), 1u) << "nothing is due before 50 ms";
+  m.clock.advance(1ms);
+  m.system->runUntilIdle();
+  ASSERT_EQ(log, (std::vector<std::string>{"b 2", "d timeout"}));
+  m.clock.advance(50ms);
+  m.system->runUntilIdle();
+  EXPECT_EQ(log, (std::vector<std::string>{"b 2", "d timeout", "a timeout", "c timeout"}));
+}
+
+TEST(Ask, MoreDifferentTimeoutsThanLanesAllExpireOnTime) {
+  // SPEC A3: past AskTimeouts::kLanes different timeouts at once, an ask
+  // gets a timer of its own; each one still fails exactly at its deadline.
+  Manual m;
+  constexpr int kAsks = 12;
+  std::vector<std::future<int>> asks;
+  for (int i = 1; i <= kAsks; ++i) {
+    asks.push_back(m.system->ask<int>(m.echo, 0.5, std::chrono::milliseconds(i)));
+  }
+  m.system->runUntilIdle();
+  for (int i = 1; i <= kAsks; ++i) {
+    m.clock.advance(1ms);
+    m.system->runUntilIdle();
+    for (int k = 0; k < kAsks; ++k) {
+      const bool due = k < i;
+      ASSERT_EQ(asks[k].wait_for(0s) == std::future_status::ready, due)
+          << "ask " << k + 1 << " ms at " << i << " ms";
+    }
+  }
+  for (auto& f : asks) EXPECT_EQ(futureError(f), Error::ErrAskTimeout);
+}
+
+TEST(Ask, AnAnsweredAskLeavesNothingForARunUntilIdleToWaitFor) {
+  // SPEC A3: the shared timeout timer stays armed for the hour, but with no
+  // ask waiting it holds nothing: runUntilIdle returns (a hang fails the
+  // test by its deadline). On the real clock.
+  auto system = ActorSystem::create("ask", ActorSystemOptions::create().withManualRun());
+  const ActorRef echo = system->spawn("echo", [](ReceiveContext& ctx) {
+    if (auto* e = ctx.get<Echo>()) ctx.reply(e->n * 2);
+  });
+  auto f = system->ask<int>(echo, Echo{4}, 1h);
+  system->runUntilIdle();
+  ASSERT_EQ(f.wait_for(0s), std::future_status::ready);
+  EXPECT_EQ(f.get(), 8);
+}
+
+TEST(Ask, AWaitingAskHoldsARunUntilIdleUntilItsTimeout) {
+  // SPEC A3: on the real clock, a run until idle waits for a waiting ask
+  // and returns with it failed, not with it pending.
+  auto system = ActorSystem::create("ask", ActorSystemOptions::create().withManualRun());
+  const ActorRef silent = system->spawn("silent", [](ReceiveContext&) {});
+  auto f = system->ask<int>(silent, Echo{4}, 20ms);
+  system->runUntilIdle();
+  ASSERT_EQ(f.wait_for(0s), std::future_status::ready);
+  EXPECT_EQ(futureError(f), Error::ErrAskTimeout);
+}
+
+struct AskThenStop {
+  ActorRef asker;
+};
+
+TEST(Ask, AReplyThatCameBeforeAStopRunsBeforeIt) {
+  // SPEC A3, A5: system messages keep their order. The responder replies,
+  // then stops the asker: the reply's callback runs, then the stop.
+  Manual m;
+  std::vector<std::string> log;
+  const ActorRef responder = m.system->spawn("responder", [](ReceiveContext& ctx) {
+    if (auto* r = ctx.get<AskThenStop>()) {
+      ctx.reply(1);
+      ctx.system().stop(r->asker);
+    }
+  });
+  ActorRef asker;
+  asker = m.system->spawn("asker", [&](ReceiveContext& ctx) {
+    if (!ctx.is<std::string>()) return;
+    ctx.ask<int>(responder, AskThenStop{asker}, 1h, [&](ReceiveContext&, AskResult<int>& r) {
+      log.push_back(r.ok() ? "reply" : "error");
+    });
+  });
+  m.system->eventStream().subscribe<ActorStopped>([&](const ActorStopped& e) {
+    if (e.path == "/user/asker") log.push_back("stopped");
+  });
+  asker.tell(std::string("go"));
+  m.system->runUntilIdle();
+  EXPECT_EQ(log, (std::vector<std::string>{"reply", "stopped"}));
+  EXPECT_EQ(m.system->deadLetterCount(), 0u);
+}
+
+TEST(Ask, AReplyThatCameAfterAStopIsADeadLetter) {
+  // SPEC A3, A5, A7: the responder stops the asker, then replies: the stop
+  // comes first, and the reply, which can no longer run, is a dead letter.
+  Manual m;
+  std::vector<std::string> log;
+  const ActorRef responder = m.system->spawn("responder", [](ReceiveContext& ctx) {
+    if (auto* r = ctx.get<AskThenStop>()) {
+      ctx.system().stop(r->asker);
+      ctx.reply(1);
+    }
+  });
+  ActorRef asker;
+  asker = m.system->spawn("asker", [&](ReceiveContext& ctx) {
+    if (!ctx.is<std::string>()) return;
+    ctx.ask<int>(responder, AskThenStop{asker}, 1h, [&](ReceiveContext&, AskResult<int>& r) {
+      log.push_back(r.ok() ? "reply" : "error");
+    });
+  });
+  asker.tell(std::string("go"));
+  m.system->runUntilIdle();
+  EXPECT_TRUE(log.empty()) << "the callback of a stopped actor does not run";
+  EXPECT_EQ(m.system->deadLetterCount(), 1u) << "the reply";
+}
+
 /// An echo whose mailbox holds one message: a second ask queued before it
 /// runs meets a full mailbox.
 ActorRef boundedEcho(Manual& m, OverflowPolicy policy) {

@@ -42,6 +42,7 @@
 #include "coreactor/Error.hpp"
 #include "coreactor/Message.hpp"
 #include "coreactor/Schedule.hpp"
+#include "coreactor/detail/InlineFunction.hpp"
 
 namespace spdlog {
 class logger;
@@ -403,8 +404,11 @@ class ReceiveContext {
             });
   }
   /// What askFrom() calls, inside a turn of this actor, with the reply
-  /// (nullptr when there is none) and the error (empty on a reply).
-  using AskContinuation = std::function<void(ReceiveContext&, Message*, std::error_code)>;
+  /// (nullptr when there is none) and the error (empty on a reply). Made
+  /// from any callable, as a std::function is; one of up to 48 bytes is
+  /// kept without an allocation.
+  using AskContinuation =
+      detail::InlineFunction<void(ReceiveContext&, Message*, std::error_code), 48>;
   /// ask() with a built Message and an untyped continuation.
   void askFrom(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
                AskContinuation continuation);

@@ -656,6 +656,12 @@ std::string SystemCore::pathOf(const ActorRef& ref) {
 
 // ---- ask ---------------------------------------------------------------------------
 
+namespace {
+// The category of an empty std::error_code, looked up once: a default
+// error_code calls std::system_category() each time.
+const std::error_category& kNoErrorCategory = std::system_category();
+}  // namespace
+
 AskEndpoint::AskEndpoint(SystemCore& core, IsolateRuntime& home, std::uint32_t slot,
                          AskCompletion completion)
     : Endpoint(Kind::Ask),
@@ -690,7 +696,11 @@ SystemCore& AskEndpoint::core() const noexcept {
 }
 
 void AskEndpoint::run(ReceiveContext& ctx) {
-  continuation_(ctx, error_ ? nullptr : &reply_, error_);
+  if (errorCategory_ == nullptr) {
+    continuation_(ctx, &reply_, std::error_code(0, kNoErrorCategory));
+  } else {
+    continuation_(ctx, nullptr, std::error_code(errorValue_, *errorCategory_));
+  }
 }
 
 void AskEndpoint::arm(std::chrono::nanoseconds timeout) {
@@ -709,7 +719,10 @@ void AskEndpoint::complete(Message* reply, std::error_code error) noexcept {
   if (asker_) {
     // Into the asker's turn, carried by this very object.
     if (reply != nullptr) reply_ = std::move(*reply);
-    error_ = error;
+    if (error) {
+      errorValue_ = error.value();
+      errorCategory_ = &error.category();
+    }
     // The asker lives here (askFromActor) and this runs on its loop, or
     // after the loops stopped (the isolate's disposal of its timers, the
     // system's teardown): then the reply cannot run any more.

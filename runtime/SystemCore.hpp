@@ -611,7 +611,10 @@ class AskEndpoint final : public Endpoint,
     ReceiveContext::AskContinuation continuation_;  // from an actor (asker_)
   };
   Message reply_;
-  std::error_code error_;
+  // The outcome's error, set by complete(), in parts: a default
+  // std::error_code would cost a call (std::system_category()) per ask.
+  const std::error_category* errorCategory_ = nullptr;  // null: a reply
+  int errorValue_ = 0;
   TimerId timer_;
   bool completing_ = false;
 };

@@ -306,9 +306,11 @@ class AskResult {
   AskResult() = default;
   /// The result of a completed ask: `error` if set; otherwise the reply if it
   /// holds an R, else ErrUnexpectedReply naming the type it holds.
-  AskResult(Message* reply, std::error_code error) {
+  AskResult(Message* reply, std::error_code error) : error_(error) {
+    // error_ starts as `error`: a default std::error_code would cost a call
+    // (std::system_category()) on every reply.
     if (error) {
-      error_ = error;
+      return;
     } else if (reply != nullptr && reply->is<R>()) {
       reply_ = std::move(*reply);
     } else {

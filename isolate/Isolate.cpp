@@ -773,7 +773,10 @@ bool Isolate::timerDue() const noexcept {
 // the io_context, I/O) are looked at every kClockEveryLooks looks. What a
 // poller has is taken at once (runPollers). True: there was work.
 bool Isolate::pollWhileIdle() {
-  const SteadyPoint end = std::chrono::steady_clock::now() + options_.idlePoll;
+  // The window's end is set at the first clock read, kClockEveryLooks looks
+  // in: a clock read on entry would sit between a reply sent and the first
+  // look for the next message, and most windows end well before that.
+  SteadyPoint end{};
   for (std::uint32_t looks = 1;; ++looks) {
     // The pollers first: a message from another isolate is what a busy
     // exchange waits for, and the inbox's size walks its producers.
@@ -787,7 +790,12 @@ bool Isolate::pollWhileIdle() {
     if (postedOrStopped()) return true;
     if (looks % kClockEveryLooks == 0) {
       if (timerDue()) return true;
-      if (std::chrono::steady_clock::now() >= end) return false;
+      const SteadyPoint now = std::chrono::steady_clock::now();
+      if (end == SteadyPoint{}) {
+        end = now + options_.idlePoll;
+      } else if (now >= end) {
+        return false;
+      }
       std::size_t ran = 0;
       try {
         ran = cold_->io.poll_one();

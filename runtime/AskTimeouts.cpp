@@ -36,7 +36,10 @@ bool AskTimeouts::arm(Entry& entry, Clock::duration timeout) {
     }
     lane->timeout = timeout;
   }
-  entry.deadline = isolate_.coarseNow() + timeout;
+  const Clock::time_point now = isolate_.coarseNow();
+  // A timeout past the clock's range waits for ever, without overflowing.
+  entry.deadline =
+      timeout < Clock::time_point::max() - now ? now + timeout : Clock::time_point::max();
   // The timer first: if the isolate refuses it (stopped), nothing is
   // linked. While expireDue() runs, it re-arms for what is left.
   if (!firing_ && (!timerArmed_ || entry.deadline < timerAt_)) armTimer(entry.deadline);

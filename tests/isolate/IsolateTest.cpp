@@ -118,6 +118,23 @@ TEST(Isolate, AnUnreferencedTimerStillFiresWhileTheLoopIsKeptAliveByOtherWork) {
   EXPECT_TRUE(unrefFired);
 }
 
+TEST(Isolate, AHoldMakesRunUntilIdleWaitForAnUnreferencedTimer) {
+  // SPEC L2: while held (holdTimers), an unreferenced timer keeps the loop
+  // as a referenced one does; released, it no longer does.
+  Isolate isolate;
+  bool first = false;
+  isolate.holdTimers();
+  isolate.setTimeout(std::chrono::milliseconds(2), [&] { first = true; }, {.referenced = false});
+  isolate.runUntilIdle();
+  EXPECT_TRUE(first) << "held: the loop waited for it";
+  isolate.releaseTimers();
+  bool second = false;
+  isolate.setTimeout(std::chrono::hours(1), [&] { second = true; }, {.referenced = false});
+  isolate.runUntilIdle();
+  EXPECT_FALSE(second) << "released: the hour is not waited for";
+  EXPECT_EQ(isolate.pendingTimers(), 1u);
+}
+
 TEST(Isolate, CanRunUntilIdleAgainAfterBecomingIdle) {
   Isolate isolate;
   int ran = 0;

@@ -197,6 +197,32 @@ TEST(Ask, AnAnsweredAskLeavesNothingForARunUntilIdleToWaitFor) {
   EXPECT_EQ(f.get(), 8);
 }
 
+TEST(Ask, ATimeoutPastTheClocksRangeNeverExpires) {
+  // SPEC A3, bad input: the longest timeout there is does not overflow the
+  // deadline into the past, which would fail the ask at once; the ask waits
+  // for its reply. Both ways of arming: the shared lanes (from an actor)
+  // and, past them, a timer of its own.
+  Manual m;
+  m.clock.advance(1h);  // a clock not at zero: now + max would overflow
+  std::vector<std::string> log;
+  const ActorRef asker = m.system->spawn("asker", [&, echo = m.echo](ReceiveContext& ctx) {
+    if (!ctx.is<std::string>()) return;
+    ctx.ask<int>(echo, 0.5, std::chrono::nanoseconds::max(),
+                 [&](ReceiveContext&, AskResult<int>& r) { log.push_back(r.error().message()); });
+  });
+  std::vector<std::future<int>> outside;
+  for (int i = 0; i < 10; ++i) {  // the last ones past the lanes
+    outside.push_back(
+        m.system->ask<int>(m.echo, 0.5, std::chrono::nanoseconds::max() - std::chrono::hours(i)));
+  }
+  asker.tell(std::string("go"));
+  m.system->runUntilIdle();
+  m.clock.advance(24h);
+  m.system->runUntilIdle();
+  EXPECT_TRUE(log.empty()) << "the callback ran: " << (log.empty() ? "" : log.front());
+  for (auto& f : outside) EXPECT_EQ(f.wait_for(0s), std::future_status::timeout);
+}
+
 TEST(Ask, AWaitingAskHoldsARunUntilIdleUntilItsTimeout) {
   // SPEC A3: on the real clock, a run until idle waits for a waiting ask
   // and returns with it failed, not with it pending.

@@ -119,6 +119,17 @@ class Mailbox {
       handle(envelope.message, envelope.sender);
     }
   }
+  /// The oldest message is in the unbounded FIFO (not in the word slot, and
+  /// the mailbox is neither bounded nor by priority): consumeFifoRun() may go.
+  bool fifoFirst() const noexcept { return !hasFirst() && special_ == nullptr && !fifo_.empty(); }
+  /// consume() of up to `max` messages in a row from the unbounded FIFO,
+  /// while `go()` holds after each (SegmentFifo::consumeRun); returns how
+  /// many it handled. Precondition: fifoFirst(), max > 0.
+  template <class Handle, class Go>
+  [[gnu::always_inline]] std::uint32_t consumeFifoRun(std::uint32_t max, Handle&& handle, Go&& go) {
+    return fifo_.consumeRun(
+        max, [&handle](Envelope& e) { handle(e.message, e.sender); }, go);
+  }
   /// Gives the FIFO's memory back once empty (an idle actor keeps none).
   void shrinkIfIdle() noexcept { fifo_.shrinkIdle(); }
   /// A bounded FIFO: what it refuses or evicts, it does for want of room.

@@ -109,6 +109,46 @@ class SegmentFifo {
     }
   }
 
+  /// Hands the oldest elements to `handle(T&)` one after the other, each
+  /// where it lies, and destroys each once handled (also when `handle`
+  /// throws), while `go()` says to go on: at most `max` of them, and only
+  /// those of the oldest segment. Returns how many it handled. `handle` may
+  /// push (behind them); nothing else may pop meanwhile. The position of
+  /// the next element stays in registers across `handle`: the run reads
+  /// the segment pointer and the index once. Precondition: !empty(), max > 0.
+  template <class Handle, class Go>
+  [[gnu::always_inline]] std::uint32_t consumeRun(std::uint32_t max, Handle&& handle, Go&& go) {
+    Segment* const segment = head_;
+    std::uint32_t index = headIndex_;
+    std::uint32_t done = 0;
+    for (;;) {
+      T* const element = std::launder(segment->at(index));
+      struct Drop {
+        SegmentFifo& fifo;
+        T* element;
+        std::uint32_t next;
+        // Destroys the element handed over and moves the head past it.
+        ~Drop() {
+          element->~T();
+          fifo.headIndex_ = static_cast<std::uint16_t>(next);
+          if (--fifo.size_ == 0) {
+            fifo.headIndex_ = fifo.tailIndex_ = 0;  // empty: start over in place
+          } else if (next == kSlots) {
+            give(std::exchange(fifo.head_, fifo.head_->next));
+            fifo.headIndex_ = 0;
+          }
+        }
+      };
+      {
+        Drop drop{*this, element, index + 1};
+        handle(*element);
+      }
+      ++done;
+      ++index;
+      if (size_ == 0 || index == kSlots || done == max || !go()) return done;
+    }
+  }
+
   /// For an owner that went idle: an empty queue gives its segment back.
   void shrinkIdle() noexcept {
     if (head_ != nullptr && empty()) {

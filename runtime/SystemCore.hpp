@@ -419,6 +419,7 @@ class ActorCell final : public Task, public Endpoint {
   static void runTurn(Task& task);
   static void disposeTurn(Task& task) noexcept;
   void turn();
+  [[gnu::noinline]] std::uint32_t consumeRun(ReceiveContext& ctx, std::uint32_t max);
   [[gnu::noinline]] void runSystemMessages();
   void schedule() {
     scheduled_ = true;

@@ -148,6 +148,23 @@ void Crossings::counted(IsolateRuntime& to, Peer& peer) {
   }
 }
 
+[[gnu::always_inline]] inline void Crossings::deliverWordInline(std::uint64_t targetId,
+                                                                const WordCrossing& w) noexcept {
+  const ActorRef target = core_.makeRef(targetId);
+  if (ActorCell* cell = core_.cellOf(home_, target);
+      cell != nullptr && cell->pushWordInPlace(w.type, w.word, core_.refOf(w.sender))) [[likely]] {
+    if (cell->wantsTurn()) {
+      try {
+        cell->scheduleTurnUrgent();
+      } catch (...) {
+        deliveryFailed(target);
+      }
+    }
+    return;
+  }
+  deliverWord(targetId, w);  // a bounded mailbox, a new segment, an actor gone, a reply slot
+}
+
 void Crossings::take(std::size_t batch, bool betweenUnits) {
   // Lowered, then a full fence, before the rings are read, against the
   // peer's fence between its push and its look at the bell (payWakes):
@@ -166,7 +183,9 @@ void Crossings::take(std::size_t batch, bool betweenUnits) {
     Ring* ring = incoming_[k].load(std::memory_order_acquire);
     if (ring == nullptr) continue;
     const std::size_t taken = ring->consume(
-        [this](WordCrossing&& w, std::uint64_t key) noexcept { deliverWord(targetOf(key), w); },
+        [this](WordCrossing&& w, std::uint64_t key) noexcept {
+          deliverWordInline(targetOf(key), w);
+        },
         [this](Crossing&& c, std::uint64_t key) noexcept { deliver(targetOf(key), std::move(c)); },
         batch);
     tookAny |= taken != 0;

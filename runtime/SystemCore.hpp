@@ -241,6 +241,10 @@ class Crossings final : public Isolate::Poller {
   void counted(IsolateRuntime& to, Peer& peer);
   void deliver(std::uint64_t target, Crossing&& crossing) noexcept;
   void deliverWord(std::uint64_t target, const WordCrossing& word) noexcept;
+  /// deliverWord()'s common case, inline in take()'s loop: into the unbounded
+  /// mailbox of a living actor of this isolate, in place, with no call but
+  /// the scheduling of an idle actor's turn.
+  void deliverWordInline(std::uint64_t target, const WordCrossing& word) noexcept;
   /// Reports what a delivery threw (a full bounded mailbox with the Fail
   /// policy is already a dead letter: its sender is on another isolate).
   void deliveryFailed(const ActorRef& target) noexcept;
@@ -356,6 +360,9 @@ class ActorCell final : public Task, public Endpoint {
            mailbox_.tryPushWordInPlace(type, word, sender, home_.core);
   }
   bool wantsTurn() const noexcept { return state_ == State::Running && !scheduled_; }
+  /// scheduleTurn() for a message that came from another isolate
+  /// (Dispatcher::executeUrgent).
+  void scheduleTurnUrgent() { scheduleUrgent(); }
   /// Hands a turn to the dispatcher. Out of line: the word path stays a
   /// leaf that saves no registers and calls this as its tail.
   void scheduleTurn() { schedule(); }

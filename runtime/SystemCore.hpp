@@ -701,6 +701,12 @@ class SystemCore {
   /// from elsewhere, or with a sender of another system).
   bool sendWordAcross(IsolateRuntime& to, const ActorRef& target, const MessageType* type,
                       std::uint64_t word, const ActorRef& sender);
+  /// sendWord() from one of this system's isolates (this thread's) to an
+  /// actor of another of them: straight into that pair's ring. False,
+  /// nothing done, from anywhere else, to this isolate, for an index out of
+  /// range, with a sender of another system, or in a manual system.
+  bool sendWordAcrossFromHere(const ActorRef& target, const MessageType* type, std::uint64_t word,
+                              const ActorRef& sender);
   /// Another isolate's (or no) actor: through the inbox, or a dead letter.
   void sendElsewhere(const ActorRef& target, Envelope&& envelope);
   void sendSystem(const ActorRef& target, SystemMessage&& message);

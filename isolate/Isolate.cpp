@@ -465,9 +465,7 @@ TimerId Isolate::armTimer(Clock::duration delay, Task& task, TimerOptions option
     cold.slots.emplace_back();
   }
   Cold::TimerSlot& s = cold.slots[slot];
-  const Clock::time_point base = options.coarse ? coarseNow() : clock_->now();
-  // A delay past the clock's range waits for ever, without overflowing.
-  s.deadline = delay < Clock::time_point::max() - base ? base + delay : Clock::time_point::max();
+  s.deadline = Clock::deadlineAfter(options.coarse ? coarseNow() : clock_->now(), delay);
   s.seq = cold.nextSeq++;
   s.task = &task;
   s.referenced = options.referenced;

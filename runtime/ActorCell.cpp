@@ -114,6 +114,10 @@ void ActorCell::enqueueContinue(std::unique_ptr<Continuation> continuation) {
 
 void ActorCell::enqueueSystem(SystemMessage&& message) {
   if (state_ == State::Dead) return;
+  if (message.kind == SysKind::Continue) {
+    enqueueContinue(std::move(message.continuation));
+    return;
+  }
   // Start is every cell's first system message and Stop most often its
   // second: a flag holds each while no other system message waits (the
   // flags are handled first, Start then Stop, so order holds), and spawning
@@ -123,8 +127,6 @@ void ActorCell::enqueueSystem(SystemMessage&& message) {
   } else if (message.kind == SysKind::Stop &&
              (pending_ & (kStopPending | kSystemQueued | kContinuePending)) == 0) {
     pending_ |= kStopPending;
-  } else if (message.kind == SysKind::Continue && (pending_ & kSystemQueued) == 0) {
-    pushContinuation(std::move(message.continuation));
   } else {
     pushSystem(std::move(message));
   }

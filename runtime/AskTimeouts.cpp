@@ -36,10 +36,7 @@ bool AskTimeouts::arm(Entry& entry, Clock::duration timeout) {
     }
     lane->timeout = timeout;
   }
-  const Clock::time_point now = isolate_.coarseNow();
-  // A timeout past the clock's range waits for ever, without overflowing.
-  entry.deadline =
-      timeout < Clock::time_point::max() - now ? now + timeout : Clock::time_point::max();
+  entry.deadline = Clock::deadlineAfter(isolate_.coarseNow(), timeout);
   // The timer first: if the isolate refuses it (stopped), nothing is
   // linked. While expireDue() runs, it re-arms for what is left.
   if (!firing_ && (!timerArmed_ || entry.deadline < timerAt_)) armTimer(entry.deadline);
@@ -96,15 +93,7 @@ void AskTimeouts::expireDue() {
   // Due is what is due at the pass's time (coarse deadlines count from it).
   // A completion may ask again: its entry joins a lane, due later, and the
   // timer is re-armed below for whatever is left.
-  const Clock::time_point now = isolate_.coarseNow();
-  firing_ = true;
-  while (Lane* lane = earliestLane()) {
-    Entry& entry = *lane->head;
-    if (entry.deadline > now) break;
-    unlink(entry);
-    static_cast<AskEndpoint&>(entry).complete(nullptr, make_error_code(Error::ErrAskTimeout));
-  }
-  firing_ = false;
+  failDue(isolate_.coarseNow(), make_error_code(Error::ErrAskTimeout));
   if (Lane* lane = earliestLane()) {
     try {
       armTimer(lane->head->deadline);
@@ -121,14 +110,18 @@ void AskTimeouts::onTimerDropped(Task& task) noexcept {
   auto& self = static_cast<AskTimeouts&>(task);
   if (self.clearing_) return;
   self.timerArmed_ = false;
-  self.firing_ = true;  // nothing re-arms on a stopped loop
-  while (Lane* lane = self.earliestLane()) {
+  self.failDue(Clock::time_point::max(), make_error_code(Error::ErrActorSystemNotStarted));
+}
+
+void AskTimeouts::failDue(Clock::time_point until, std::error_code error) noexcept {
+  firing_ = true;  // arm() from a completion leaves the timer to the caller
+  while (Lane* lane = earliestLane()) {
     Entry& entry = *lane->head;
-    self.unlink(entry);
-    static_cast<AskEndpoint&>(entry).complete(nullptr,
-                                              make_error_code(Error::ErrActorSystemNotStarted));
+    if (entry.deadline > until) break;
+    unlink(entry);
+    static_cast<AskEndpoint&>(entry).complete(nullptr, error);
   }
-  self.firing_ = false;
+  firing_ = false;
 }
 
 void AskTimeouts::armTimer(Clock::time_point deadline) {

@@ -22,6 +22,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <system_error>
 
 #include "coreactor/Clock.hpp"
 #include "coreactor/Isolate.hpp"
@@ -55,8 +56,6 @@ class AskTimeouts final : public Task {
   void cancel(Entry& entry) noexcept {
     if (entry.lane != kNoLane) unlink(entry);
   }
-  /// Asks armed here and not yet expired or cancelled.
-  std::size_t armed() const noexcept { return live_; }
 
  private:
   static constexpr std::uint8_t kNoLane = 0xFF;
@@ -71,6 +70,8 @@ class AskTimeouts final : public Task {
   /// The lane whose head is due first, or nullptr when no ask waits.
   Lane* earliestLane() noexcept;
   void expireDue();
+  /// Unlinks and fails, oldest deadline first, every ask due by `until`.
+  void failDue(Clock::time_point until, std::error_code error) noexcept;
   void armTimer(Clock::time_point deadline);
   void clearTimer() noexcept;
 
@@ -81,7 +82,7 @@ class AskTimeouts final : public Task {
   TimerId timer_{};
   Clock::time_point timerAt_{};
   bool timerArmed_ = false;
-  bool firing_ = false;    // expireDue() runs: arm() leaves the timer to it
+  bool firing_ = false;    // failDue() runs: arm() leaves the timer to its caller
   bool clearing_ = false;  // clearTimeout() disposes of our task: not a stop
 };
 

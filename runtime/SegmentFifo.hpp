@@ -98,16 +98,7 @@ class SegmentFifo {
     if (headIndex_ + ahead < kSlots) __builtin_prefetch(head_->at(headIndex_ + ahead));
   }
   /// Destroys the oldest element in place. Precondition: !empty().
-  [[gnu::always_inline]] void dropFront() noexcept {
-    front().~T();
-    ++headIndex_;
-    if (--size_ == 0) {
-      headIndex_ = tailIndex_ = 0;  // empty (head_ is tail_): start over in place
-    } else if (headIndex_ == kSlots) {
-      give(std::exchange(head_, head_->next));
-      headIndex_ = 0;
-    }
-  }
+  [[gnu::always_inline]] void dropFront() noexcept { dropOldest(&front(), headIndex_ + 1u); }
 
   /// Hands the oldest elements to `handle(T&)` one after the other, each
   /// where it lies, and destroys each once handled (also when `handle`
@@ -127,17 +118,7 @@ class SegmentFifo {
         SegmentFifo& fifo;
         T* element;
         std::uint32_t next;
-        // Destroys the element handed over and moves the head past it.
-        ~Drop() {
-          element->~T();
-          fifo.headIndex_ = static_cast<std::uint16_t>(next);
-          if (--fifo.size_ == 0) {
-            fifo.headIndex_ = fifo.tailIndex_ = 0;  // empty: start over in place
-          } else if (next == kSlots) {
-            give(std::exchange(fifo.head_, fifo.head_->next));
-            fifo.headIndex_ = 0;
-          }
-        }
+        ~Drop() { fifo.dropOldest(element, next); }
       };
       {
         Drop drop{*this, element, index + 1};
@@ -159,6 +140,18 @@ class SegmentFifo {
   }
 
  private:
+  /// Destroys the oldest element, at `oldest`, and moves the head to `next`
+  /// (its index + 1), past a segment's end to the next segment.
+  [[gnu::always_inline]] void dropOldest(T* oldest, std::uint32_t next) noexcept {
+    oldest->~T();
+    headIndex_ = static_cast<std::uint16_t>(next);
+    if (--size_ == 0) {
+      headIndex_ = tailIndex_ = 0;  // empty (head_ is tail_): start over in place
+    } else if (next == kSlots) {
+      give(std::exchange(head_, head_->next));
+      headIndex_ = 0;
+    }
+  }
   void addSegment() {
     auto* fresh = ::new (BlockCache::local().get(kClass, kLineAligned)) Segment;
     if (tail_ == nullptr) {

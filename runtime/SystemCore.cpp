@@ -682,26 +682,21 @@ namespace {
 const std::error_category& kNoErrorCategory = std::system_category();
 }  // namespace
 
-AskEndpoint::AskEndpoint(SystemCore& core, IsolateRuntime& home, std::uint32_t slot,
-                         AskCompletion completion)
+AskEndpoint::AskEndpoint(IsolateRuntime& home, std::uint32_t slot, AskCompletion completion)
     : Endpoint(Kind::Ask),
       Task(&onTimeout, &onDiscard),
       home_(home),
       slot_(slot),
-      completion_(std::move(completion)) {
-  static_cast<void>(core);  // home's
-}
+      completion_(std::move(completion)) {}
 
-AskEndpoint::AskEndpoint(SystemCore& core, IsolateRuntime& home, std::uint32_t slot,
-                         const ActorRef& asker, ReceiveContext::AskContinuation continuation)
+AskEndpoint::AskEndpoint(IsolateRuntime& home, std::uint32_t slot, const ActorRef& asker,
+                         ReceiveContext::AskContinuation continuation)
     : Endpoint(Kind::Ask),
       Task(&onTimeout, &onDiscard),
       home_(home),
       slot_(slot),
       asker_(asker),
-      continuation_(std::move(continuation)) {
-  static_cast<void>(core);
-}
+      continuation_(std::move(continuation)) {}
 
 AskEndpoint::~AskEndpoint() {
   if (asker_) {
@@ -748,9 +743,9 @@ void AskEndpoint::complete(Message* reply, std::error_code error) noexcept {
     // system's teardown): then the reply cannot run any more.
     std::unique_ptr<Continuation> self(this);
     try {
-      Endpoint* e = home_.table.find(asker_.slot(), asker_.generation());
-      if (e != nullptr && e->kind == Endpoint::Kind::Cell && !home_.isolate->stopped()) {
-        static_cast<ActorCell*>(e)->enqueueContinue(std::move(self));
+      ActorCell* cell = core().cellOf(home_, asker_);
+      if (cell != nullptr && !home_.isolate->stopped()) {
+        cell->enqueueContinue(std::move(self));
       } else {
         core().dropContinuation(asker_, std::move(self), "the asking actor has stopped");
       }
@@ -805,7 +800,7 @@ void SystemCore::ask(const ActorRef& target, Message message, std::chrono::nanos
   // actor, on the asker's: askFromActor).
   IsolateRuntime& rt = *isolates_[target.isolateIndex()];
   const auto reservation = rt.table.reserve(isLocal(rt));
-  auto* endpoint = new AskEndpoint(*this, rt, reservation.slot, std::move(completion));
+  auto* endpoint = new AskEndpoint(rt, reservation.slot, std::move(completion));
   startAsk(rt, endpoint, reservation.slot, reservation.generation, target, std::move(message),
            timeout);
 }
@@ -818,7 +813,7 @@ void SystemCore::askFromActor(const ActorRef& asker, std::uint32_t incarnation,
   // The reply slot lives on the asker's isolate: this one.
   IsolateRuntime& rt = *isolates_[asker.isolateIndex()];
   const auto reservation = rt.table.reserve(true);
-  auto* endpoint = new AskEndpoint(*this, rt, reservation.slot, asker, std::move(continuation));
+  auto* endpoint = new AskEndpoint(rt, reservation.slot, asker, std::move(continuation));
   endpoint->incarnation = incarnation;
   if (target.isNone() || target.isolateIndex() >= isolates_.size()) {
     rt.table.publish(reservation.slot, endpoint);

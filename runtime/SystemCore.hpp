@@ -581,8 +581,8 @@ class AskEndpoint final : public Endpoint,
                           public Continuation,
                           public AskTimeouts::Entry {
  public:
-  AskEndpoint(SystemCore& core, IsolateRuntime& home, std::uint32_t slot, AskCompletion completion);
-  AskEndpoint(SystemCore& core, IsolateRuntime& home, std::uint32_t slot, const ActorRef& asker,
+  AskEndpoint(IsolateRuntime& home, std::uint32_t slot, AskCompletion completion);
+  AskEndpoint(IsolateRuntime& home, std::uint32_t slot, const ActorRef& asker,
               ReceiveContext::AskContinuation continuation);
   ~AskEndpoint() override;
   AskEndpoint(const AskEndpoint&) = delete;
@@ -852,6 +852,7 @@ class SystemCore {
   friend class RemoteDelivery;
   friend class RemoteSystemDelivery;
   friend class Crossings;
+  friend class AskEndpoint;
   /// The runtime of the isolate whose loop runs on this thread, if it is one
   /// of this system's.
   IsolateRuntime* currentRuntime() const noexcept {

@@ -32,6 +32,11 @@ class Clock {
   /// A manual clock never advances by itself: an isolate on one does not sleep
   /// waiting for a timer deadline, and runUntilIdle() does not wait for one.
   virtual bool isManual() const noexcept { return false; }
+  /// `from + delay`, or the timeline's end for a delay past it (one that
+  /// would overflow waits for ever instead of landing in the past).
+  static time_point deadlineAfter(time_point from, duration delay) noexcept {
+    return delay < time_point::max() - from ? from + delay : time_point::max();
+  }
 };
 
 /// std::chrono::steady_clock. One shared instance: `SteadyClock::instance()`.

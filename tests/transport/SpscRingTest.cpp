@@ -330,5 +330,160 @@ TEST(SpscRing, TwoThreadsMoveSmallAndBigItemsInOrder) {
   EXPECT_TRUE(ring.empty());
 }
 
+/// Takes everything there is (or `max`) from `ring` into `out`.
+std::size_t takeInto(SpscRing<std::uint64_t>& ring, std::vector<std::uint64_t>& out,
+                     std::size_t max = ~std::size_t{0}) {
+  return ring.consume([&](std::uint64_t&& v) noexcept { out.push_back(v); }, max);
+}
+
+/// Pushes `n` values from `next` on.
+void pushValues(SpscRing<std::uint64_t>& ring, std::uint64_t& next, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) ASSERT_TRUE(ring.tryPush(std::uint64_t{next++}));
+}
+
+/// A ring of 64 cells whose consumer streams in runs of 8: looks that each
+/// took one item until it streams.
+struct StreamingRing {
+  StreamingRing() {
+    for (unsigned i = 0; i < SpscRing<std::uint64_t>::kStreamLooks; ++i) {
+      EXPECT_FALSE(ring.streaming());
+      pushValues(ring, next, 1);
+      EXPECT_EQ(takeInto(ring, taken), 1u);
+    }
+    EXPECT_TRUE(ring.streaming());
+  }
+  SpscRing<std::uint64_t> ring{64, 8};
+  std::uint64_t next = 0;
+  std::vector<std::uint64_t> taken;
+};
+
+TEST(SpscRing, AStreamingConsumerTakesWholeRunsOrWhatTheProducerFlushed) {
+  // SPEC X1: a consumer that found items at several looks in a row takes
+  // no partial run the producer may still be filling; a whole run, or
+  // what the producer flushed, it takes at once, in order.
+  StreamingRing s;
+  ASSERT_EQ(s.ring.streamRun(), 8u);
+  pushValues(s.ring, s.next, 3);
+  EXPECT_EQ(takeInto(s.ring, s.taken), 0u);  // a partial run, not flushed
+  EXPECT_FALSE(s.ring.empty());
+  s.ring.flush();
+  EXPECT_EQ(takeInto(s.ring, s.taken), 3u);  // flushed: taken now
+  pushValues(s.ring, s.next, 20);            // cells 7 to 26
+  // Runs whose end is known filled: a run ends at the first cell of a pair,
+  // so from cell 7 the first ends at 14 (7 items), the next at 22 (8). The
+  // 5 after them wait: the run to 30 is not whole.
+  EXPECT_EQ(takeInto(s.ring, s.taken), 7u);
+  EXPECT_EQ(takeInto(s.ring, s.taken), 8u);
+  EXPECT_EQ(takeInto(s.ring, s.taken), 0u);
+  EXPECT_TRUE(s.ring.streaming());
+  s.ring.flush();
+  EXPECT_EQ(takeInto(s.ring, s.taken, 3), 3u);  // `max` still bounds a look
+  EXPECT_EQ(takeInto(s.ring, s.taken), 2u);
+  // A look that finds nothing ends streaming: the next item is taken at once.
+  EXPECT_EQ(takeInto(s.ring, s.taken), 0u);
+  EXPECT_FALSE(s.ring.streaming());
+  pushValues(s.ring, s.next, 1);
+  EXPECT_EQ(takeInto(s.ring, s.taken), 1u);
+  std::vector<std::uint64_t> all(s.next);
+  for (std::uint64_t i = 0; i < s.next; ++i) all[i] = i;
+  EXPECT_EQ(s.taken, all);
+}
+
+TEST(SpscRing, AStreamingConsumerTakesAPartialRunAfterItsPatience) {
+  // SPEC X1, X2: a producer that pushed a few items and never flushes (its
+  // loop iteration runs on) does not strand them: after kPatience looks
+  // the consumer takes what is there and stops streaming.
+  StreamingRing s;
+  pushValues(s.ring, s.next, 3);
+  for (unsigned look = 1; look < SpscRing<std::uint64_t>::kPatience; ++look) {
+    ASSERT_EQ(takeInto(s.ring, s.taken), 0u) << "look " << look;
+  }
+  EXPECT_EQ(takeInto(s.ring, s.taken), 3u);
+  EXPECT_FALSE(s.ring.streaming());
+  EXPECT_TRUE(s.ring.empty());
+}
+
+TEST(SpscRing, ARingTooSmallForARunNeverWaits) {
+  // A run is at most a quarter of the ring: an 8-cell ring asked for runs
+  // of 8 takes every item as it comes, however long the stream.
+  SpscRing<std::uint64_t> ring(8, 8);
+  EXPECT_EQ(ring.streamRun(), 0u);
+  std::vector<std::uint64_t> taken;
+  std::uint64_t next = 0;
+  for (int i = 0; i < 100; ++i) {
+    pushValues(ring, next, 2);
+    ASSERT_EQ(takeInto(ring, taken), 2u);
+  }
+  EXPECT_FALSE(ring.streaming());
+}
+
+TEST(SpscRing, AConsumeCountsWhatItsCallbacksSayEachItemHolds) {
+  // A callback that returns a count (a run of several messages in one item)
+  // spends that much of `max`, and the result says so.
+  struct Three {
+    std::uint64_t v[3];
+  };
+  using Ring = SpscRing<std::uint64_t, Three>;
+  Ring ring(16);
+  ASSERT_TRUE(ring.tryPush(std::uint64_t{1}));
+  ASSERT_TRUE(ring.tryPushBig(Three{{2, 3, 4}}));
+  ASSERT_TRUE(ring.tryPush(std::uint64_t{5}));
+  std::vector<std::uint64_t> got;
+  const auto one = [&](std::uint64_t&& v) noexcept -> std::size_t {
+    got.push_back(v);
+    return 1;
+  };
+  const auto three = [&](Three&& t) noexcept -> std::size_t {
+    got.insert(got.end(), std::begin(t.v), std::end(t.v));
+    return 3;
+  };
+  EXPECT_EQ(ring.consume(one, three, 2), 4u);  // 1, then the run of 3: past max, stops
+  EXPECT_EQ(ring.consume(one, three, 8), 1u);
+  EXPECT_EQ(got, (std::vector<std::uint64_t>{1, 2, 3, 4, 5}));
+}
+
+TEST(SpscRing, TwoThreadsThroughAStreamingRingMoveEveryItemInOrder) {
+  // SPEC X1, X2: a streaming consumer against a producer that flushes at
+  // uneven points, with small and big items mixed (run under TSan in CI):
+  // every item arrives, in order, and none waits for ever.
+  struct Big {
+    std::uint64_t value;
+    std::uint64_t check[2];
+  };
+  using Ring = SpscRing<std::uint64_t, Big>;
+  constexpr std::uint64_t kValues = 200000;
+  const auto isBig = [](std::uint64_t i) { return (i * 2654435761u >> 9) % 4 == 0; };
+  Ring ring(256, 32);
+  ASSERT_EQ(ring.streamRun(), 32u);
+  std::uint64_t inOrder = 0;
+  acrossTwoThreads(
+      kValues,
+      [&] {
+        for (std::uint64_t i = 0; i < kValues; ++i) {
+          if (isBig(i)) {
+            while (!ring.tryPushBig(Big{i, {~i, ~i}}, i)) std::this_thread::yield();
+          } else {
+            while (!ring.tryPush(std::uint64_t{i}, i)) std::this_thread::yield();
+          }
+          if ((i * 40503u >> 5) % 97 == 0) ring.flush();
+        }
+        ring.flush();
+      },
+      [&](std::uint64_t& next) {
+        return ring.consume(
+            [&](std::uint64_t&& v, std::uint64_t key) noexcept {
+              inOrder += v == next && key == next && !isBig(next) ? 1 : 0;
+              ++next;
+            },
+            [&](Big&& b, std::uint64_t key) noexcept {
+              inOrder += b.value == next && key == next && b.check[1] == ~next ? 1 : 0;
+              ++next;
+            },
+            16);
+      });
+  EXPECT_EQ(inOrder, kValues);
+  EXPECT_TRUE(ring.empty());
+}
+
 }  // namespace
 }  // namespace coreactor::transport

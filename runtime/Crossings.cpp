@@ -52,7 +52,7 @@ std::uint64_t Crossings::targetOf(std::uint64_t key) const noexcept {
 
 void Crossings::makeRing(IsolateRuntime& to, Peer& peer) {
   // A slot of ringSlots_ is a line: one crossing, or two words.
-  auto ring = std::make_unique<Ring>(2 * ringSlots_);
+  auto ring = std::make_unique<Ring>(2 * ringSlots_, kStreamRun);
   peer.ring = ring.get();
   {
     std::lock_guard<std::mutex> lock(to.crossings->ownedMutex_);
@@ -107,21 +107,85 @@ void Crossings::sendWord(IsolateRuntime& to, std::uint64_t target, std::uint64_t
   // The ring's key drops the target's isolate, which must be the ring's consumer.
   assert((target >> kIsolateShift) == to.index);
   Peer& peer = peerFor(to);
-  // Built in the ring's cell, half a line: no Message on the way, no move.
-  if (peer.overflow.empty() && peer.ring->tryPushWith(keyOf(target), [&](void* at) noexcept {
-        ::new (at) WordCrossing{sender, type, word};
-      })) [[likely]] {
-    counted(to, peer);
-    return;
+  if (peer.overflow.empty()) [[likely]] {
+    Gathering& run = peer.run;
+    if (run.count != 0) {
+      // A run is gathered: this word joins it (pushing it first when it is
+      // full), or ends it.
+      if (run.holds(target, sender, type)) {
+        if (run.count < WordRun::kWords || pushRun(peer)) {
+          run.words[run.count++] = word;
+          counted(to, peer);
+          return;
+        }
+        spillRun(to, peer);
+      } else if (!pushRun(peer)) {
+        spillRun(to, peer);
+      }
+    } else if (peer.lastType == type && peer.lastTarget == target && peer.lastSender == sender) {
+      // The second word like the last one: a flood starts.
+      run.target = target;
+      run.sender = sender;
+      run.type = type;
+      run.words[0] = word;
+      run.count = 1;
+      counted(to, peer);
+      return;
+    }
+    // Alone, built in the ring's cell, half a line: no Message on the way.
+    if (peer.overflow.empty() && peer.ring->tryPushWith(keyOf(target), [&](void* at) noexcept {
+          ::new (at) WordCrossing{sender, type, word};
+        })) [[likely]] {
+      peer.lastTarget = target;
+      peer.lastSender = sender;
+      peer.lastType = type;
+      counted(to, peer);
+      return;
+    }
   }
   overflowWith(to, peer, target, /*system=*/false, [&](void* at) noexcept {
     ::new (at) Crossing{sender, Message(type, word)};
   });
 }
 
+bool Crossings::pushRun(Peer& peer) noexcept {
+  Gathering& run = peer.run;
+  bool pushed;
+  if (run.count == 1) {
+    pushed = peer.ring->tryPushWith(keyOf(run.target), [&](void* at) noexcept {
+      ::new (at) WordCrossing{run.sender, run.type, run.words[0]};
+    });
+  } else {
+    pushed = peer.ring->tryPushBigWith(keyOf(run.target) | (std::uint64_t{run.count} << kRunShift),
+                                       [&](void* at) noexcept {
+                                         WordRun words{run.type, {}};
+                                         std::copy_n(run.words, run.count, words.words);
+                                         ::new (at) Crossing{run.sender, Message(words)};
+                                       });
+  }
+  if (pushed) run.count = 0;
+  return pushed;
+}
+
+void Crossings::spillRun(IsolateRuntime& to, Peer& peer) {
+  const Gathering run = peer.run;
+  peer.run.count = 0;
+  peer.lastType = nullptr;
+  for (std::uint32_t i = 0; i < run.count; ++i) {
+    overflowWith(to, peer, run.target, /*system=*/false, [&](void* at) noexcept {
+      ::new (at) Crossing{run.sender, Message(run.type, run.words[i])};
+    });
+  }
+}
+
 void Crossings::send(IsolateRuntime& to, std::uint64_t target, Crossing&& crossing) {
   assert((target >> kIsolateShift) == to.index);
   Peer& peer = peerFor(to);
+  // What was sent before goes first: a run being gathered ends here. One
+  // that finds no room goes to the list, unless the list already waits
+  // behind it (flushOverflow() moves it first).
+  if (peer.run.count != 0 && !pushRun(peer) && peer.overflow.empty()) spillRun(to, peer);
+  peer.lastType = nullptr;
   if (peer.overflow.empty() && tryRing(peer, target, crossing)) {
     counted(to, peer);
     return;
@@ -165,6 +229,14 @@ void Crossings::counted(IsolateRuntime& to, Peer& peer) {
   deliverWord(targetId, w);  // a bounded mailbox, a new segment, an actor gone, a reply slot
 }
 
+void Crossings::deliverRun(std::uint64_t targetId, const Crossing& crossing,
+                           std::uint64_t count) noexcept {
+  const WordRun& run = *crossing.message.get<WordRun>();
+  for (std::uint64_t i = 0; i < count; ++i) {
+    deliverWordInline(targetId, WordCrossing{crossing.sender, run.type, run.words[i]});
+  }
+}
+
 void Crossings::take(std::size_t batch, bool betweenUnits) {
   // Lowered, then a full fence, before the rings are read, against the
   // peer's fence between its push and its look at the bell (payWakes):
@@ -183,10 +255,20 @@ void Crossings::take(std::size_t batch, bool betweenUnits) {
     Ring* ring = incoming_[k].load(std::memory_order_acquire);
     if (ring == nullptr) continue;
     const std::size_t taken = ring->consume(
-        [this](WordCrossing&& w, std::uint64_t key) noexcept {
+        [this](WordCrossing&& w, std::uint64_t key) noexcept -> std::size_t {
           deliverWordInline(targetOf(key), w);
+          return 1;
         },
-        [this](Crossing&& c, std::uint64_t key) noexcept { deliver(targetOf(key), std::move(c)); },
+        // A run counts its words against the batch: a look takes about as
+        // many messages as a turn handles, whatever came in runs.
+        [this](Crossing&& c, std::uint64_t key) noexcept -> std::size_t {
+          if (const std::uint64_t count = key >> kRunShift; count != 0) {
+            deliverRun(targetOf(key & kRunKeyMask), c, count);
+            return count;
+          }
+          deliver(targetOf(key), std::move(c));
+          return 1;
+        },
         batch);
     tookAny |= taken != 0;
     // More than a batch, or pushed while this batch was taken: empty()
@@ -204,7 +286,7 @@ void Crossings::take(std::size_t batch, bool betweenUnits) {
     stillBacklogged_.clear();
     for (std::uint32_t peer : backlog_) {
       flushOverflow(peer);
-      if (!peers_[peer].overflow.empty()) {
+      if (!peers_[peer].overflow.empty() || peers_[peer].run.count != 0) {
         stillBacklogged_.push_back(peer);
       } else {
         peers_[peer].listed = false;
@@ -233,14 +315,37 @@ bool Crossings::backlogCanMove() const noexcept {
 
 void Crossings::flushOverflow(std::uint32_t index) {
   Peer& peer = peers_[index];
+  Gathering& run = peer.run;
+  // A run gathered before goes first: it was sent before the list's words.
+  bool room = run.count == 0 || pushRun(peer);
   // The list is cold by now (a flood's tail was written long before): ask
   // for the lines a few crossings ahead while this one moves.
-  while (!peer.overflow.empty()) {
+  while (room && !peer.overflow.empty()) {
     peer.overflow.prefetch(kPrefetchAhead);
     Waiting& front = peer.overflow.front();
-    if (!tryRing(peer, front.target, front.crossing)) break;
+    const Message& m = front.crossing.message;
+    if (m.type_ != nullptr && m.type_->word) {
+      // Words like the one before gather into a run here too, so that a
+      // flood that waited in the list still crosses four words a line.
+      if (run.count != 0 && (run.count == WordRun::kWords ||
+                             !run.holds(front.target, front.crossing.sender, m.type_))) {
+        if (!(room = pushRun(peer))) break;
+      }
+      if (run.count == 0) {
+        run.target = front.target;
+        run.sender = front.crossing.sender;
+        run.type = m.type_;
+      }
+      run.words[run.count++] = m.storedWord();
+    } else {
+      if (run.count != 0 && !(room = pushRun(peer))) break;
+      if (!(room = tryRing(peer, front.target, front.crossing))) break;
+    }
     peer.overflow.pop_front();
   }
+  // What is left of a run waits for room ahead of the list (take() keeps
+  // this peer in the backlog while it does).
+  if (room && run.count != 0) pushRun(peer);
   if (!peer.owesWake) {
     peer.owesWake = true;
     owed_.push_back(index);
@@ -249,7 +354,17 @@ void Crossings::flushOverflow(std::uint32_t index) {
 
 void Crossings::payWakes() noexcept {
   for (std::uint32_t index : owed_) {
-    peers_[index].owesWake = false;
+    Peer& to = peers_[index];
+    to.owesWake = false;
+    // The run being gathered goes now; one that finds no room waits with
+    // the overflow lists (take() moves it on, pending() wakes us for it).
+    if (to.run.count != 0 && !pushRun(to) && !to.listed) {
+      to.listed = true;
+      backlog_.push_back(index);
+    }
+    to.lastType = nullptr;
+    // What this iteration pushed is whole: a streaming consumer takes it.
+    to.ring->flush();
     IsolateRuntime& peer = *core_.isolates_[index];
     peer.isolate->wake();  // fences; a syscall only if it sleeps
     // After that fence: a peer that cleared its doorbell before our pushes
@@ -347,6 +462,13 @@ void Crossings::drainAtTeardown() noexcept {
     core_.deadLetter(core_.makeRef(target), unwrap(std::move(c)), "the system stopped");
   };
   const auto dropTaken = [&](Crossing&& c, std::uint64_t key) noexcept {
+    if (const std::uint64_t count = key >> kRunShift; count != 0) {
+      const WordRun& run = *c.message.get<WordRun>();
+      for (std::uint64_t i = 0; i < count; ++i) {
+        drop(targetOf(key & kRunKeyMask), Crossing{c.sender, Message(run.type, run.words[i])});
+      }
+      return;
+    }
     drop(targetOf(key), std::move(c));
   };
   const auto dropWord = [&](WordCrossing&& w, std::uint64_t key) noexcept {
@@ -359,6 +481,10 @@ void Crossings::drainAtTeardown() noexcept {
     }
   }
   for (Peer& peer : peers_) {
+    for (std::uint32_t i = 0; i < peer.run.count; ++i) {
+      drop(peer.run.target, Crossing{peer.run.sender, Message(peer.run.type, peer.run.words[i])});
+    }
+    peer.run.count = 0;
     while (!peer.overflow.empty()) {
       Waiting& front = peer.overflow.front();
       drop(front.target, std::move(front.crossing));

@@ -126,6 +126,17 @@ struct WordCrossing {
 static_assert(sizeof(WordCrossing) + sizeof(std::uint64_t) == 32,
               "a word crossing and its cell's mark are half a cache line");
 
+/// Words of one sender and one type to one target, sent one after another
+/// (a flood): up to kWords of them cross as one Crossing whose message is
+/// this run, a line for four words instead of half a line for each. How
+/// many it holds is in the ring's key (Crossings::kRunShift).
+struct WordRun {
+  static constexpr std::uint32_t kWords = 4;
+  const MessageType* type;
+  std::uint64_t words[kWords];
+};
+static_assert(sizeof(WordRun) <= Message::kInlineSize, "a run of words is held inline");
+
 /// The isolate-to-isolate transport of one isolate (runtime/Crossings.cpp):
 /// as a receiver, the rings from every peer, drained in batches each loop
 /// iteration; as a sender, the ring to every peer (made on first use), an
@@ -144,6 +155,10 @@ class Crossings final : public Isolate::Poller {
   /// sender's overflow list), not in the receiver's mailbox, which would
   /// grow, and move every message it holds each time it doubles.
   static constexpr std::size_t kBatchBetweenUnits = 16;
+  /// A flood is taken in runs of this many cells (64 lines, 4 KiB), not as
+  /// each word lands, so that the receiver never reads a line the sender is
+  /// still filling (transport/SpscRing.hpp, "A consumer that chases").
+  static constexpr std::size_t kStreamRun = 128;
 
   Crossings(SystemCore& core, IsolateRuntime& home, std::size_t isolates, std::size_t ringSlots,
             std::size_t overflowLimit);
@@ -209,12 +224,35 @@ class Crossings final : public Isolate::Poller {
     std::uint64_t target;
     Crossing crossing;
   };
+  /// The words of a run being gathered for one peer (WordRun).
+  struct Gathering {
+    std::uint64_t target = 0;
+    std::uint64_t sender = 0;
+    const MessageType* type = nullptr;
+    std::uint32_t count = 0;  // 0: no run is being gathered
+    std::uint64_t words[WordRun::kWords] = {};
+    bool holds(std::uint64_t t, std::uint64_t s, const MessageType* m) const noexcept {
+      return target == t && sender == s && type == m;
+    }
+  };
   struct Peer {
     Ring* ring = nullptr;  // ours to fill; owned by the peer's Crossings
     SegmentQueue<Waiting, kOverflowSegment> overflow;
     std::uint32_t sinceFlush = 0;  // crossings into the list since it last moved on
     bool owesWake = false;
     bool listed = false;  // in backlog_
+    // Words to this peer. The first of a kind since the wake-ups were last
+    // paid crosses alone at once (a request/response exchange pays no
+    // wait); the next like it opens a run, which goes into the ring when
+    // it is full, when anything else is sent to this peer, and when the
+    // wake-ups are paid. A run is always older than what waits in the
+    // overflow list: one that finds no room while the list is empty spills
+    // into it as words; one made from the list's words (flushOverflow)
+    // waits ahead of it.
+    Gathering run;
+    std::uint64_t lastTarget = 0;  // the last word that crossed alone
+    std::uint64_t lastSender = 0;
+    const MessageType* lastType = nullptr;  // nullptr: none since the wake-ups were paid
   };
   /// How many crossings go into an overflow list before a send moves what
   /// fits into the ring.
@@ -225,6 +263,17 @@ class Crossings final : public Isolate::Poller {
   static std::uint64_t keyOf(std::uint64_t target) noexcept {
     return target & ((std::uint64_t{1} << kIsolateShift) - 1);
   }
+  /// A run's key carries its count from this bit on (below the ring's 60).
+  static constexpr unsigned kRunShift = 56;
+  static constexpr std::uint64_t kRunKeyMask = (std::uint64_t{1} << kRunShift) - 1;
+  /// Pushes the run gathered for `peer` into its ring (a word alone when it
+  /// holds one); false, the run kept, when the ring has no room.
+  bool pushRun(Peer& peer) noexcept;
+  /// Moves the run gathered for `peer` (that found no room) into its
+  /// overflow list, word by word, in order.
+  void spillRun(IsolateRuntime& to, Peer& peer);
+  /// Delivers the `count` words of a run that came through a ring.
+  void deliverRun(std::uint64_t target, const Crossing& crossing, std::uint64_t count) noexcept;
   std::uint64_t targetOf(std::uint64_t key) const noexcept;
   /// Takes up to `batch` crossings from each incoming ring, moves the
   /// overflow lists on, pays the wake-ups owed. Only a look between units

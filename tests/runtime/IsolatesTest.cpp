@@ -9,6 +9,7 @@
 #include <atomic>
 #include <future>
 #include <map>
+#include <random>
 #include <set>
 #include <string>
 #include <thread>
@@ -154,6 +155,79 @@ TEST(Isolates, WordsAndOtherMessagesAcrossIsolatesKeepOrderAndSender) {
     ASSERT_EQ(n, i);
     const ActorRef want = i % 4 == 2 ? stranger : i % 4 == 3 ? ActorRef() : source;
     ASSERT_EQ(sender, want) << "message " << i;
+  }
+}
+
+struct OtherWord {
+  std::int32_t n;
+};
+
+/// A sink that records what it gets, in order, as (kind, number): kind 0 a
+/// Numbered, 1 an OtherWord, 2 a string. `seen` is written by its isolate only.
+struct Recorder : Actor {
+  Recorder(std::vector<std::pair<int, std::int64_t>>* seen, std::atomic<std::int64_t>* count)
+      : seen(seen), count(count) {}
+  void receive(ReceiveContext& ctx) override {
+    if (const Numbered* m = ctx.get<Numbered>()) seen->emplace_back(0, m->n);
+    if (const OtherWord* m = ctx.get<OtherWord>()) seen->emplace_back(1, m->n);
+    if (const std::string* m = ctx.get<std::string>()) seen->emplace_back(2, std::stoll(*m));
+    count->fetch_add(1);
+  }
+  std::vector<std::pair<int, std::int64_t>>* seen;
+  std::atomic<std::int64_t>* count;
+};
+
+TEST(Isolates, RunsOfWordsAmongOtherMessagesAndTargetsKeepEachPairsOrder) {
+  // SPEC A2, X1: words of one sender and type to one target, sent one after
+  // another, cross as runs of up to four in a line; anything else sent to
+  // that isolate (another type, another target, a message that is no word)
+  // ends a run. Random stretches of each, over several turns, through a
+  // small ring (so runs also form from the overflow list) and through the
+  // default one: each sink sees exactly what was sent to it, in order.
+  for (const std::size_t ringSlots : {std::size_t{16}, std::size_t{1024}}) {
+    auto system = ActorSystem::create("runs", ActorSystemOptions::create()
+                                                  .withIsolates(2)
+                                                  .withCrossIsolateBuffer(ringSlots, 1u << 20)
+                                                  .withLogLevel(LogLevel::Off));
+    std::atomic<std::int64_t> count{0};
+    std::vector<std::pair<int, std::int64_t>> seen[2];      // by each sink's isolate
+    std::vector<std::pair<int, std::int64_t>> expected[2];  // by the source's
+    std::atomic<std::int64_t> total{0};
+    std::atomic<int> turns{0};
+    ActorRef sinks[2];
+    for (int k = 0; k < 2; ++k) {
+      sinks[k] = system->spawn<Recorder>("sink" + std::to_string(k),
+                                         ActorOptions::create().withIsolate(1), &seen[k], &count);
+    }
+    const ActorRef source = system->spawn(
+        "source",
+        [&](ReceiveContext& ctx) {
+          if (!ctx.is<Go>()) return;
+          std::int64_t n = total.load();
+          std::mt19937 random(static_cast<unsigned>(n) + 17);
+          for (int stretch = 0; stretch < 400; ++stretch) {
+            const int to = static_cast<int>(random() % 2);
+            const int kind = random() % 5 < 3 ? 0 : random() % 2 == 0 ? 1 : 2;
+            const int length = 1 + static_cast<int>(random() % 11);
+            for (int i = 0; i < length; ++i, ++n) {
+              expected[to].emplace_back(kind, n);
+              if (kind == 0) ctx.tell(sinks[to], Numbered{n});
+              if (kind == 1) ctx.tell(sinks[to], OtherWord{static_cast<std::int32_t>(n)});
+              if (kind == 2) ctx.tell(sinks[to], std::to_string(n));
+            }
+          }
+          total.store(n);
+          turns.fetch_add(1);
+        },
+        ActorOptions::create().withIsolate(0));
+    constexpr int kTurns = 5;
+    for (int turn = 0; turn < kTurns; ++turn) source.tell(Go{});
+    ASSERT_TRUE(eventually([&] { return turns.load() == kTurns && count.load() == total.load(); }))
+        << count.load() << " of " << total.load();
+    system->shutdown();
+    for (int k = 0; k < 2; ++k) {
+      EXPECT_EQ(seen[k], expected[k]) << "sink " << k << ", ring " << ringSlots;
+    }
   }
 }
 

@@ -116,6 +116,13 @@ class OpMeter {
     return true;
   }
 
+  /// For work measured over a window rather than a fixed count: records what
+  /// `timed` says ran in the window as this iteration's. The caller has
+  /// checked that work for loss and order (there is no count to ask for).
+  void recordWindow(benchmark::State& state, const Timed& timed) {
+    record(state, timed.ran, timed.elapsed);
+  }
+
   /// The same check, off the clock: for a pass that only warms up, or the
   /// clean-up after a timed pass.
   template <class Work>

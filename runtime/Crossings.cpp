@@ -232,9 +232,25 @@ void Crossings::counted(IsolateRuntime& to, Peer& peer) {
 void Crossings::deliverRun(std::uint64_t targetId, const Crossing& crossing,
                            std::uint64_t count) noexcept {
   const WordRun& run = *crossing.message.get<WordRun>();
-  for (std::uint64_t i = 0; i < count; ++i) {
-    deliverWordInline(targetId, WordCrossing{crossing.sender, run.type, run.words[i]});
+  // One look-up for the run: its words go into the mailbox in place, one
+  // after another, and an idle actor's turn is scheduled once.
+  const ActorRef target = core_.makeRef(targetId);
+  std::uint64_t i = 0;
+  if (ActorCell* cell = core_.cellOf(home_, target); cell != nullptr) [[likely]] {
+    const ActorRef sender = core_.refOf(crossing.sender);
+    while (i < count && cell->pushWordInPlace(run.type, run.words[i], sender)) ++i;
+    if (i != 0 && cell->wantsTurn()) {
+      try {
+        cell->scheduleTurnUrgent();
+      } catch (...) {
+        deliveryFailed(target);
+      }
+    }
   }
+  // What the mailbox did not take in place (a new segment, a bounded
+  // mailbox, an actor gone, a reply slot) goes the general way, in order.
+  for (; i < count; ++i)
+    deliverWord(targetId, WordCrossing{crossing.sender, run.type, run.words[i]});
 }
 
 void Crossings::take(std::size_t batch, bool betweenUnits) {

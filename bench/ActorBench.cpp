@@ -59,6 +59,7 @@
 
 #include "BenchSupport.hpp"
 #include "MemoryProbe.hpp"
+#include "RingFloor.hpp"
 #include "Workloads.hpp"
 #include "coreactor/ActorSystem.hpp"
 
@@ -162,16 +163,20 @@ void tellBatch(benchmark::State& state, std::int64_t batch) {
   system->runUntilIdle();
   if (!checkCompleted(state, "actor started", 1, tally.started)) return;
   OpMeter meter;
+  FloorPairing floor;
   for (auto _ : state) {
-    const bool ok = meter.measure(state, "messages", batch, [&] {
-      tally.received = 0;
-      for (std::int64_t i = 0; i < batch; ++i) sink.tell(Count{static_cast<int>(i)});
-      system->runUntilIdle();
-      return tally.received;
+    const bool ok = floor.run(batch, [&] {
+      return meter.measure(state, "messages", batch, [&] {
+        tally.received = 0;
+        for (std::int64_t i = 0; i < batch; ++i) sink.tell(Count{static_cast<int>(i)});
+        system->runUntilIdle();
+        return tally.received;
+      });
     });
     if (!ok) break;
   }
   meter.report(state);
+  floor.report(state);
 }
 
 // ---- actor/pingpong/<N> ---------------------------------------------------------------
@@ -184,19 +189,23 @@ void pingPong(benchmark::State& state, std::int64_t roundTrips) {
   const ActorRef responder = system->spawn<Player>("responder", ActorOptions::create(), &rally);
   system->runUntilIdle();
   OpMeter meter;
+  FloorPairing floor;
   for (auto _ : state) {
-    const bool ok = meter.measure(state, "round trips", roundTrips, [&] {
-      rally.pings = 0;
-      rally.pongs = 0;
-      // The one tell that starts the rally, as if the requester had sent it.
-      responder.tell(Ping{0}, requester);
-      system->runUntilIdle();
-      return rally.pongs;
+    const bool ok = floor.run(roundTrips, [&] {
+      return meter.measure(state, "round trips", roundTrips, [&] {
+        rally.pings = 0;
+        rally.pongs = 0;
+        // The one tell that starts the rally, as if the requester had sent it.
+        responder.tell(Ping{0}, requester);
+        system->runUntilIdle();
+        return rally.pongs;
+      });
     });
     // Every round trip needs its ping to have been handled too.
     if (!ok || !checkCompleted(state, "pings", roundTrips, rally.pings)) break;
   }
   meter.report(state);
+  floor.report(state);
 }
 
 // ---- actor/ask/* ------------------------------------------------------------------------
@@ -276,16 +285,20 @@ void askFromActor(benchmark::State& state) {
       system->spawn<AskingActor>("asker", ActorOptions::create(), responder, &tally);
   system->runUntilIdle();
   OpMeter meter;
+  FloorPairing floor;
   for (auto _ : state) {
-    const bool ok = meter.measure(state, "asks answered", kAsks, [&] {
-      tally = AskTally{};
-      asker.tell(AskMany{kAsks});
-      system->runUntilIdle();
-      return tally.answered;
+    const bool ok = floor.run(kAsks, [&] {
+      return meter.measure(state, "asks answered", kAsks, [&] {
+        tally = AskTally{};
+        asker.tell(AskMany{kAsks});
+        system->runUntilIdle();
+        return tally.answered;
+      });
     });
     if (!ok) break;
   }
   meter.report(state);
+  floor.report(state);
 }
 
 void askFromDriver(benchmark::State& state) {
@@ -334,21 +347,25 @@ void spawnLifecycle(benchmark::State& state, std::int64_t actors) {
   std::vector<ActorRef> refs;
   refs.reserve(static_cast<std::size_t>(actors));
   OpMeter meter;
+  FloorPairing floor;
   for (auto _ : state) {
-    const bool ok = meter.measure(state, "actors through start and stop", actors, [&] {
-      refs.clear();
-      tally = Tally{};
-      for (std::int64_t i = 0; i < actors; ++i) {
-        refs.push_back(system->spawn<CountingActor>("", ActorOptions::create(), &tally));
-      }
-      system->runUntilIdle();
-      // Not all started: report that count, and the check fails on it.
-      if (tally.started != actors) return tally.started;
-      return stopAll(*system, refs, tally);
+    const bool ok = floor.run(actors, [&] {
+      return meter.measure(state, "actors through start and stop", actors, [&] {
+        refs.clear();
+        tally = Tally{};
+        for (std::int64_t i = 0; i < actors; ++i) {
+          refs.push_back(system->spawn<CountingActor>("", ActorOptions::create(), &tally));
+        }
+        system->runUntilIdle();
+        // Not all started: report that count, and the check fails on it.
+        if (tally.started != actors) return tally.started;
+        return stopAll(*system, refs, tally);
+      });
     });
     if (!ok) break;
   }
   meter.report(state);
+  floor.report(state);
 }
 
 /// actor/spawn/<N>: spawn and start on the clock; the stop is checked off it.

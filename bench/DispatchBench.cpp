@@ -54,6 +54,7 @@
 #include <vector>
 
 #include "BenchSupport.hpp"
+#include "RingFloor.hpp"
 #include "coreactor/Asio.hpp"
 #include "coreactor/Dispatchers.hpp"
 #include "coreactor/Isolate.hpp"
@@ -72,62 +73,12 @@ constexpr std::int64_t kVolleyRoundTrips = 10'000;
 
 // ---- floor/ring ------------------------------------------------------------------
 
-struct FloorEntry {
-  void (*fn)(void*);
-  void* arg;
-};
-static_assert(sizeof(FloorEntry) == 16, "the floor is measured on 16-byte entries");
-
-// A fixed ring of 64 entries. The chain holds one entry at a time, so it walks
-// 1 KiB over and over, as the isolate's microtask ring does under hop/microtask.
-class FloorRing {
- public:
-  static constexpr std::size_t kCapacity = 64;
-
-  bool empty() const noexcept { return head_ == tail_; }
-  void push(FloorEntry entry) noexcept {
-    // A real ring checks for room; keep that branch in the floor.
-    if (tail_ - head_ == kCapacity) [[unlikely]] {
-      std::abort();
-    }
-    slots_[tail_++ & (kCapacity - 1)] = entry;
-  }
-  FloorEntry pop() noexcept { return slots_[head_++ & (kCapacity - 1)]; }
-
- private:
-  FloorEntry slots_[kCapacity] = {};
-  std::size_t head_ = 0;
-  std::size_t tail_ = 0;
-};
-
-struct FloorChain {
-  FloorRing* ring;
-  std::int64_t ran;
-  std::int64_t target;
-};
-
-// noinline, and called through a pointer the optimiser may not see through
-// (DoNotOptimize below): the floor must pay for a real indirect call.
-[[gnu::noinline]] void floorStep(void* arg) {
-  FloorChain& chain = *static_cast<FloorChain*>(arg);
-  if (++chain.ran < chain.target) chain.ring->push(FloorEntry{&floorStep, &chain});
-}
-
 void floorRing(benchmark::State& state) {
   FloorRing ring;
-  FloorChain chain{&ring, 0, kHops};
   OpMeter meter;
   for (auto _ : state) {
-    const bool ok = meter.measure(state, "ring calls", kHops, [&] {
-      chain.ran = 0;
-      ring.push(FloorEntry{&floorStep, &chain});
-      while (!ring.empty()) {
-        FloorEntry entry = ring.pop();
-        benchmark::DoNotOptimize(entry.fn);
-        entry.fn(entry.arg);
-      }
-      return chain.ran;
-    });
+    const bool ok =
+        meter.measure(state, "ring calls", kHops, [&] { return runFloorChain(ring, kHops); });
     if (!ok) break;
   }
   meter.report(state);

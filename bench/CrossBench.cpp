@@ -779,37 +779,50 @@ struct Rally {
   std::int64_t pings() const { return responder.pings.load(std::memory_order_relaxed); }
   std::int64_t ordered() const { return requester.ordered.load(std::memory_order_relaxed); }
   Steady::duration elapsed() const { return requester.end - requester.start; }
+
+  // The requester's side (RequesterOf), on its isolate.
+  void begin() { requester.start = Steady::now(); }
+  bool wantsMore(std::int64_t done) const { return done < target; }
+  void finish() {
+    requester.end = Steady::now();
+    this->done.set_value();
+  }
 };
 
-/// Serves a rally: a Serve starts it, each Pong brings the next Ping.
-class Requester final : public Actor {
+/// Serves a rally (a Rally or an OpenRally): a Serve starts it, each Pong
+/// brings the next Ping for as long as the rally wants more.
+template <class R>
+class RequesterOf final : public Actor {
  public:
-  explicit Requester(Rally* rally) : rally_(rally) {}
+  explicit RequesterOf(R* rally) : rally_(rally) {}
   void receive(ReceiveContext& ctx) override {
     auto& mine = rally_->requester;
     if (const Pong* pong = ctx.get<Pong>()) {
       const std::int64_t n = mine.pongs.load(std::memory_order_relaxed);
       if (pong->n == n) bump(mine.ordered);
       mine.pongs.store(n + 1, std::memory_order_relaxed);
-      if (n + 1 < rally_->target) {
+      if (rally_->wantsMore(n + 1)) {
         ctx.reply(Ping{n + 1});
       } else {
-        mine.end = Steady::now();
-        rally_->done.set_value();
+        rally_->finish();
       }
     } else if (const Serve* serve = ctx.get<Serve>()) {
-      mine.start = Steady::now();
+      rally_->begin();
       ctx.tell(serve->responder, Ping{0});
     }
   }
 
  private:
-  Rally* rally_;
+  R* rally_;
 };
+using Requester = RequesterOf<Rally>;
 
-class Responder final : public Actor {
+/// Answers each Ping with its Pong and counts the pings, for a Rally or an
+/// OpenRally (isolates/scaling/<n>).
+template <class R>
+class ResponderOf final : public Actor {
  public:
-  explicit Responder(Rally* rally) : rally_(rally) {}
+  explicit ResponderOf(R* rally) : rally_(rally) {}
   void receive(ReceiveContext& ctx) override {
     if (const Ping* ping = ctx.get<Ping>()) {
       bump(rally_->responder.pings);
@@ -818,8 +831,9 @@ class Responder final : public Actor {
   }
 
  private:
-  Rally* rally_;
+  R* rally_;
 };
+using Responder = ResponderOf<Rally>;
 
 /// One rally of `roundTrips`, started from the benchmark's thread and timed
 /// by the requester: from its first ping to its last pong.
@@ -973,44 +987,15 @@ struct OpenRally {
     stopped = std::promise<void>();
     return stopped.get_future();
   }
+
+  // The requester's side (RequesterOf), on its isolate.
+  void begin() {}
+  bool wantsMore(std::int64_t) const { return !control.stop.load(std::memory_order_relaxed); }
+  void finish() { stopped.set_value(); }
 };
 
-class OpenRequester final : public Actor {
- public:
-  explicit OpenRequester(OpenRally* rally) : rally_(rally) {}
-  void receive(ReceiveContext& ctx) override {
-    auto& mine = rally_->requester;
-    if (const Pong* pong = ctx.get<Pong>()) {
-      const std::int64_t n = mine.pongs.load(std::memory_order_relaxed);
-      if (pong->n == n) bump(mine.ordered);
-      mine.pongs.store(n + 1, std::memory_order_relaxed);
-      if (!rally_->control.stop.load(std::memory_order_relaxed)) {
-        ctx.reply(Ping{n + 1});
-      } else {
-        rally_->stopped.set_value();
-      }
-    } else if (const Serve* serve = ctx.get<Serve>()) {
-      ctx.tell(serve->responder, Ping{0});
-    }
-  }
-
- private:
-  OpenRally* rally_;
-};
-
-class OpenResponder final : public Actor {
- public:
-  explicit OpenResponder(OpenRally* rally) : rally_(rally) {}
-  void receive(ReceiveContext& ctx) override {
-    if (const Ping* ping = ctx.get<Ping>()) {
-      bump(rally_->responder.pings);
-      ctx.reply(Pong{ping->n});
-    }
-  }
-
- private:
-  OpenRally* rally_;
-};
+using OpenRequester = RequesterOf<OpenRally>;
+using OpenResponder = ResponderOf<OpenRally>;
 
 /// One pair per isolate of a scaling row, and what they count.
 struct ScalingPairs {

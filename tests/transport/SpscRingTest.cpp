@@ -255,6 +255,23 @@ void acrossTwoThreads(std::uint64_t values, Produce&& produce, Consume&& consume
   consumer.join();
 }
 
+/// A big item of the two-thread tests: a pair of 16-byte cells after the
+/// first mark, its value checked at both ends.
+struct Big {
+  std::uint64_t value;
+  std::uint64_t check[2];
+};
+
+/// Producer: pushes value `i` with key `i`, big or small, yielding while
+/// the ring is full.
+void pushWhenRoom(SpscRing<std::uint64_t, Big>& ring, std::uint64_t i, bool big) {
+  if (big) {
+    while (!ring.tryPushBig(Big{i, {~i, ~i}}, i)) std::this_thread::yield();
+  } else {
+    while (!ring.tryPush(std::uint64_t{i}, i)) std::this_thread::yield();
+  }
+}
+
 TEST(SpscRing, TwoThreadsMoveEveryValueInOrderWithItsKey) {
   // SPEC X1: one producer thread and one consumer thread at full speed
   // through a small ring (many laps; run under TSan in CI).
@@ -290,10 +307,6 @@ TEST(SpscRing, TwoThreadsMoveSmallAndBigItemsInOrder) {
   // SPEC X1: the same at full speed with both kinds mixed (run under TSan
   // in CI): the consumer clears a pair's second mark after a big item and
   // reads it only after the first cell's item of the same lap.
-  struct Big {  // a pair of 16-byte cells after the first mark
-    std::uint64_t value;
-    std::uint64_t check[2];
-  };
   using Ring = SpscRing<std::uint64_t, Big>;
   constexpr std::uint64_t kValues = 200000;
   const auto isBig = [](std::uint64_t i) { return (i * 2654435761u >> 7) % 3 == 0; };
@@ -303,13 +316,7 @@ TEST(SpscRing, TwoThreadsMoveSmallAndBigItemsInOrder) {
   acrossTwoThreads(
       kValues,
       [&] {
-        for (std::uint64_t i = 0; i < kValues; ++i) {
-          if (isBig(i)) {
-            while (!ring.tryPushBig(Big{i, {~i, ~i}}, i)) std::this_thread::yield();
-          } else {
-            while (!ring.tryPush(std::uint64_t{i}, i)) std::this_thread::yield();
-          }
-        }
+        for (std::uint64_t i = 0; i < kValues; ++i) pushWhenRoom(ring, i, isBig(i));
       },
       [&](std::uint64_t& next) {
         return ring.consume(
@@ -446,10 +453,6 @@ TEST(SpscRing, TwoThreadsThroughAStreamingRingMoveEveryItemInOrder) {
   // SPEC X1, X2: a streaming consumer against a producer that flushes at
   // uneven points, with small and big items mixed (run under TSan in CI):
   // every item arrives, in order, and none waits for ever.
-  struct Big {
-    std::uint64_t value;
-    std::uint64_t check[2];
-  };
   using Ring = SpscRing<std::uint64_t, Big>;
   constexpr std::uint64_t kValues = 200000;
   const auto isBig = [](std::uint64_t i) { return (i * 2654435761u >> 9) % 4 == 0; };
@@ -460,11 +463,7 @@ TEST(SpscRing, TwoThreadsThroughAStreamingRingMoveEveryItemInOrder) {
       kValues,
       [&] {
         for (std::uint64_t i = 0; i < kValues; ++i) {
-          if (isBig(i)) {
-            while (!ring.tryPushBig(Big{i, {~i, ~i}}, i)) std::this_thread::yield();
-          } else {
-            while (!ring.tryPush(std::uint64_t{i}, i)) std::this_thread::yield();
-          }
+          pushWhenRoom(ring, i, isBig(i));
           if ((i * 40503u >> 5) % 97 == 0) ring.flush();
         }
         ring.flush();

@@ -109,10 +109,11 @@ void Crossings::sendWord(IsolateRuntime& to, std::uint64_t target, std::uint64_t
   Peer& peer = peerFor(to);
   if (peer.overflow.empty()) [[likely]] {
     Gathering& run = peer.run;
+    const WordKind kind{target, sender, type};
     if (run.count != 0) {
       // A run is gathered: this word joins it (pushing it first when it is
       // full), or ends it.
-      if (run.holds(target, sender, type)) {
+      if (run.kind == kind) {
         if (run.count < WordRun::kWords || pushRun(peer)) {
           run.words[run.count++] = word;
           counted(to, peer);
@@ -122,13 +123,10 @@ void Crossings::sendWord(IsolateRuntime& to, std::uint64_t target, std::uint64_t
       } else if (!pushRun(peer)) {
         spillRun(to, peer);
       }
-    } else if (peer.lastType == type && peer.lastTarget == target && peer.lastSender == sender) {
+    } else if (peer.last == kind) {
       // The second word like the last one: a flood starts.
-      run.target = target;
-      run.sender = sender;
-      run.type = type;
-      run.words[0] = word;
-      run.count = 1;
+      run.kind = kind;
+      run.words[run.count++] = word;
       counted(to, peer);
       return;
     }
@@ -136,9 +134,7 @@ void Crossings::sendWord(IsolateRuntime& to, std::uint64_t target, std::uint64_t
     if (peer.overflow.empty() && peer.ring->tryPushWith(keyOf(target), [&](void* at) noexcept {
           ::new (at) WordCrossing{sender, type, word};
         })) [[likely]] {
-      peer.lastTarget = target;
-      peer.lastSender = sender;
-      peer.lastType = type;
+      peer.last = kind;
       counted(to, peer);
       return;
     }
@@ -151,16 +147,17 @@ void Crossings::sendWord(IsolateRuntime& to, std::uint64_t target, std::uint64_t
 bool Crossings::pushRun(Peer& peer) noexcept {
   Gathering& run = peer.run;
   bool pushed;
+  const WordKind& kind = run.kind;
   if (run.count == 1) {
-    pushed = peer.ring->tryPushWith(keyOf(run.target), [&](void* at) noexcept {
-      ::new (at) WordCrossing{run.sender, run.type, run.words[0]};
+    pushed = peer.ring->tryPushWith(keyOf(kind.target), [&](void* at) noexcept {
+      ::new (at) WordCrossing{kind.sender, kind.type, run.words[0]};
     });
   } else {
-    pushed = peer.ring->tryPushBigWith(keyOf(run.target) | (std::uint64_t{run.count} << kRunShift),
+    pushed = peer.ring->tryPushBigWith(keyOf(kind.target) | (std::uint64_t{run.count} << kRunShift),
                                        [&](void* at) noexcept {
-                                         WordRun words{run.type, {}};
+                                         WordRun words{kind.type, {}};
                                          std::copy_n(run.words, run.count, words.words);
-                                         ::new (at) Crossing{run.sender, Message(words)};
+                                         ::new (at) Crossing{kind.sender, Message(words)};
                                        });
   }
   if (pushed) run.count = 0;
@@ -170,11 +167,10 @@ bool Crossings::pushRun(Peer& peer) noexcept {
 void Crossings::spillRun(IsolateRuntime& to, Peer& peer) {
   const Gathering run = peer.run;
   peer.run.count = 0;
-  peer.lastType = nullptr;
+  peer.last = {};
   for (std::uint32_t i = 0; i < run.count; ++i) {
-    overflowWith(to, peer, run.target, /*system=*/false, [&](void* at) noexcept {
-      ::new (at) Crossing{run.sender, Message(run.type, run.words[i])};
-    });
+    overflowWith(to, peer, run.kind.target, /*system=*/false,
+                 [&](void* at) noexcept { ::new (at) Crossing(run.crossingAt(i)); });
   }
 }
 
@@ -185,7 +181,7 @@ void Crossings::send(IsolateRuntime& to, std::uint64_t target, Crossing&& crossi
   // that finds no room goes to the list, unless the list already waits
   // behind it (flushOverflow() moves it first).
   if (peer.run.count != 0 && !pushRun(peer) && peer.overflow.empty()) spillRun(to, peer);
-  peer.lastType = nullptr;
+  peer.last = {};
   if (peer.overflow.empty() && tryRing(peer, target, crossing)) {
     counted(to, peer);
     return;
@@ -212,33 +208,16 @@ void Crossings::counted(IsolateRuntime& to, Peer& peer) {
   }
 }
 
-[[gnu::always_inline]] inline void Crossings::deliverWordInline(std::uint64_t targetId,
-                                                                const WordCrossing& w) noexcept {
-  const ActorRef target = core_.makeRef(targetId);
-  if (ActorCell* cell = core_.cellOf(home_, target);
-      cell != nullptr && cell->pushWordInPlace(w.type, w.word, core_.refOf(w.sender))) [[likely]] {
-    if (cell->wantsTurn()) {
-      try {
-        cell->scheduleTurnUrgent();
-      } catch (...) {
-        deliveryFailed(target);
-      }
-    }
-    return;
-  }
-  deliverWord(targetId, w);  // a bounded mailbox, a new segment, an actor gone, a reply slot
-}
-
-void Crossings::deliverRun(std::uint64_t targetId, const Crossing& crossing,
-                           std::uint64_t count) noexcept {
-  const WordRun& run = *crossing.message.get<WordRun>();
-  // One look-up for the run: its words go into the mailbox in place, one
-  // after another, and an idle actor's turn is scheduled once.
+[[gnu::always_inline]] inline void Crossings::deliverWords(std::uint64_t targetId,
+                                                           std::uint64_t sender,
+                                                           const MessageType* type,
+                                                           const std::uint64_t* words,
+                                                           std::uint64_t count) noexcept {
   const ActorRef target = core_.makeRef(targetId);
   std::uint64_t i = 0;
   if (ActorCell* cell = core_.cellOf(home_, target); cell != nullptr) [[likely]] {
-    const ActorRef sender = core_.refOf(crossing.sender);
-    while (i < count && cell->pushWordInPlace(run.type, run.words[i], sender)) ++i;
+    const ActorRef from = core_.refOf(sender);
+    while (i < count && cell->pushWordInPlace(type, words[i], from)) ++i;
     if (i != 0 && cell->wantsTurn()) {
       try {
         cell->scheduleTurnUrgent();
@@ -247,10 +226,20 @@ void Crossings::deliverRun(std::uint64_t targetId, const Crossing& crossing,
       }
     }
   }
-  // What the mailbox did not take in place (a new segment, a bounded
-  // mailbox, an actor gone, a reply slot) goes the general way, in order.
-  for (; i < count; ++i)
-    deliverWord(targetId, WordCrossing{crossing.sender, run.type, run.words[i]});
+  // What the mailbox did not take in place (a bounded mailbox, a new
+  // segment, an actor gone, a reply slot) goes the general way, in order.
+  for (; i < count; ++i) deliverWord(targetId, WordCrossing{sender, type, words[i]});
+}
+
+[[gnu::always_inline]] inline void Crossings::deliverWordInline(std::uint64_t targetId,
+                                                                const WordCrossing& w) noexcept {
+  deliverWords(targetId, w.sender, w.type, &w.word, 1);
+}
+
+void Crossings::deliverRun(std::uint64_t targetId, const Crossing& crossing,
+                           std::uint64_t count) noexcept {
+  const WordRun& run = *crossing.message.get<WordRun>();
+  deliverWords(targetId, crossing.sender, run.type, run.words, count);
 }
 
 void Crossings::take(std::size_t batch, bool betweenUnits) {
@@ -343,15 +332,11 @@ void Crossings::flushOverflow(std::uint32_t index) {
     if (m.type_ != nullptr && m.type_->word) {
       // Words like the one before gather into a run here too, so that a
       // flood that waited in the list still crosses four words a line.
-      if (run.count != 0 && (run.count == WordRun::kWords ||
-                             !run.holds(front.target, front.crossing.sender, m.type_))) {
+      const WordKind kind{front.target, front.crossing.sender, m.type_};
+      if (run.count != 0 && (run.count == WordRun::kWords || !(run.kind == kind))) {
         if (!(room = pushRun(peer))) break;
       }
-      if (run.count == 0) {
-        run.target = front.target;
-        run.sender = front.crossing.sender;
-        run.type = m.type_;
-      }
+      if (run.count == 0) run.kind = kind;
       run.words[run.count++] = m.storedWord();
     } else {
       if (run.count != 0 && !(room = pushRun(peer))) break;
@@ -378,7 +363,7 @@ void Crossings::payWakes() noexcept {
       to.listed = true;
       backlog_.push_back(index);
     }
-    to.lastType = nullptr;
+    to.last = {};
     // What this iteration pushed is whole: a streaming consumer takes it.
     to.ring->flush();
     IsolateRuntime& peer = *core_.isolates_[index];
@@ -498,7 +483,7 @@ void Crossings::drainAtTeardown() noexcept {
   }
   for (Peer& peer : peers_) {
     for (std::uint32_t i = 0; i < peer.run.count; ++i) {
-      drop(peer.run.target, Crossing{peer.run.sender, Message(peer.run.type, peer.run.words[i])});
+      drop(peer.run.kind.target, peer.run.crossingAt(i));
     }
     peer.run.count = 0;
     while (!peer.overflow.empty()) {

@@ -224,15 +224,21 @@ class Crossings final : public Isolate::Poller {
     std::uint64_t target;
     Crossing crossing;
   };
-  /// The words of a run being gathered for one peer (WordRun).
-  struct Gathering {
+  /// What words of one run share: their target, sender and type.
+  struct WordKind {
     std::uint64_t target = 0;
     std::uint64_t sender = 0;
-    const MessageType* type = nullptr;
+    const MessageType* type = nullptr;  // nullptr: no kind
+    bool operator==(const WordKind&) const noexcept = default;
+  };
+  /// The words of a run being gathered for one peer (WordRun).
+  struct Gathering {
+    WordKind kind;
     std::uint32_t count = 0;  // 0: no run is being gathered
     std::uint64_t words[WordRun::kWords] = {};
-    bool holds(std::uint64_t t, std::uint64_t s, const MessageType* m) const noexcept {
-      return target == t && sender == s && type == m;
+    /// Word `i` as a crossing of its own (the run spilled or dropped).
+    Crossing crossingAt(std::uint32_t i) const {
+      return Crossing{kind.sender, Message(kind.type, words[i])};
     }
   };
   struct Peer {
@@ -250,9 +256,7 @@ class Crossings final : public Isolate::Poller {
     // into it as words; one made from the list's words (flushOverflow)
     // waits ahead of it.
     Gathering run;
-    std::uint64_t lastTarget = 0;  // the last word that crossed alone
-    std::uint64_t lastSender = 0;
-    const MessageType* lastType = nullptr;  // nullptr: none since the wake-ups were paid
+    WordKind last;  // of the last word that crossed alone; none since the wake-ups were paid
   };
   /// How many crossings go into an overflow list before a send moves what
   /// fits into the ring.
@@ -274,6 +278,13 @@ class Crossings final : public Isolate::Poller {
   void spillRun(IsolateRuntime& to, Peer& peer);
   /// Delivers the `count` words of a run that came through a ring.
   void deliverRun(std::uint64_t target, const Crossing& crossing, std::uint64_t count) noexcept;
+  /// deliverWordInline() and deliverRun(): `count` words of `type` from
+  /// `sender` into the unbounded mailbox of a living actor of this isolate,
+  /// in place, after one look-up, with an idle actor's turn scheduled once;
+  /// what the mailbox does not take in place goes through deliverWord(), in
+  /// order.
+  void deliverWords(std::uint64_t target, std::uint64_t sender, const MessageType* type,
+                    const std::uint64_t* words, std::uint64_t count) noexcept;
   std::uint64_t targetOf(std::uint64_t key) const noexcept;
   /// Takes up to `batch` crossings from each incoming ring, moves the
   /// overflow lists on, pays the wake-ups owed. Only a look between units

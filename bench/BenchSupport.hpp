@@ -31,6 +31,14 @@ inline constexpr const char* kBytesPerOpCounter = "bytes_per_op";
 /// median lateness).
 inline constexpr const char* kMicrosCounter = "latency_us";
 
+/// A row's cost over its floor's, each round of the row paired with a round
+/// of the floor run right after it, so that both see the same phase of the
+/// machine (the same CPU, the same minute); the median of those ratios. The
+/// round trips and transports across isolates (bench/CrossBench.cpp) and the
+/// single-threaded actor rows (bench/RingFloor.hpp) report it beside their
+/// figure, and the targets read this one when it is there.
+inline constexpr const char* kPairedFloorRatioCounter = "x_floor_paired";
+
 /// One line describing a caught exception: its what(), or "unknown exception".
 inline std::string describeException(const std::exception_ptr& error) {
   try {

@@ -750,34 +750,45 @@ struct Serve {
   ActorRef responder;
 };
 
-/// One rally of round trips, shared like a Stream. Each side's counters have
-/// a cache line of their own, and so does each rally (the rallies of
-/// isolates/scaling/<n> run on different isolates at once): the benchmark
-/// must not add line transfers of its own to the crossing it measures.
-struct Rally {
-  std::int64_t target = 0;
+/// What the two sides of a rally count, shared like a Stream. Each side's
+/// counters have a cache line of their own, and so does each rally (the
+/// rallies of isolates/scaling/<n> run on different isolates at once): the
+/// benchmark must not add line transfers of its own to the crossing it
+/// measures.
+struct RallyCounts {
   struct alignas(64) {
-    Steady::time_point start{};            // the first ping
-    Steady::time_point end{};              // the last pong handled
+    Steady::time_point start{};            // the first ping (Rally)
+    Steady::time_point end{};              // the last pong handled (Rally)
     std::atomic<std::int64_t> pongs{0};    // round trips done
     std::atomic<std::int64_t> ordered{0};  // of which came back in order
   } requester;
   struct alignas(64) {
     std::atomic<std::int64_t> pings{0};
   } responder;
+
+  /// Benchmark's thread, between rounds.
+  void resetCounts() {
+    responder.pings.store(0, std::memory_order_relaxed);
+    requester.pongs.store(0, std::memory_order_relaxed);
+    requester.ordered.store(0, std::memory_order_relaxed);
+  }
+  std::int64_t pings() const { return responder.pings.load(std::memory_order_relaxed); }
+  std::int64_t pongs() const { return requester.pongs.load(std::memory_order_relaxed); }
+  std::int64_t ordered() const { return requester.ordered.load(std::memory_order_relaxed); }
+};
+
+/// One rally of `target` round trips.
+struct Rally : RallyCounts {
+  std::int64_t target = 0;
   std::promise<void> done;
 
   /// Benchmark's thread, between rounds. Returns the round's completion.
   std::future<void> reset(std::int64_t roundTrips) {
     target = roundTrips;
-    responder.pings.store(0, std::memory_order_relaxed);
-    requester.pongs.store(0, std::memory_order_relaxed);
-    requester.ordered.store(0, std::memory_order_relaxed);
+    resetCounts();
     done = std::promise<void>();
     return done.get_future();
   }
-  std::int64_t pings() const { return responder.pings.load(std::memory_order_relaxed); }
-  std::int64_t ordered() const { return requester.ordered.load(std::memory_order_relaxed); }
   Steady::duration elapsed() const { return requester.end - requester.start; }
 
   // The requester's side (RequesterOf), on its isolate.
@@ -965,14 +976,7 @@ void pingPongAcross(benchmark::State& state, Across how) {
 /// that the pairs are counted only while every one of them plays. With
 /// fixed work per pair, a pair on a faster CPU would finish first and the
 /// slowest pair's tail would run alone.
-struct OpenRally {
-  struct alignas(64) {
-    std::atomic<std::int64_t> pongs{0};    // round trips done
-    std::atomic<std::int64_t> ordered{0};  // of which came back in order
-  } requester;
-  struct alignas(64) {
-    std::atomic<std::int64_t> pings{0};
-  } responder;
+struct OpenRally : RallyCounts {
   struct alignas(64) {
     std::atomic<bool> stop{false};  // written by the benchmark's thread, once a round
   } control;
@@ -980,9 +984,7 @@ struct OpenRally {
 
   /// Benchmark's thread, between rounds. Returns when the rally has stopped.
   std::future<void> reset() {
-    requester.pongs.store(0, std::memory_order_relaxed);
-    requester.ordered.store(0, std::memory_order_relaxed);
-    responder.pings.store(0, std::memory_order_relaxed);
+    resetCounts();
     control.stop.store(false, std::memory_order_relaxed);
     stopped = std::promise<void>();
     return stopped.get_future();
@@ -1017,9 +1019,7 @@ std::optional<OpMeter::Timed> scalingWindow(ScalingPairs& pairs,
   std::this_thread::sleep_for(kScalingWarmUp);
   const auto done = [&] {
     std::int64_t sum = 0;
-    for (std::size_t k : which) {
-      sum += pairs.rallies[k]->requester.pongs.load(std::memory_order_relaxed);
-    }
+    for (std::size_t k : which) sum += pairs.rallies[k]->pongs();
     return sum;
   };
   const std::int64_t before = done();
@@ -1038,11 +1038,10 @@ std::optional<OpMeter::Timed> scalingWindow(ScalingPairs& pairs,
   // Every ping answered, every pong in order: nothing lost, nothing reordered.
   for (std::size_t k : which) {
     const OpenRally& rally = *pairs.rallies[k];
-    const std::int64_t pongs = rally.requester.pongs.load();
-    if (rally.responder.pings.load() != pongs || rally.requester.ordered.load() != pongs) {
-      why = "pair " + std::to_string(k) + ": " + std::to_string(rally.responder.pings.load()) +
-            " pings, " + std::to_string(pongs) + " pongs, " +
-            std::to_string(rally.requester.ordered.load()) + " in order";
+    const std::int64_t pongs = rally.pongs();
+    if (rally.pings() != pongs || rally.ordered() != pongs) {
+      why = "pair " + std::to_string(k) + ": " + std::to_string(rally.pings()) + " pings, " +
+            std::to_string(pongs) + " pongs, " + std::to_string(rally.ordered()) + " in order";
       return std::nullopt;
     }
   }

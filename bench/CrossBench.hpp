@@ -19,12 +19,6 @@ inline constexpr const char* kP99NsCounter = "p99_ns";
 /// isolates/pingpong/busy, beside the figure: messages the background load
 /// handled on each isolate per round trip (what a crossing waited behind).
 inline constexpr const char* kLoadPerRoundTripCounter = "load_msgs_per_rtt";
-/// isolates/pingpong/busy and /idle, beside the figure: the row's time per
-/// round trip over its floor's (floor/busy-poll-rtt, floor/eventfd-rtt),
-/// each round of the row paired with a round of the floor run right after
-/// it, so that both see the same phase of the machine; the median of those
-/// ratios. The targets read this one when it is there.
-inline constexpr const char* kPairedFloorRatioCounter = "x_floor_paired";
 
 /// isolates/scaling/<n>: the family's prefix, and the name of the row of n
 /// isolates.

@@ -14,7 +14,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "CrossBench.hpp"
+#include "BenchSupport.hpp"
 #include "Results.hpp"
 
 namespace coreactor::bench {

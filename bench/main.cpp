@@ -80,7 +80,7 @@ void printUsage(std::FILE* out) {
   std::fprintf(
       out,
       "usage: %s [--quick] [--filter <regex>] [--json <file>] [--no-caf | --require-caf]\n"
-      "       %*s [--benchmark_<flag>=<value> ...]\n"
+      "       %*s [--malloc-defaults] [--benchmark_<flag>=<value> ...]\n"
       "\n"
       "Runs coreactor's dispatch benchmarks (floor/*, hop/*, volley/*, */backlog/*,\n"
       "lateness/*), actor benchmarks (actor/tell/*, actor/pingpong/*, actor/ask/*,\n"
@@ -108,6 +108,10 @@ void printUsage(std::FILE* out) {
       "  --require-caf      fail (exit 2), before running anything, unless the CAF arm\n"
       "                     is there (built: libcaf-dev found at build time); by default\n"
       "                     a build without it runs our arm and says \"CAF arm skipped\"\n"
+      "  --malloc-defaults  keep glibc's start-up malloc thresholds in both arms (by\n"
+      "                     default both pin them, so that no row depends on which\n"
+      "                     rows ran before it): what a program that never calls\n"
+      "                     mallopt gets\n"
       "  --help, -h         this text\n"
       "  --benchmark_*      passed to Google Benchmark in both arms, after (so over) the\n"
       "                     defaults: --benchmark_repetitions=<n>  --benchmark_min_time=<s>\n"
@@ -509,6 +513,7 @@ struct Options {
   std::optional<std::string> json;
   bool noCaf = false;
   bool requireCaf = false;
+  bool mallocDefaults = false;
   std::vector<std::string> passThrough;  // --benchmark_* flags
 };
 
@@ -539,6 +544,8 @@ std::string parseOptions(int argc, char** argv, Options& options, bool& help) {
       options.noCaf = true;
     } else if (arg == "--require-caf") {
       options.requireCaf = true;
+    } else if (arg == "--malloc-defaults") {
+      options.mallocDefaults = true;
     } else if ((taken = valueOf("--filter", options.filter)) != 0) {
       if (taken < 0 || options.filter->empty()) return "--filter needs a regular expression";
     } else if ((taken = valueOf("--json", options.json)) != 0) {
@@ -569,6 +576,7 @@ std::string benchmarkFilter(const std::string& filter) {
 std::vector<std::string> cafArguments(const Options& options) {
   std::vector<std::string> args;
   if (options.quick) args.emplace_back("--quick");
+  if (options.mallocDefaults) args.emplace_back("--malloc-defaults");
   for (const std::string& flag : options.passThrough) {
     if (flag.starts_with("--benchmark_out") || flag.starts_with("--benchmark_list_tests") ||
         flag.starts_with("--benchmark_format")) {
@@ -591,13 +599,12 @@ int run(int argc, char** argv) {
   // actor/memory runs this program again as its child process.
   // It keeps glibc's start-up malloc settings: a fresh process is its point.
   if (argc == 2 && std::string_view(argv[1]) == kMemoryProbeFlag) return runActorMemoryProbe();
-  pinMallocThresholds();
-
   Options options;
   bool help = false;
   if (const std::string bad = parseOptions(argc, argv, options, help); !bad.empty()) {
     return badCommandLine(bad);
   }
+  if (!options.mallocDefaults) pinMallocThresholds();
   if (help) {
     printUsage(stdout);
     return 0;

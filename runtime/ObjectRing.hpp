@@ -13,86 +13,9 @@
 #include <stdexcept>
 #include <utility>
 
+#include "BlockCache.hpp"
+
 namespace coreactor::detail {
-
-// A per-thread cache of blocks in power-of-two size classes, 256 B to
-// 64 KiB: the mailboxes' and the overflow lists' segments, the system-message
-// rings' buffers, and the asks' reply slots. An idle actor gives its blocks
-// back and takes one again with its next message, and a burst that fills a
-// mailbox and drains it again recycles the same blocks, for a few
-// nanoseconds each instead of a malloc and a free. What a thread parks is
-// bounded per class. Blocks for objects aligned to a cache line (a
-// cross-isolate Crossing) have lists of their own: an aligned allocation
-// costs more than a plain one, so only they pay for it.
-class BlockCache {
- public:
-  static constexpr std::size_t kSmallest = 256;
-  static constexpr std::size_t kClasses = 9;  // 256 B, 512 B, ..., 64 KiB
-  static constexpr std::size_t kLargest = kSmallest << (kClasses - 1);
-  /// Bytes a thread parks at most in the smallest class (the idle actors'
-  /// buffers) and in each larger one.
-  static constexpr std::size_t kParkSmallest = std::size_t{1} << 20;
-  static constexpr std::size_t kParkEach = std::size_t{512} << 10;
-
-  /// The class of a buffer of `bytes` (at most kLargest).
-  static constexpr std::size_t classOf(std::size_t bytes) noexcept {
-    std::size_t k = 0;
-    while ((kSmallest << k) < bytes) ++k;
-    return k;
-  }
-  static constexpr std::size_t bytesOf(std::size_t cls) noexcept { return kSmallest << cls; }
-
-  /// The alignment of a `lineAligned` block.
-  static constexpr std::size_t kLineAlignment = 64;
-
-  ~BlockCache() {
-    for (std::size_t i = 0; i < 2 * kClasses; ++i) {
-      while (heads_[i] != nullptr) release(std::exchange(heads_[i], heads_[i]->next), i);
-    }
-  }
-  /// A block of class `cls`, aligned to kLineAlignment if `lineAligned`
-  /// (else to the default of operator new).
-  void* get(std::size_t cls, bool lineAligned = false) {
-    const std::size_t i = cls + (lineAligned ? kClasses : 0);
-    Node*& head = heads_[i];
-    if (head == nullptr) {
-      return lineAligned ? ::operator new(bytesOf(cls), std::align_val_t(kLineAlignment))
-                         : ::operator new(bytesOf(cls));
-    }
-    --counts_[i];
-    return std::exchange(head, head->next);
-  }
-  /// Gives back a block that get(cls, lineAligned) made.
-  void put(void* block, std::size_t cls, bool lineAligned = false) noexcept {
-    const std::size_t i = cls + (lineAligned ? kClasses : 0);
-    if (counts_[i] * bytesOf(cls) >= (cls == 0 ? kParkSmallest : kParkEach)) {
-      release(block, i);
-      return;
-    }
-    heads_[i] = ::new (block) Node{heads_[i]};
-    ++counts_[i];
-  }
-
-  static BlockCache& local() noexcept {
-    thread_local BlockCache cache;
-    return cache;
-  }
-
- private:
-  struct Node {
-    Node* next;
-  };
-  static void release(void* block, std::size_t i) noexcept {
-    if (i >= kClasses) {
-      ::operator delete(block, std::align_val_t(kLineAlignment));
-    } else {
-      ::operator delete(block);
-    }
-  }
-  // [cls]: plain blocks; [kClasses + cls]: line-aligned ones.
-  Node* heads_[2 * kClasses] = {};
-  std::size_t counts_[2 * kClasses] = {};
-};
 
 template <class T>
 class ObjectRing {

@@ -17,7 +17,7 @@
 #include <new>
 #include <utility>
 
-#include "ObjectRing.hpp"  // BlockCache
+#include "BlockCache.hpp"
 
 namespace coreactor::detail {
 

@@ -652,7 +652,7 @@ void registerBenchmarks() {
 
 void printUsage(std::FILE* out) {
   std::fprintf(out,
-               "usage: %s [--quick] [--benchmark_<flag>=<value> ...]\n"
+               "usage: %s [--quick] [--malloc-defaults] [--benchmark_<flag>=<value> ...]\n"
                "\n"
                "The CAF arm of coreactor-bench: the shared actor rows (bench/Workloads.hpp) on\n"
                "CAF %d.%d.%d with one scheduler thread. coreactor-bench runs it and reads its\n"
@@ -660,6 +660,7 @@ void printUsage(std::FILE* out) {
                "repetition, 'failed <row> <reason>', and 'rows <n>' at the end.\n"
                "\n"
                "  --quick        %d repetitions of %s s instead of %d of %s s\n"
+               "  --malloc-defaults  keep glibc's start-up malloc thresholds\n"
                "  --help, -h     this text\n"
                "  --benchmark_*  passed to Google Benchmark (--benchmark_filter=<regex>, ...)\n"
                "\n"
@@ -688,13 +689,15 @@ void printConfig() {
 
 int run(int argc, char** argv) {
   if (argc == 2 && std::string_view(argv[1]) == kMemoryProbeFlag) return runMemoryProbe();
-  pinMallocThresholds();
   bool quick = false;
+  bool mallocDefaults = false;
   std::vector<std::string> passThrough;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--quick") {
       quick = true;
+    } else if (arg == "--malloc-defaults") {
+      mallocDefaults = true;
     } else if (arg == "--help" || arg == "-h") {
       printUsage(stdout);
       return 0;
@@ -706,6 +709,7 @@ int run(int argc, char** argv) {
       return 2;
     }
   }
+  if (!mallocDefaults) pinMallocThresholds();
   const workloads::RunDefaults& defaults = quick ? workloads::kQuick : workloads::kFull;
   std::vector<std::string> args = {
       argv[0],

@@ -1,0 +1,31 @@
+// The timer that gives back what a thread's block caches (BlockCache,
+// SmallBlocks) parked above their fixed bounds.
+//
+// Off a loop, a cache keeps its fixed bound. On a thread that runs an
+// isolate's loop it may park as much as that thread's bursts need (up to a
+// ceiling), because the first block parked above a bound arms one
+// unreferenced timer on that isolate: each kTrimPeriod it fires, every
+// cache gives back the blocks that stayed parked and unused through the
+// whole period, down to its fixed bound, and the timer arms again while
+// blocks are left above a bound. So parked memory follows the bursts that
+// recur and goes back to the heap within two periods of the last one, also
+// when the loop then sleeps. docs/mailboxes.md, "Bursts and memory", says
+// what this saves.
+//
+// Thread-safety: per thread.
+#pragma once
+
+#include <chrono>
+
+namespace coreactor::detail {
+
+/// How long a block parked above a fixed bound may stay unused.
+inline constexpr std::chrono::milliseconds kTrimPeriod{1000};
+
+/// For a cache about to park a block above its fixed bound: true if this
+/// thread runs an isolate's loop now and the trim timer is armed there
+/// (armed now, or already), so the block may be parked; false (no loop, a
+/// stopping one, no memory for the timer): free it.
+bool trimWillCome() noexcept;
+
+}  // namespace coreactor::detail

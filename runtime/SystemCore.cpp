@@ -205,6 +205,10 @@ void ActorRef::deliver(Message&& message, ActorRef sender) const {
   deliverWordSlow(type, word, sender);
 }
 
+void detail::ActorCell::scheduleTurn() {
+  schedule();
+}
+
 [[gnu::noinline]] void ActorRef::deliverWordToCell(detail::ActorCell* cell,
                                                    const detail::MessageType* type,
                                                    std::uint64_t word, ActorRef sender) const {

@@ -425,7 +425,7 @@ class ActorCell final : public Task, public Endpoint {
   void scheduleTurnUrgent() { scheduleUrgent(); }
   /// Hands a turn to the dispatcher. Out of line: the word path stays a
   /// leaf that saves no registers and calls this as its tail.
-  void scheduleTurn() { schedule(); }
+  [[gnu::noinline]] void scheduleTurn();
   /// A system message from the send path. Isolate-local.
   void enqueueSystem(SystemMessage&& message);
   /// A Continue (an ask's reply, a coroutine's resumption), isolate-local:
@@ -751,7 +751,8 @@ class SystemCore {
     if (here != nullptr && here->core == this && here->index == target.isolateIndex()) [[likely]] {
       return here->table.find(target.slot(), target.generation());
     }
-    if (tManualDriver != this || target.isolateIndex() >= isolates_.size()) return nullptr;
+    // A reference of this system names one of its isolates: no bounds check.
+    if (tManualDriver != this) return nullptr;
     return isolates_[target.isolateIndex()]->table.find(target.slot(), target.generation());
   }
   /// A word that answers an ask whose reply slot lives on this thread's isolate.

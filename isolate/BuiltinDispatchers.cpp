@@ -37,7 +37,12 @@ std::unique_ptr<Dispatcher> HybridDispatcher::clone() const {
 
 // execute() past its common case: the budget is spent, or a yield is in flight.
 void HybridDispatcher::executeSlow(Task& task) {
-  Isolate& isolate = loop();
+  Isolate& isolate = loop();  // binds an unbound instance
+  if (open_ != 0) {
+    --open_;
+    isolate.queueMicrotaskFromDispatcher(task, *this);
+    return;
+  }
   if (deferred_.empty() && !yielding_) {
     // Budget spent: this unit goes through a macrotask, and the budget restarts.
     left_ = yieldEvery_;

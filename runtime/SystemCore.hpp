@@ -486,6 +486,14 @@ class ActorCell final : public Task, public Endpoint {
   static void runTurn(Task& task);
   static void disposeTurn(Task& task) noexcept;
   void turn();
+  [[gnu::noinline]] void turnOnWord();
+  [[gnu::noinline]] void turnInGeneral();
+  // The turn's messages, up to `n`: false when none is left.
+  [[gnu::always_inline]] inline bool consumeMessages(ReceiveContext& ctx, std::uint32_t n);
+  // consumeMessages() out of line, for the one-word turn whose handler queued more.
+  [[gnu::noinline]] bool consumeMore(ReceiveContext& ctx, std::uint32_t n);
+  // What every turn ends with; `more`: user messages are left.
+  [[gnu::always_inline]] inline void endTurn(bool more);
   [[gnu::noinline]] std::uint32_t consumeRun(ReceiveContext& ctx, std::uint32_t max);
   [[gnu::noinline]] void runSystemMessages();
   void schedule() {

@@ -47,12 +47,12 @@ class HybridDispatcher final : public BoundDispatcher {
   /// Inline: an actor cell on this dispatcher calls it directly, not
   /// through the vtable (the common case is a count and a queue push).
   void execute(Task& task) override {
-    if (open_ != 0) [[likely]] {
+    if (open_ != 0 && isolate() != nullptr) [[likely]] {
       --open_;
       loop().queueMicrotaskFromDispatcher(task, *this);
       return;
     }
-    executeSlow(task);
+    executeSlow(task);  // also binds an unbound instance (loop())
   }
   /// Ahead of the waiting microtasks (Isolate::queueUrgentMicrotaskFromDispatcher);
   /// past the isolate's bound, execute(). Not counted against yieldEvery:

@@ -28,13 +28,15 @@ class SlottedRing {
   bool empty() const noexcept { return !full_ && ring_.empty(); }
   std::size_t size() const noexcept { return ring_.size() + (full_ ? 1 : 0); }
 
-  void push(const T& value) {
+  /// By value: a caller's unit built on the stack as two 8-byte halves and
+  /// copied as one 16-byte load stalls on the store buffer.
+  void push(T value) {
     if (!full_ && ring_.empty()) [[likely]] {
       slot_ = value;
       full_ = true;
       return;
     }
-    ring_.push(value);
+    pushToRing(value);
   }
   /// Inserts `value` so that `pos` values stay ahead of it (pos <= size()).
   void insertAt(std::size_t pos, const T& value) {
@@ -55,6 +57,11 @@ class SlottedRing {
   void shrinkIfEmpty() noexcept { ring_.shrinkIfEmpty(); }
 
  private:
+  // Out of line, so that push() into the slot is a leaf that saves no
+  // registers (a turn is scheduled into the slot once per message of a
+  // ping-pong) and reaches the ring as its tail.
+  [[gnu::noinline]] void pushToRing(T value) { ring_.push(value); }
+
   T slot_{};
   bool full_ = false;  // the slot holds the oldest value
   RingBuffer<T> ring_;

@@ -71,7 +71,7 @@ class HybridDispatcher final : public BoundDispatcher {
     static void disposeAll(Task& t) noexcept;
     HybridDispatcher* self;
   };
-  void executeSlow(Task& task);
+  [[gnu::noinline]] void executeSlow(Task& task);
   static void runYield(Task& t);
   static void runPump(Task& t);
 

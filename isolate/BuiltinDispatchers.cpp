@@ -21,7 +21,7 @@ std::unique_ptr<Dispatcher> ImmediateDispatcher::clone() const {
 // ---- HybridDispatcher ---------------------------------------------------------
 
 HybridDispatcher::HybridDispatcher(std::size_t yieldEvery)
-    : yieldEvery_(yieldEvery), open_(yieldEvery), yield_(&runYield, *this), pump_(&runPump, *this) {
+    : yieldEvery_(yieldEvery), yield_(&runYield, *this), pump_(&runPump, *this) {
   if (yieldEvery == 0) {
     throwError(Error::ErrInvalidYieldEvery, "HybridDispatcher(0): the budget must be at least 1");
   }
@@ -38,6 +38,10 @@ std::unique_ptr<Dispatcher> HybridDispatcher::clone() const {
 // execute() past its common case: the budget is spent, or a yield is in flight.
 void HybridDispatcher::executeSlow(Task& task) {
   Isolate& isolate = loop();  // binds an unbound instance
+  if (!started_) {            // the first unit opens the budget (execute() needs no bound check)
+    started_ = true;
+    open_ = yieldEvery_;
+  }
   if (open_ != 0) {
     --open_;
     isolate.queueMicrotaskFromDispatcher(task, *this);

@@ -134,6 +134,14 @@ class BoundDispatcher : public Dispatcher {
 #endif
     return *loop_;
   }
+  /// loop() for a caller that knows this instance is bound: no bind check
+  /// (checked builds still check that it runs on its loop).
+  Isolate& boundLoop() {
+#ifndef NDEBUG
+    checkOnLoop();
+#endif
+    return *loop_;
+  }
   /// Gives `task` back to the isolate to dispose of, counted as discarded.
   void discardUnit(Task& task) noexcept;
 

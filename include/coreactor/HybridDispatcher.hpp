@@ -47,12 +47,12 @@ class HybridDispatcher final : public BoundDispatcher {
   /// Inline: an actor cell on this dispatcher calls it directly, not
   /// through the vtable (the common case is a count and a queue push).
   void execute(Task& task) override {
-    if (open_ != 0 && isolate() != nullptr) [[likely]] {
+    if (open_ != 0) [[likely]] {  // never before the first unit: bound
       --open_;
-      loop().queueMicrotaskFromDispatcher(task, *this);
+      boundLoop().queueMicrotaskFromDispatcher(task, *this);
       return;
     }
-    executeSlow(task);  // also binds an unbound instance (loop())
+    executeSlow(task);  // also binds an unbound instance, at its first unit
   }
   /// Ahead of the waiting microtasks (Isolate::queueUrgentMicrotaskFromDispatcher);
   /// past the isolate's bound, execute(). Not counted against yieldEvery:
@@ -84,8 +84,9 @@ class HybridDispatcher final : public BoundDispatcher {
   // yield is queued and none waits (the common case), open_ holds that
   // count and execute() tests and decrements it alone; otherwise open_ is 0
   // and left_ holds it for the pump. The budget restarts at each yield.
-  std::size_t open_;
+  std::size_t open_ = 0;  // 0 until the first unit (executeSlow) opens the budget
   std::size_t left_ = 0;
+  bool started_ = false;
   bool yielding_ = false;  // the yield macrotask is queued
   // Invariant: deferred_ is non-empty only while the yield is queued or the
   // pump is queued (never both), so a new unit can always just join its tail.

@@ -83,10 +83,12 @@
 #include <boost/lockfree/spsc_queue.hpp>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -623,6 +625,38 @@ struct Burst {
 /// then by the two actors (each message carries the happens-before along).
 /// What the receiver writes at every message has a cache line of its own, so
 /// that the sender's side never reads a line the receiver keeps writing.
+/// A round's end, raised by an actor on its isolate and awaited by the
+/// benchmark's thread. It lives as long as the rally it belongs to and is
+/// reset between rounds. Not a std::promise made anew each round: replacing
+/// the promise while the isolate's thread may still be inside set_value()
+/// of the last round's is a race on that promise and its shared state.
+class Completion {
+ public:
+  /// Benchmark's thread, between rounds.
+  void reset() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    raised_ = false;
+  }
+  /// The actor's side.
+  void raise() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      raised_ = true;
+    }
+    changed_.notify_all();
+  }
+  /// Benchmark's thread: false if `timeout` passed first.
+  bool waitFor(std::chrono::nanoseconds timeout) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return changed_.wait_for(lock, timeout, [this] { return raised_; });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool raised_ = false;
+};
+
 struct Stream {
   std::int64_t expected = 0;
   Steady::time_point start{};  // the sender's first send
@@ -630,7 +664,8 @@ struct Stream {
     std::int64_t next = 0;                 // the next sequence number
     std::atomic<std::int64_t> handled{0};  // in order
   } receiver;
-  std::promise<Timed> done;
+  Timed result{};  // written by the receiver before it raises `done`
+  Completion done;
 };
 
 class BurstSender final : public Actor {
@@ -657,8 +692,9 @@ class BurstReceiver final : public Actor {
     auto& mine = stream_->receiver;
     if (count->n == mine.next) bump(mine.handled);
     if (++mine.next == stream_->expected) {
-      stream_->done.set_value(
-          Timed{mine.handled.load(std::memory_order_relaxed), Steady::now() - stream_->start});
+      stream_->result =
+          Timed{mine.handled.load(std::memory_order_relaxed), Steady::now() - stream_->start};
+      stream_->done.raise();
     }
   }
 
@@ -672,13 +708,12 @@ Timed burstRound(Stream& stream, const ActorRef& sender, const ActorRef& receive
   stream.expected = kBurst;
   stream.receiver.next = 0;
   stream.receiver.handled.store(0, std::memory_order_relaxed);
-  stream.done = std::promise<Timed>();
-  std::future<Timed> done = stream.done.get_future();
+  stream.done.reset();
   sender.tell(Burst{receiver});
-  if (done.wait_for(kGiveUp) != std::future_status::ready) {
+  if (!stream.done.waitFor(kGiveUp)) {
     return Timed{stream.receiver.handled.load(std::memory_order_relaxed), {}};
   }
-  return done.get();
+  return stream.result;
 }
 
 /// isolates/tell/cross and isolates/tell/same. The ratio compares a
@@ -780,14 +815,13 @@ struct RallyCounts {
 /// One rally of `target` round trips.
 struct Rally : RallyCounts {
   std::int64_t target = 0;
-  std::promise<void> done;
+  Completion done;
 
-  /// Benchmark's thread, between rounds. Returns the round's completion.
-  std::future<void> reset(std::int64_t roundTrips) {
+  /// Benchmark's thread, between rounds.
+  void reset(std::int64_t roundTrips) {
     target = roundTrips;
     resetCounts();
-    done = std::promise<void>();
-    return done.get_future();
+    done.reset();
   }
   Steady::duration elapsed() const { return requester.end - requester.start; }
 
@@ -796,7 +830,7 @@ struct Rally : RallyCounts {
   bool wantsMore(std::int64_t done) const { return done < target; }
   void finish() {
     requester.end = Steady::now();
-    this->done.set_value();
+    this->done.raise();
   }
 };
 
@@ -850,9 +884,9 @@ using Responder = ResponderOf<Rally>;
 /// by the requester: from its first ping to its last pong.
 Timed rallyRound(Rally& rally, const ActorRef& requester, const ActorRef& responder,
                  std::int64_t roundTrips) {
-  std::future<void> done = rally.reset(roundTrips);
+  rally.reset(roundTrips);
   requester.tell(Serve{responder});
-  if (done.wait_for(kGiveUp) != std::future_status::ready) return Timed{rally.ordered(), {}};
+  if (!rally.done.waitFor(kGiveUp)) return Timed{rally.ordered(), {}};
   return Timed{rally.ordered(), rally.elapsed()};
 }
 
@@ -980,20 +1014,19 @@ struct OpenRally : RallyCounts {
   struct alignas(64) {
     std::atomic<bool> stop{false};  // written by the benchmark's thread, once a round
   } control;
-  std::promise<void> stopped;
+  Completion stopped;
 
-  /// Benchmark's thread, between rounds. Returns when the rally has stopped.
-  std::future<void> reset() {
+  /// Benchmark's thread, between rounds.
+  void reset() {
     resetCounts();
     control.stop.store(false, std::memory_order_relaxed);
-    stopped = std::promise<void>();
-    return stopped.get_future();
+    stopped.reset();
   }
 
   // The requester's side (RequesterOf), on its isolate.
   void begin() {}
   bool wantsMore(std::int64_t) const { return !control.stop.load(std::memory_order_relaxed); }
-  void finish() { stopped.set_value(); }
+  void finish() { stopped.raise(); }
 };
 
 using OpenRequester = RequesterOf<OpenRally>;
@@ -1013,8 +1046,7 @@ struct ScalingPairs {
 std::optional<OpMeter::Timed> scalingWindow(ScalingPairs& pairs,
                                             const std::vector<std::size_t>& which,
                                             std::string& why) {
-  std::vector<std::future<void>> stopped;
-  for (std::size_t k : which) stopped.push_back(pairs.rallies[k]->reset());
+  for (std::size_t k : which) pairs.rallies[k]->reset();
   for (std::size_t k : which) pairs.requesters[k].tell(Serve{pairs.responders[k]});
   std::this_thread::sleep_for(kScalingWarmUp);
   const auto done = [&] {
@@ -1029,8 +1061,8 @@ std::optional<OpMeter::Timed> scalingWindow(ScalingPairs& pairs,
   const Steady::time_point closed = Steady::now();
   for (std::size_t k : which) pairs.rallies[k]->control.stop.store(true, std::memory_order_relaxed);
   const Steady::time_point deadline = Steady::now() + kGiveUp;
-  for (auto& s : stopped) {
-    if (s.wait_until(deadline) != std::future_status::ready) {
+  for (std::size_t k : which) {
+    if (!pairs.rallies[k]->stopped.waitFor(deadline - Steady::now())) {
       why = "a pair did not stop";
       return std::nullopt;
     }

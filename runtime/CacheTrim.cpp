@@ -1,6 +1,7 @@
 // The caches' trim timer (CacheTrim.hpp).
 #include "CacheTrim.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <thread>
 #include <utility>
@@ -17,12 +18,16 @@ namespace {
 // is. Trivially destructible, so that it outlives the thread's other
 // thread_locals (a cache gives blocks back during their destruction).
 struct TrimState {
-  const Isolate* armedOn;
+  const Isolate* armedOn;  // null: no timer armed for this thread
   std::uint64_t serial;
+  std::chrono::steady_clock::time_point armedAt;
+  std::uint32_t looks;  // trimWillCome() calls while armed
 };
 thread_local TrimState tTrim{};
 
 bool arm(Isolate& here) noexcept;
+// trimWillCome() reads the clock once in this many calls + 1 while armed.
+constexpr std::uint32_t kLooksBetweenChecks = 255;
 
 // The timer's task. It acts only on the thread that armed it, and only for
 // that thread's latest arming: a timer of an older arming, or one whose
@@ -61,6 +66,7 @@ bool arm(Isolate& here) noexcept {
     here.setTimeout(kTrimPeriod, TrimTask(++tTrim.serial),
                     TimerOptions{.referenced = false, .coarse = true});
     tTrim.armedOn = &here;
+    tTrim.armedAt = std::chrono::steady_clock::now();
     return true;
   } catch (...) {
     return false;  // a stopping isolate, or no memory for the timer
@@ -72,7 +78,16 @@ bool arm(Isolate& here) noexcept {
 bool trimWillCome() noexcept {
   Isolate* here = Isolate::current();
   if (here == nullptr) return false;  // no loop to trim it
-  return tTrim.armedOn == here || arm(*here);
+  if (tTrim.armedOn != nullptr) {
+    // Armed for this thread, on this isolate or on another that this
+    // thread runs (a manual system runs all of its isolates on one). Now
+    // and then, make sure it has not gone stale: a timer whose isolate
+    // moved to another thread, or was destroyed on one, does nothing and
+    // tells no one. A timer three periods old has.
+    if ((++tTrim.looks & kLooksBetweenChecks) != 0) return true;
+    if (std::chrono::steady_clock::now() - tTrim.armedAt < 3 * kTrimPeriod) return true;
+  }
+  return arm(*here);
 }
 
 }  // namespace coreactor::detail

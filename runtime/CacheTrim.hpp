@@ -4,7 +4,10 @@
 // Off a loop, a cache keeps its fixed bound. On a thread that runs an
 // isolate's loop it may park as much as that thread's bursts need (up to a
 // ceiling), because the first block parked above a bound arms one
-// unreferenced timer on that isolate: each kTrimPeriod it fires, every
+// unreferenced timer for the thread, on the isolate whose loop runs then (a
+// manual system runs all of its isolates on one thread: one timer serves
+// them all; one that went stale, its isolate destroyed or moved to another
+// thread, is replaced within three periods): each kTrimPeriod it fires, every
 // cache gives back the blocks that stayed parked and unused through the
 // whole period, down to its fixed bound, and the timer arms again while
 // blocks are left above a bound. So parked memory follows the bursts that

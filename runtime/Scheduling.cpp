@@ -172,6 +172,9 @@ ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
   const ActorRef sender = !options.sender().isNone()
                               ? options.sender()
                               : (owner != nullptr ? owner->self() : ActorRef());
+  // A schedule keeps its sender as an id of this system: another system's
+  // actor would come back as one of ours.
+  if (!carriesAsId(sender)) return {fault(Error::ErrInvalidOption)};
 
   // The isolate the call runs on holds the schedule (S9).
   IsolateRuntime* here = owner != nullptr ? &owner->home() : currentRuntime();

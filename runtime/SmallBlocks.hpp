@@ -69,7 +69,8 @@ class SmallBlocks {
     if (lists.gone) return false;
     bool left = false;
     for (std::size_t cls = 0; cls < kClasses; ++cls) {
-      const std::size_t fixed = kParkBytes / bytesOf(cls);
+      // put() parks while counts * bytes < kParkBytes: the ceiling of the quotient.
+      const std::size_t fixed = (kParkBytes + bytesOf(cls) - 1) / bytesOf(cls);
       const std::size_t above = lists.counts[cls] > fixed ? lists.counts[cls] - fixed : 0;
       const std::size_t unused = lists.lowest[cls] < above ? lists.lowest[cls] : above;
       for (std::size_t n = 0; n < unused; ++n) {

@@ -759,8 +759,9 @@ class SystemCore {
     if (here != nullptr && here->core == this && here->index == target.isolateIndex()) [[likely]] {
       return here->table.find(target.slot(), target.generation());
     }
-    // A reference of this system names one of its isolates: no bounds check.
-    if (tManualDriver != this) return nullptr;
+    // A sender id kept by another system's schedule comes back with this
+    // system's pointer (ScheduleOptions::withSender): check the index.
+    if (tManualDriver != this || target.isolateIndex() >= isolates_.size()) return nullptr;
     return isolates_[target.isolateIndex()]->table.find(target.slot(), target.generation());
   }
   /// A word that answers an ask whose reply slot lives on this thread's isolate.

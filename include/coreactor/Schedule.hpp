@@ -61,7 +61,8 @@ class ScheduleOptions {
     return copy;
   }
   /// The sender of every tick. Default: the scheduling actor for a context
-  /// call, no sender for a system call.
+  /// call, no sender for a system call. An actor of another system is
+  /// refused (ErrInvalidOption): the schedule keeps its sender as an id.
   ScheduleOptions withSender(const ActorRef& sender) const {
     ScheduleOptions copy = *this;
     copy.sender_ = sender;

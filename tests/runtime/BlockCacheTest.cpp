@@ -134,8 +134,9 @@ TEST(BlockCache, OneTimerTrimsSmallBlocksToo) {
     ManualClock clock;
     Isolate isolate({.clock = &clock});
     constexpr std::size_t kCell = 200;
-    const std::size_t fixed =
-        SmallBlocks::kParkBytes / SmallBlocks::bytesOf(SmallBlocks::classOf(kCell));
+    // put() parks while the class holds less than kParkBytes: the ceiling.
+    const std::size_t bytes = SmallBlocks::bytesOf(SmallBlocks::classOf(kCell));
+    const std::size_t fixed = (SmallBlocks::kParkBytes + bytes - 1) / bytes;
     isolate.post([&] {
       std::vector<void*> cells;
       for (std::size_t i = 0; i < 5 * fixed; ++i) cells.push_back(SmallBlocks::get(kCell));
@@ -150,6 +151,25 @@ TEST(BlockCache, OneTimerTrimsSmallBlocksToo) {
     EXPECT_EQ(SmallBlocks::parked(kCell), fixed);
     EXPECT_EQ(BlockCache::local().parked(kClass), kFixed);
     EXPECT_EQ(isolate.pendingTimers(), 0u);
+  });
+}
+
+TEST(BlockCache, ALoopThatRunsSeveralIsolatesArmsOneTimerForItsThread) {
+  // A manual system runs all of its isolates on one thread: the caches are
+  // the thread's, and so is the one timer, on the isolate that armed it.
+  onFreshThread([] {
+    ManualClock clock;
+    Isolate first({.clock = &clock});
+    Isolate second({.clock = &clock});
+    first.post([&] { burst(2 * kFixed); });
+    first.runUntilIdle();
+    second.post([&] { burst(3 * kFixed); });
+    second.runUntilIdle();
+    EXPECT_EQ(first.pendingTimers(), 1u);
+    EXPECT_EQ(second.pendingTimers(), 0u);
+    EXPECT_EQ(BlockCache::local().parked(kClass), 3 * kFixed);
+    passPeriods(first, clock, 2);  // the timer fires where it was armed
+    EXPECT_EQ(BlockCache::local().parked(kClass), kFixed);
   });
 }
 

@@ -574,6 +574,12 @@ TEST(Schedule, EveryBadCallGetsItsNamedErrorAndLeavesNothingBehind) {
   EXPECT_EQ(s.scheduleMessage(Message(std::move(moveOnly)), probe.ref(), 5ms, true, {}).wait(),
             Error::ErrInvalidOption)
       << "a repeating schedule needs a copyable message";
+  TestKit elsewhere;
+  EXPECT_EQ(s.schedule(Tick{}, probe.ref(), 5ms,
+                       ScheduleOptions::create().withSender(elsewhere.probe("q").ref()))
+                .wait(),
+            Error::ErrInvalidOption)
+      << "a tick's sender of another system could not be kept";
   EXPECT_EQ(s.scheduleCount(), 1u) << "only the one good schedule";
   EXPECT_THROW(s.schedule(Tick{}, probe.ref(), 0ms).get(), std::system_error);
   s.stop();

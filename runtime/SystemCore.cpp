@@ -107,6 +107,7 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
     rt->dispatcher->adoptErrorSink(dispatcherSink());  // SPEC D12: only where unset
     isolates_.push_back(std::move(rt));
   }
+  isolateCount_ = static_cast<std::uint32_t>(isolates_.size());
   // The guardian lives on isolate 0.
   IsolateRuntime& home = *isolates_[0];
   const auto reservation = home.table.reserve(isLocal(home));

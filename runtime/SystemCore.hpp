@@ -761,7 +761,7 @@ class SystemCore {
     }
     // A sender id kept by another system's schedule comes back with this
     // system's pointer (ScheduleOptions::withSender): check the index.
-    if (tManualDriver != this || target.isolateIndex() >= isolates_.size()) return nullptr;
+    if (tManualDriver != this || target.isolateIndex() >= isolateCount_) return nullptr;
     return isolates_[target.isolateIndex()]->table.find(target.slot(), target.generation());
   }
   /// A word that answers an ask whose reply slot lives on this thread's isolate.
@@ -938,6 +938,9 @@ class SystemCore {
   std::shared_ptr<spdlog::logger> logger_;
   EventStream events_;
   std::vector<std::unique_ptr<IsolateRuntime>> isolates_;
+  // isolates_.size() once they are all made (0 before): the send path's
+  // bounds check in one compare.
+  std::uint32_t isolateCount_ = 0;
   std::atomic<State> state_{State::Running};
   std::atomic<std::uint64_t> deadLetters_{0};
   std::atomic<std::uint64_t> staleTicks_{0};

@@ -147,6 +147,22 @@ void ActorCell::disposeTurn(Task& task) noexcept {
   if (cell.state_ == State::Dead) delete &cell;
 }
 
+// A stopping actor whose children are gone finishes its stop at the end of
+// the turn that saw the last of them go.
+inline void ActorCell::finishIfStopping() {
+  if (state_ == State::Terminating && !hasChildren()) [[unlikely]] {
+    finishStop();
+  }
+}
+
+// What failed around the handler (not in it: invoke() hands that to
+// supervision) goes to the event stream (SPEC D11); true while user
+// messages are left.
+bool ActorCell::turnFailed() {
+  core().reportDispatcherError(dispatcher_->id(), std::current_exception(), self());
+  return !mailbox_.empty();
+}
+
 inline void ActorCell::endTurn(bool more) {
   if (LogContext& c = logContext(); !c.path.empty()) c = LogContext{};
   scheduled_ = false;
@@ -221,12 +237,9 @@ void ActorCell::turnOnWord() {
     if (more && throughput_ > 1 && state_ == State::Running && !blocked()) [[unlikely]] {
       more = consumeMore(ctx, throughput_ - 1);
     }
-    if (state_ == State::Terminating && !hasChildren()) [[unlikely]] {
-      finishStop();
-    }
+    finishIfStopping();
   } catch (...) {
-    core().reportDispatcherError(dispatcher_->id(), std::current_exception(), self());
-    more = !mailbox_.empty();
+    more = turnFailed();
   }
   endTurn(more);
 }
@@ -246,12 +259,9 @@ void ActorCell::turnInGeneral() {
       ReceiveContext ctx(*this);  // one for the turn: each message sets its fields
       more = consumeMessages(ctx, throughput_);
     }
-    if (state_ == State::Terminating && !hasChildren()) [[unlikely]] {
-      finishStop();
-    }
+    finishIfStopping();
   } catch (...) {
-    core().reportDispatcherError(dispatcher_->id(), std::current_exception(), self());
-    more = !mailbox_.empty();
+    more = turnFailed();
   }
   endTurn(more);
 }

@@ -494,6 +494,8 @@ class ActorCell final : public Task, public Endpoint {
   [[gnu::noinline]] bool consumeMore(ReceiveContext& ctx, std::uint32_t n);
   // What every turn ends with; `more`: user messages are left.
   [[gnu::always_inline]] inline void endTurn(bool more);
+  [[gnu::always_inline]] inline void finishIfStopping();
+  [[gnu::noinline, gnu::cold]] bool turnFailed();
   [[gnu::noinline]] std::uint32_t consumeRun(ReceiveContext& ctx, std::uint32_t max);
   [[gnu::noinline]] void runSystemMessages();
   void schedule() {

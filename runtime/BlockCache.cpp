@@ -25,9 +25,7 @@ bool BlockCache::trim() noexcept {
   if (gone_) return false;
   bool left = false;
   for (std::size_t i = 0; i < 2 * kClasses; ++i) {
-    // lowest_ blocks were never taken this period; keep the fixed bound.
-    const std::size_t above = counts_[i] > kFixed[i] ? counts_[i] - kFixed[i] : 0;
-    const std::size_t unused = lowest_[i] < above ? lowest_[i] : above;
+    const std::size_t unused = unusedAbove(counts_[i], lowest_[i], kFixed[i]);
     for (std::size_t n = 0; n < unused; ++n) {
       release(std::exchange(heads_[i], heads_[i]->next), i);
     }

@@ -51,9 +51,7 @@ class BlockCache {
   /// The alignment of a `lineAligned` block.
   static constexpr std::size_t kLineAlignment = 64;
 
-  BlockCache() noexcept {
-    for (std::size_t i = 0; i < 2 * kClasses; ++i) lowest_[i] = 0;
-  }
+  BlockCache() noexcept = default;
   ~BlockCache();
   BlockCache(const BlockCache&) = delete;
   BlockCache& operator=(const BlockCache&) = delete;
@@ -119,8 +117,8 @@ class BlockCache {
   // [cls]: plain blocks; [kClasses + cls]: line-aligned ones.
   Node* heads_[2 * kClasses] = {};
   std::size_t counts_[2 * kClasses] = {};
-  std::size_t lowest_[2 * kClasses];  // the fewest parked since the last trim
-  bool gone_ = false;                 // destroyed (thread exit): put() frees at once
+  std::size_t lowest_[2 * kClasses] = {};  // the fewest parked since the last trim
+  bool gone_ = false;                      // destroyed (thread exit): put() frees at once
 };
 
 inline constexpr std::array<std::size_t, 2 * BlockCache::kClasses> BlockCache::kFixed = [] {

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 
 namespace coreactor::detail {
 
@@ -30,5 +31,13 @@ inline constexpr std::chrono::milliseconds kTrimPeriod{1000};
 /// (armed now, or already), so the block may be parked; false (no loop, a
 /// stopping one, no memory for the timer): free it.
 bool trimWillCome() noexcept;
+
+/// For a cache's trim: how many of a list's `count` parked blocks go back to
+/// the heap. `lowest` of them were never taken since the last trim; the
+/// list keeps at least `fixed`.
+inline std::size_t unusedAbove(std::size_t count, std::size_t lowest, std::size_t fixed) noexcept {
+  const std::size_t above = count > fixed ? count - fixed : 0;
+  return lowest < above ? lowest : above;
+}
 
 }  // namespace coreactor::detail

@@ -119,13 +119,8 @@ class Mailbox {
       handle(envelope.message, envelope.sender);
     }
   }
-  /// The oldest message is the word in the slot (takeWord()).
+  /// The oldest message is the word in the slot (consume() takes it first).
   bool hasWord() const noexcept { return hasFirst(); }
-  /// The sender of the word in the slot. Precondition: hasWord().
-  ActorRef wordSender(SystemCore* system) const noexcept { return firstSender(system); }
-  /// The word in the slot, as a Message; the slot is free again.
-  /// Precondition: hasWord().
-  Message takeWord() noexcept { return takeFirstMessage(); }
   /// The oldest message is in the unbounded FIFO (not in the word slot, and
   /// the mailbox is neither bounded nor by priority): consumeFifoRun() may go.
   bool fifoFirst() const noexcept { return !hasFirst() && special_ == nullptr && !fifo_.empty(); }

@@ -26,6 +26,7 @@
 // freed, and blocks given back after that go straight to operator delete.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <new>
 
@@ -69,10 +70,7 @@ class SmallBlocks {
     if (lists.gone) return false;
     bool left = false;
     for (std::size_t cls = 0; cls < kClasses; ++cls) {
-      // put() parks while counts * bytes < kParkBytes: the ceiling of the quotient.
-      const std::size_t fixed = (kParkBytes + bytesOf(cls) - 1) / bytesOf(cls);
-      const std::size_t above = lists.counts[cls] > fixed ? lists.counts[cls] - fixed : 0;
-      const std::size_t unused = lists.lowest[cls] < above ? lists.lowest[cls] : above;
+      const std::size_t unused = unusedAbove(lists.counts[cls], lists.lowest[cls], kFixed[cls]);
       for (std::size_t n = 0; n < unused; ++n) {
         Node* node = lists.heads[cls];
         lists.heads[cls] = node->next;
@@ -80,7 +78,7 @@ class SmallBlocks {
       }
       lists.counts[cls] -= unused;
       lists.lowest[cls] = lists.counts[cls];
-      left = left || lists.counts[cls] > fixed;
+      left = left || lists.counts[cls] > kFixed[cls];
     }
     return left;
   }
@@ -96,7 +94,7 @@ class SmallBlocks {
     }
     const std::size_t cls = classOf(bytes);
     Lists& lists = tLists;
-    if (lists.counts[cls] * bytesOf(cls) >= kParkBytes) [[unlikely]] {
+    if (lists.counts[cls] >= kFixed[cls]) [[unlikely]] {
       if (lists.gone || (lists.counts[cls] + 1) * bytesOf(cls) > kParkCeiling || !trimWillCome()) {
         ::operator delete(block);
         return;
@@ -111,6 +109,9 @@ class SmallBlocks {
   struct Node {
     Node* next;
   };
+  // Blocks each class keeps at all times: as many as hold less than
+  // kParkBytes before the last one (defined below the class).
+  static const std::array<std::size_t, kClasses> kFixed;
   // Trivially destructible, so that it outlives every other thread_local
   // of the thread: a block given back during their destruction still finds
   // it (and, once `gone`, is freed at once).
@@ -143,5 +144,13 @@ class SmallBlocks {
     tLists.reaperArmed = true;
   }
 };
+
+inline constexpr std::array<std::size_t, SmallBlocks::kClasses> SmallBlocks::kFixed = [] {
+  std::array<std::size_t, kClasses> fixed{};
+  for (std::size_t cls = 0; cls < kClasses; ++cls) {
+    fixed[cls] = (kParkBytes + bytesOf(cls) - 1) / bytesOf(cls);  // the ceiling
+  }
+  return fixed;
+}();
 
 }  // namespace coreactor::detail

@@ -761,8 +761,8 @@ class SystemCore {
     if (here != nullptr && here->core == this && here->index == target.isolateIndex()) [[likely]] {
       return here->table.find(target.slot(), target.generation());
     }
-    // A sender id kept by another system's schedule comes back with this
-    // system's pointer (ScheduleOptions::withSender): check the index.
+    // Only this system mints its references, but a stale one (of a system
+    // destroyed at this address) must not read past the isolates.
     if (tManualDriver != this || target.isolateIndex() >= isolateCount_) return nullptr;
     return isolates_[target.isolateIndex()]->table.find(target.slot(), target.generation());
   }

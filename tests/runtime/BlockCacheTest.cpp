@@ -43,6 +43,12 @@ void burst(std::size_t n) {
   for (void* b : blocks) cache.put(b, kClass);
 }
 
+// A burst of `n` blocks on `isolate`'s loop, which then runs until idle.
+void burstOn(Isolate& isolate, std::size_t n) {
+  isolate.post([n] { burst(n); });
+  isolate.runUntilIdle();
+}
+
 // Lets `periods` trim periods pass on `isolate`'s manual clock, running
 // the loop after each, so that a due trim timer fires.
 void passPeriods(Isolate& isolate, ManualClock& clock, int periods) {
@@ -67,16 +73,14 @@ TEST(BlockCache, OnALoopABurstStaysParkedAndOneTimerTrimsWhatStaysUnused) {
     ManualClock clock;
     Isolate isolate({.clock = &clock});
     BlockCache& cache = BlockCache::local();
-    isolate.post([&] { burst(3 * kFixed); });
-    isolate.runUntilIdle();
+    burstOn(isolate, 3 * kFixed);
     // The whole burst is parked, for the next one; one unreferenced timer
     // is armed to trim it (runUntilIdle did not wait for it).
     EXPECT_EQ(cache.parked(kClass), 3 * kFixed);
     EXPECT_EQ(isolate.pendingTimers(), 1u);
 
     // A second burst of the same size takes only parked blocks.
-    isolate.post([&] { burst(3 * kFixed); });
-    isolate.runUntilIdle();
+    burstOn(isolate, 3 * kFixed);
     EXPECT_EQ(cache.parked(kClass), 3 * kFixed);
     EXPECT_EQ(isolate.pendingTimers(), 1u);
 
@@ -89,8 +93,7 @@ TEST(BlockCache, OnALoopABurstStaysParkedAndOneTimerTrimsWhatStaysUnused) {
     // A smaller burst in the second period uses a third of them: the other
     // two thirds stayed unused through the period and go, but not below the
     // fixed bound.
-    isolate.post([&] { burst(kFixed); });
-    isolate.runUntilIdle();
+    burstOn(isolate, kFixed);
     passPeriods(isolate, clock, 1);
     EXPECT_EQ(cache.parked(kClass), kFixed);
     // At the bound: no timer is left.
@@ -102,8 +105,7 @@ TEST(BlockCache, AnIdleLoopGivesABurstBackWithinTwoPeriods) {
   onFreshThread([] {
     ManualClock clock;
     Isolate isolate({.clock = &clock});
-    isolate.post([&] { burst(4 * kFixed); });
-    isolate.runUntilIdle();
+    burstOn(isolate, 4 * kFixed);
     EXPECT_EQ(BlockCache::local().parked(kClass), 4 * kFixed);
     passPeriods(isolate, clock, 2);
     EXPECT_EQ(BlockCache::local().parked(kClass), kFixed);
@@ -116,13 +118,11 @@ TEST(BlockCache, ATimerDroppedWithItsIsolateLetsTheNextIsolateArmItsOwn) {
     ManualClock clock;
     {
       Isolate first({.clock = &clock});
-      first.post([&] { burst(2 * kFixed); });
-      first.runUntilIdle();
+      burstOn(first, 2 * kFixed);
       EXPECT_EQ(first.pendingTimers(), 1u);
     }  // its timer is dropped unrun
     Isolate second({.clock = &clock});
-    second.post([&] { burst(3 * kFixed); });
-    second.runUntilIdle();
+    burstOn(second, 3 * kFixed);
     EXPECT_EQ(second.pendingTimers(), 1u);  // armed anew, on this isolate
     passPeriods(second, clock, 2);
     EXPECT_EQ(BlockCache::local().parked(kClass), kFixed);
@@ -161,10 +161,8 @@ TEST(BlockCache, ALoopThatRunsSeveralIsolatesArmsOneTimerForItsThread) {
     ManualClock clock;
     Isolate first({.clock = &clock});
     Isolate second({.clock = &clock});
-    first.post([&] { burst(2 * kFixed); });
-    first.runUntilIdle();
-    second.post([&] { burst(3 * kFixed); });
-    second.runUntilIdle();
+    burstOn(first, 2 * kFixed);
+    burstOn(second, 3 * kFixed);
     EXPECT_EQ(first.pendingTimers(), 1u);
     EXPECT_EQ(second.pendingTimers(), 0u);
     EXPECT_EQ(BlockCache::local().parked(kClass), 3 * kFixed);
@@ -177,8 +175,7 @@ TEST(BlockCache, ParkingStopsAtTheCeiling) {
   onFreshThread([] {
     Isolate isolate;
     const std::size_t ceiling = BlockCache::kParkCeiling / BlockCache::bytesOf(kClass);
-    isolate.post([&] { burst(ceiling + 100); });
-    isolate.runUntilIdle();
+    burstOn(isolate, ceiling + 100);
     EXPECT_EQ(BlockCache::local().parked(kClass), ceiling);
   });
 }

@@ -61,19 +61,21 @@ void Crossings::makeRing(IsolateRuntime& to, Peer& peer) {
   to.crossings->incoming_[home_.index].store(peer.ring, std::memory_order_release);
 }
 
-// A crossing that did not go into the ring (full, or the overflow list
-// already waits, which keeps the ring's order) is built by make(void* at)
-// where it is kept, in the overflow list, not moved there. Past the list's
-// bound, a user message is refused (a dead letter, counted); a system
-// message never is.
+// A crossing that did not go into the ring (full, or a run or the overflow
+// list already waits, which keeps the ring's order) is built by
+// make(void* at) where it is kept, in the overflow list, not moved there.
+// Past the list's bound, a user message is refused (a dead letter, counted);
+// a system message never is. `spilled`: a word of a run, counted as sent
+// when the run took it.
 template <class Make>
 void Crossings::overflowWith(IsolateRuntime& to, Peer& peer, std::uint64_t target, bool system,
-                             Make&& make) {
+                             bool spilled, Make&& make) {
   if (!system && peer.overflow.size() >= overflowLimit_) {
     alignas(Crossing) unsigned char storage[sizeof(Crossing)];
     make(static_cast<void*>(storage));
     Crossing& crossing = *std::launder(reinterpret_cast<Crossing*>(storage));
     bump(stats_.refused);
+    if (spilled) unbump(stats_.sent);  // it never crossed
     Envelope refused = unwrap(std::move(crossing));
     crossing.~Crossing();
     core_.failAskOf(refused.sender, make_error_code(Error::ErrMailboxFull));
@@ -91,7 +93,11 @@ void Crossings::overflowWith(IsolateRuntime& to, Peer& peer, std::uint64_t targe
     make(static_cast<void*>(&waiting->crossing));
   });
   bump(stats_.overflowed);
-  counted(to, peer);
+  if (spilled) {
+    oweWake(to, peer);
+  } else {
+    counted(to, peer);
+  }
   // A flood sent from one long turn would otherwise wait in the list until
   // the turn ends, with the receiver idle: every kFlushEvery crossings that
   // went to the list, move what fits into the ring and pay the wake-up.
@@ -131,7 +137,10 @@ void Crossings::sendWord(IsolateRuntime& to, std::uint64_t target, std::uint64_t
       return;
     }
     // Alone, built in the ring's cell, half a line: no Message on the way.
-    if (peer.overflow.empty() && peer.ring->tryPushWith(keyOf(target), [&](void* at) noexcept {
+    // Not while a run waits: a spill above can leave one (its periodic
+    // flush gathers the list's words again) for want of a pair of cells
+    // when this word's one cell is free.
+    if (peer.nothingWaits() && peer.ring->tryPushWith(keyOf(target), [&](void* at) noexcept {
           ::new (at) WordCrossing{sender, type, word};
         })) [[likely]] {
       peer.last = kind;
@@ -139,7 +148,7 @@ void Crossings::sendWord(IsolateRuntime& to, std::uint64_t target, std::uint64_t
       return;
     }
   }
-  overflowWith(to, peer, target, /*system=*/false, [&](void* at) noexcept {
+  overflowWith(to, peer, target, /*system=*/false, /*spilled=*/false, [&](void* at) noexcept {
     ::new (at) Crossing{sender, Message(type, word)};
   });
 }
@@ -169,7 +178,7 @@ void Crossings::spillRun(IsolateRuntime& to, Peer& peer) {
   peer.run.count = 0;
   peer.last = {};
   for (std::uint32_t i = 0; i < run.count; ++i) {
-    overflowWith(to, peer, run.kind.target, /*system=*/false,
+    overflowWith(to, peer, run.kind.target, /*system=*/false, /*spilled=*/true,
                  [&](void* at) noexcept { ::new (at) Crossing(run.crossingAt(i)); });
   }
 }
@@ -182,11 +191,11 @@ void Crossings::send(IsolateRuntime& to, std::uint64_t target, Crossing&& crossi
   // behind it (flushOverflow() moves it first).
   if (peer.run.count != 0 && !pushRun(peer) && peer.overflow.empty()) spillRun(to, peer);
   peer.last = {};
-  if (peer.overflow.empty() && tryRing(peer, target, crossing)) {
+  if (peer.nothingWaits() && tryRing(peer, target, crossing)) {
     counted(to, peer);
     return;
   }
-  overflowWith(to, peer, target, crossing.message.is<CrossingSystemMessage>(),
+  overflowWith(to, peer, target, crossing.message.is<CrossingSystemMessage>(), /*spilled=*/false,
                [&crossing](void* at) noexcept { ::new (at) Crossing(std::move(crossing)); });
 }
 
@@ -201,6 +210,10 @@ bool Crossings::tryRing(Peer& peer, std::uint64_t target, Crossing& crossing) no
 
 void Crossings::counted(IsolateRuntime& to, Peer& peer) {
   bump(stats_.sent);
+  oweWake(to, peer);
+}
+
+void Crossings::oweWake(IsolateRuntime& to, Peer& peer) {
   if (!peer.owesWake) {
     peer.owesWake = true;
     owed_.push_back(to.index);

@@ -209,6 +209,9 @@ class Crossings final : public Isolate::Poller {
   static void bump(std::atomic<std::uint64_t>& counter) noexcept {
     counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
+  static void unbump(std::atomic<std::uint64_t>& counter) noexcept {
+    counter.store(counter.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+  }
   const Stats& stats() const noexcept { return stats_; }
 
  private:
@@ -257,6 +260,8 @@ class Crossings final : public Isolate::Poller {
     // waits ahead of it.
     Gathering run;
     WordKind last;  // of the last word that crossed alone; none since the wake-ups were paid
+    /// Neither a run nor the list waits: a crossing may go into the ring.
+    bool nothingWaits() const noexcept { return run.count == 0 && overflow.empty(); }
   };
   /// How many crossings go into an overflow list before a send moves what
   /// fits into the ring.
@@ -299,6 +304,8 @@ class Crossings final : public Isolate::Poller {
   bool tryRing(Peer& peer, std::uint64_t target, Crossing& crossing) noexcept;
   /// Counts a crossing sent to `to` and owes it a wake-up.
   void counted(IsolateRuntime& to, Peer& peer);
+  /// Notes that `peer` is owed a wake-up (and rings our own doorbell).
+  void oweWake(IsolateRuntime& to, Peer& peer);
   void deliver(std::uint64_t target, Crossing&& crossing) noexcept;
   void deliverWord(std::uint64_t target, const WordCrossing& word) noexcept;
   /// deliverWord()'s common case, inline in take()'s loop: into the unbounded
@@ -311,7 +318,8 @@ class Crossings final : public Isolate::Poller {
   /// The overflow list of `peer` after a crossing that did not go into its
   /// ring (SPEC X3): queued there, or past its bound refused.
   template <class Make>
-  void overflowWith(IsolateRuntime& to, Peer& peer, std::uint64_t target, bool system, Make&& make);
+  void overflowWith(IsolateRuntime& to, Peer& peer, std::uint64_t target, bool system, bool spilled,
+                    Make&& make);
   /// The user message a crossing carries, with its sender.
   Envelope unwrap(Crossing&& crossing) noexcept;
   void flushOverflow(std::uint32_t peer);

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <future>
+#include <string>
 
 #include "coreactor/ActorSystem.hpp"
 
@@ -16,12 +17,14 @@ namespace coreactor::test {
 class IsolateHold {
  public:
   /// Spawns the holding actor on `isolate` and returns once it holds it;
-  /// held() is false if that did not happen within 30 s.
-  IsolateHold(ActorSystem& system, std::size_t isolate) : gate_(release_.get_future().share()) {
+  /// held() is false if that did not happen within 30 s. `name`: the
+  /// holding actor's, unique among the system's top-level actors.
+  IsolateHold(ActorSystem& system, std::size_t isolate, const std::string& name = "hold")
+      : gate_(release_.get_future().share()) {
     // The gate is copied into the handler: the hold may be destroyed right
     // after release(), while the handler is still waking up from wait().
     actor_ = system.spawn(
-        "hold",
+        name,
         [this, gate = gate_](ReceiveContext& ctx) {
           if (!ctx.is<Hold>()) return;
           holding_.set_value();

@@ -231,6 +231,74 @@ TEST(Isolates, RunsOfWordsAmongOtherMessagesAndTargetsKeepEachPairsOrder) {
   }
 }
 
+TEST(Isolates, AWordNeverOvertakesARunThatWaitsForRoomInTheRing) {
+  // SPEC A2, X1, X3: a run of words needs an aligned pair of the ring's
+  // cells, a lone word one cell. With the receiver's isolate held, the first
+  // turn fills the smallest ring (four cells) and puts `queued` words in the
+  // overflow list; once they are through, a second turn, again held, sends
+  // `lone` words of alternating types, then five of one type and one of the
+  // other. The run of four can find the ring without a pair while one cell
+  // is free, at any count of the list's periodic flush: the words after it
+  // must still wait behind it. Swept over every count of a flush period and
+  // every position in the ring, the sink sees each pair's messages in order.
+  auto send = [](ReceiveContext& ctx, const ActorRef& to, std::int64_t n, int type) {
+    if (type == 0) {
+      ctx.tell(to, Numbered{n});
+    } else {
+      ctx.tell(to, OtherWord{static_cast<std::int32_t>(n)});
+    }
+  };
+  for (int queued = 0; queued < 64; ++queued) {
+    for (int lone = 0; lone < 4; ++lone) {
+      auto system = ActorSystem::create("overtake", ActorSystemOptions::create()
+                                                        .withIsolates(2)
+                                                        .withCrossIsolateBuffer(2, 1u << 20)
+                                                        .withLogLevel(LogLevel::Off));
+      std::atomic<std::int64_t> count{0};
+      std::vector<std::pair<int, std::int64_t>> seen;  // by isolate 1
+      const ActorRef sink =
+          system->spawn<Recorder>("sink", ActorOptions::create().withIsolate(1), &seen, &count);
+      std::vector<std::pair<int, std::int64_t>> expected;  // by isolate 0
+      std::int64_t n = 0;                                  // by isolate 0
+      std::atomic<std::int64_t> sent{0};                   // the messages of the turns done
+      const ActorRef source = system->spawn(
+          "source",
+          [&](ReceiveContext& ctx) {
+            const Go* go = ctx.get<Go>();
+            if (go == nullptr) return;
+            std::vector<int> types;
+            if (go->first == 0) {
+              for (int i = 0; i < 4 + queued; ++i) types.push_back(i % 2);
+            } else {
+              for (int i = 0; i < lone; ++i) types.push_back(i % 2);
+              types.insert(types.end(), {0, 0, 0, 0, 0, 1});
+            }
+            for (const int type : types) {
+              expected.emplace_back(type, n);
+              send(ctx, sink, n++, type);
+            }
+            sent.store(n);
+          },
+          ActorOptions::create().withIsolate(0));
+      for (const std::int64_t turn : {0, 1}) {
+        test::IsolateHold hold(*system, 1, "hold" + std::to_string(turn));
+        ASSERT_TRUE(hold.held());
+        const std::int64_t before = sent.load();
+        source.tell(Go{sink, 0, turn});
+        // The sender's turn ends before the receiver takes anything.
+        ASSERT_TRUE(eventually([&] { return sent.load() != before; }));
+        hold.release();
+        ASSERT_TRUE(eventually([&] { return count.load() == sent.load(); }))
+            << count.load() << " of " << sent.load();
+      }
+      EXPECT_EQ(system->transportStats().crossings, static_cast<std::uint64_t>(sent.load()))
+          << "each message counted once, " << queued << " queued, " << lone << " lone";
+      system->shutdown();
+      ASSERT_EQ(seen, expected) << queued << " queued, " << lone << " lone";
+    }
+  }
+}
+
 // Tells itself a message for as long as `run` holds: on the microtask
 // dispatcher, a chain of microtasks that never ends on its own.
 struct Spinner : Actor {

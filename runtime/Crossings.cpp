@@ -108,10 +108,32 @@ void Crossings::overflowWith(IsolateRuntime& to, Peer& peer, std::uint64_t targe
   }
 }
 
+// A flood's common case, the word joins the run gathered for its kind,
+// which has room and nothing waiting ahead of it, is a leaf: every other
+// case (a run to push or start, a word alone, the overflow list) is the
+// tail call, so this path saves no registers (callgrind, a flood of words
+// across: 48.8 -> 15.6 instructions a word here).
 void Crossings::sendWord(IsolateRuntime& to, std::uint64_t target, std::uint64_t sender,
                          const MessageType* type, std::uint64_t word) {
   // The ring's key drops the target's isolate, which must be the ring's consumer.
   assert((target >> kIsolateShift) == to.index);
+  Peer& peer = peers_[to.index];
+  Gathering& run = peer.run;
+  // A run being gathered has a ring to go to: it started after a push.
+  if (run.count - 1 < WordRun::kWords - 1 && run.kind == WordKind{target, sender, type} &&
+      peer.overflow.empty()) [[likely]] {
+    run.words[run.count++] = word;
+    bump(stats_.sent);
+    if (!peer.owesWake) [[unlikely]] {
+      oweWake(to, peer);
+    }
+    return;
+  }
+  sendWordOtherwise(to, target, sender, type, word);
+}
+
+void Crossings::sendWordOtherwise(IsolateRuntime& to, std::uint64_t target, std::uint64_t sender,
+                                  const MessageType* type, std::uint64_t word) {
   Peer& peer = peerFor(to);
   if (peer.overflow.empty()) [[likely]] {
     Gathering& run = peer.run;
@@ -162,12 +184,24 @@ bool Crossings::pushRun(Peer& peer) noexcept {
       ::new (at) WordCrossing{kind.sender, kind.type, run.words[0]};
     });
   } else {
-    pushed = peer.ring->tryPushBigWith(keyOf(kind.target) | (std::uint64_t{run.count} << kRunShift),
-                                       [&](void* at) noexcept {
-                                         WordRun words{kind.type, {}};
-                                         std::copy_n(run.words, run.count, words.words);
-                                         ::new (at) Crossing{kind.sender, Message(words)};
-                                       });
+    // Built field by field in the cell, all four words whatever the count
+    // (the key says it): a copy of `count` words was a call to memcpy (so
+    // is std::copy_n into the cell), and a run built on the stack first was
+    // read back across its stores.
+    pushed = peer.ring->tryPushBigWith(
+        keyOf(kind.target) | (std::uint64_t{run.count} << kRunShift), [&](void* at) noexcept {
+          auto* crossing = ::new (at) Crossing{kind.sender, {}};
+          auto* words = ::new (static_cast<void*>(crossing->message.storage_)) WordRun;
+          words->type = kind.type;
+          static_assert(WordRun::kWords == 4);
+          const std::uint64_t w0 = run.words[0], w1 = run.words[1], w2 = run.words[2],
+                              w3 = run.words[3];
+          words->words[0] = w0;
+          words->words[1] = w1;
+          words->words[2] = w2;
+          words->words[3] = w3;
+          crossing->message.type_ = Message::typeOf<WordRun>();
+        });
   }
   if (pushed) run.count = 0;
   return pushed;

@@ -217,14 +217,24 @@ void detail::ActorCell::scheduleTurn() {
   deliver(Message(type, word), sender);
 }
 
+// A word to another isolate of this system, from one of its isolates (a
+// flood's every message): its checks make no call, and the ring's send is
+// its tail, so this path saves no registers. Everything else goes on in
+// deliverWordElsewhere().
 [[gnu::noinline]] void ActorRef::deliverWordSlow(const detail::MessageType* type,
                                                  std::uint64_t word, ActorRef sender) const {
-  if (system_ != nullptr) {
-    // From one of this system's isolates to an actor of another: straight
-    // into that pair's ring, without asking whose thread this is again.
-    if (system_->sendWordAcrossFromHere(*this, type, word, sender)) return;
-    if (system_->sendWord(*this, type, word, sender)) return;
+  if (system_ != nullptr) [[likely]] {
+    if (detail::IsolateRuntime* here = system_->crossingFromHere(*this, sender)) [[likely]] {
+      system_->sendWordAcrossFromHere(*here, *this, type, word, sender);
+      return;
+    }
   }
+  deliverWordElsewhere(type, word, sender);
+}
+
+[[gnu::noinline]] void ActorRef::deliverWordElsewhere(const detail::MessageType* type,
+                                                      std::uint64_t word, ActorRef sender) const {
+  if (system_ != nullptr && system_->sendWord(*this, type, word, sender)) return;
   deliver(Message(type, word), sender);
 }
 
@@ -237,21 +247,6 @@ bool SystemCore::sendWordAcross(IsolateRuntime& to, const ActorRef& target, cons
   IsolateRuntime* here = currentRuntime();
   if (here == nullptr || !carriesAsId(sender)) return false;
   here->crossings->sendWord(to, target.id(), idOf(sender), type, word);
-  return true;
-}
-
-bool SystemCore::sendWordAcrossFromHere(const ActorRef& target, const MessageType* type,
-                                        std::uint64_t word, const ActorRef& sender) {
-  // A manual system's driving thread owns all of its isolates: there
-  // sendWord() delivers in place, as the rest of that sender's messages go
-  // (isLocal), and so must this word, to keep their order.
-  IsolateRuntime* here = currentRuntime();
-  if (here == nullptr || here->index == target.isolateIndex() ||
-      target.isolateIndex() >= isolates_.size() || !carriesAsId(sender) || options_.manualRun()) {
-    return false;
-  }
-  here->crossings->sendWord(*isolates_[target.isolateIndex()], target.id(), idOf(sender), type,
-                            word);
   return true;
 }
 

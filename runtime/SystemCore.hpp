@@ -237,8 +237,8 @@ class Crossings final : public Isolate::Poller {
   /// The words of a run being gathered for one peer (WordRun).
   struct Gathering {
     WordKind kind;
-    std::uint32_t count = 0;  // 0: no run is being gathered
-    std::uint64_t words[WordRun::kWords] = {};
+    std::uint32_t count = 0;                    // 0: no run is being gathered
+    std::uint64_t words[WordRun::kWords] = {};  // all set: pushRun() copies every one
     /// Word `i` as a crossing of its own (the run spilled or dropped).
     Crossing crossingAt(std::uint32_t i) const {
       return Crossing{kind.sender, Message(kind.type, words[i])};
@@ -275,6 +275,10 @@ class Crossings final : public Isolate::Poller {
   /// A run's key carries its count from this bit on (below the ring's 60).
   static constexpr unsigned kRunShift = 56;
   static constexpr std::uint64_t kRunKeyMask = (std::uint64_t{1} << kRunShift) - 1;
+  /// sendWord() of all but a word that joins the run being gathered.
+  [[gnu::noinline]] void sendWordOtherwise(IsolateRuntime& to, std::uint64_t target,
+                                           std::uint64_t sender, const MessageType* type,
+                                           std::uint64_t word);
   /// Pushes the run gathered for `peer` into its ring (a word alone when it
   /// holds one); false, the run kept, when the ring has no room.
   bool pushRun(Peer& peer) noexcept;
@@ -305,7 +309,8 @@ class Crossings final : public Isolate::Poller {
   /// Counts a crossing sent to `to` and owes it a wake-up.
   void counted(IsolateRuntime& to, Peer& peer);
   /// Notes that `peer` is owed a wake-up (and rings our own doorbell).
-  void oweWake(IsolateRuntime& to, Peer& peer);
+  /// Out of line: once per peer and loop iteration, not per message.
+  [[gnu::noinline]] void oweWake(IsolateRuntime& to, Peer& peer);
   void deliver(std::uint64_t target, Crossing&& crossing) noexcept;
   void deliverWord(std::uint64_t target, const WordCrossing& word) noexcept;
   /// deliverWord()'s common case, inline in take()'s loop: into the unbounded
@@ -781,12 +786,28 @@ class SystemCore {
   /// from elsewhere, or with a sender of another system).
   bool sendWordAcross(IsolateRuntime& to, const ActorRef& target, const MessageType* type,
                       std::uint64_t word, const ActorRef& sender);
-  /// sendWord() from one of this system's isolates (this thread's) to an
-  /// actor of another of them: straight into that pair's ring. False,
-  /// nothing done, from anywhere else, to this isolate, for an index out of
-  /// range, with a sender of another system, or in a manual system.
-  bool sendWordAcrossFromHere(const ActorRef& target, const MessageType* type, std::uint64_t word,
-                              const ActorRef& sender);
+  /// For a word from one of this system's isolates (this thread's) to an
+  /// actor of another of them, which goes straight into that pair's ring
+  /// (sendWordAcrossFromHere): this thread's isolate. Null from anywhere
+  /// else, to this isolate, for an index out of range, with a sender of
+  /// another system, or in a manual system. No call.
+  IsolateRuntime* crossingFromHere(const ActorRef& target, const ActorRef& sender) const noexcept {
+    // A manual system's driving thread owns all of its isolates: there
+    // sendWord() delivers in place, as the rest of that sender's messages
+    // go (isLocal), and so must this word, to keep their order.
+    auto* here = static_cast<IsolateRuntime*>(Isolate::currentUserData());
+    if (here == nullptr || here->core != this || here->index == target.isolateIndex() ||
+        target.isolateIndex() >= isolateCount_ || !carriesAsId(sender) || options_.manualRun()) {
+      return nullptr;
+    }
+    return here;
+  }
+  /// The word of crossingFromHere() into the ring from `here`.
+  void sendWordAcrossFromHere(IsolateRuntime& here, const ActorRef& target, const MessageType* type,
+                              std::uint64_t word, const ActorRef& sender) {
+    here.crossings->sendWord(*isolates_[target.isolateIndex()], target.id(), idOf(sender), type,
+                             word);
+  }
   /// Another isolate's (or no) actor: through the inbox, or a dead letter.
   void sendElsewhere(const ActorRef& target, Envelope&& envelope);
   void sendSystem(const ActorRef& target, SystemMessage&& message);

@@ -103,6 +103,10 @@ class ActorRef {
   // deliverWord() for all but an unbounded mailbox on this thread's
   // isolate: kept out of line, so that the common case saves no registers.
   void deliverWordSlow(const detail::MessageType* type, std::uint64_t word, ActorRef sender) const;
+  // deliverWordSlow() for all but a word from one of the system's isolates
+  // to another of them.
+  void deliverWordElsewhere(const detail::MessageType* type, std::uint64_t word,
+                            ActorRef sender) const;
   // deliverWord() to an actor of this thread's isolate whose mailbox took
   // no word in place: a new segment, a mailbox that is not unbounded, or an
   // actor that is stopping.

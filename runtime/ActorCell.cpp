@@ -244,6 +244,36 @@ void ActorCell::turnOnWord() {
   endTurn(more);
 }
 
+// Words taken from a ring for an idle actor: handled where they lie, not
+// written into the mailbox and read back (a message's 64-byte envelope,
+// twice), and with no unit handed to the dispatcher. What the handler
+// queues meanwhile (a tell to itself) waits in the mailbox, and so do the
+// words after it: one sender's words keep their order either way.
+std::uint64_t ActorCell::turnOnCrossedWords(const MessageType* type, const std::uint64_t* words,
+                                            std::uint64_t count, const ActorRef& sender) {
+  scheduled_ = true;  // as for a queued turn: what arrives meanwhile waits for endTurn
+  const std::uint64_t most = std::min<std::uint64_t>(count, throughput_);
+  std::uint64_t handled = 0;
+  bool more;  // user messages left for another turn
+  // SPEC D11: whatever fails around the handler is caught here, at the cell.
+  try {
+    ReceiveContext ctx(*this);
+    do {
+      Message message;
+      message.storeWord(words[handled++]);
+      message.type_ = type;
+      invoke(ctx, message, sender);
+    } while (handled < most && state_ == State::Running && !blocked() &&
+             mailbox_.unboundedAndEmpty());
+    more = !mailbox_.empty();
+    finishIfStopping();
+  } catch (...) {
+    more = turnFailed();
+  }
+  endTurn(more);
+  return handled;
+}
+
 // The common turn of a flooded actor, some user messages and no system
 // message, checks each condition once.
 void ActorCell::turnInGeneral() {

@@ -264,6 +264,13 @@ void Crossings::oweWake(IsolateRuntime& to, Peer& peer) {
   std::uint64_t i = 0;
   if (ActorCell* cell = core_.cellOf(home_, target); cell != nullptr) [[likely]] {
     const ActorRef from = core_.refOf(sender);
+    if (cell->idleForCrossedWords()) {
+      // Handled at once; what is left goes the general way below (the
+      // turn may have stopped the actor: no look at the cell again).
+      i = cell->turnOnCrossedWords(type, words, count, from);
+      for (; i < count; ++i) deliverWord(targetId, WordCrossing{sender, type, words[i]});
+      return;
+    }
     while (i < count && cell->pushWordInPlace(type, words[i], from)) ++i;
     if (i != 0 && cell->wantsTurn()) {
       try {

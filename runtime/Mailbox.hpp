@@ -119,6 +119,10 @@ class Mailbox {
       handle(envelope.message, envelope.sender);
     }
   }
+  /// Unbounded (neither bounded nor by priority) and holding nothing.
+  bool unboundedAndEmpty() const noexcept {
+    return special_ == nullptr && !hasFirst() && fifo_.empty();
+  }
   /// The oldest message is the word in the slot (consume() takes it first).
   bool hasWord() const noexcept { return hasFirst(); }
   /// The oldest message is in the unbounded FIFO (not in the word slot, and

@@ -433,6 +433,23 @@ class ActorCell final : public Task, public Endpoint {
            mailbox_.tryPushWordInPlace(type, word, sender, home_.core);
   }
   bool wantsTurn() const noexcept { return state_ == State::Running && !scheduled_; }
+  /// Words that crossed from another isolate may be handled at once, in a
+  /// turn of their own (turnOnCrossedWords): the actor runs on a hybrid
+  /// dispatcher with no turn queued or running, no system message, no
+  /// coroutine and nothing in its unbounded mailbox. Its turn would be the
+  /// next unit anyway (Dispatcher::executeUrgent), after the same messages.
+  bool idleForCrossedWords() const noexcept {
+    return onHybrid_ && state_ == State::Running && !scheduled_ && pending_ == 0 && !hasAsync_ &&
+           mailbox_.unboundedAndEmpty();
+  }
+  /// Precondition: idleForCrossedWords(), count > 0. Handles up to
+  /// `throughput` of `words` (each a `type` from `sender`) in one turn, for
+  /// as long as the actor runs and its mailbox stays empty, and returns
+  /// how many it handled: the caller queues the rest, in order. The cell may
+  /// be gone afterwards (the turn stopped the actor).
+  [[gnu::noinline]] std::uint64_t turnOnCrossedWords(const MessageType* type,
+                                                     const std::uint64_t* words,
+                                                     std::uint64_t count, const ActorRef& sender);
   /// scheduleTurn() for a message that came from another isolate
   /// (Dispatcher::executeUrgent).
   void scheduleTurnUrgent() { scheduleUrgent(); }

@@ -299,6 +299,87 @@ TEST(Isolates, AWordNeverOvertakesARunThatWaitsForRoomInTheRing) {
   }
 }
 
+struct Marker {
+  std::int64_t n;
+};
+
+TEST(Isolates, WordsHandledAsTheyLeaveTheRingKeepOrderThroughSelfTellsFailuresAndAStop) {
+  // SPEC A2, A5, A6, A7, X1, X2: words taken from a ring for an idle actor
+  // on the hybrid dispatcher are handled at once, in a turn of their own,
+  // not queued first. That turn must behave as a queued one: the sink tells
+  // itself a Marker every 97 messages, throws once (the guardian restarts
+  // it, and the message that failed is gone), and stops itself; the rest of
+  // each run then waits in the mailbox or becomes a dead letter. Every
+  // Numbered is handled in order or is a dead letter, and so is every Marker.
+  constexpr std::int64_t kSent = 20000;
+  constexpr std::int64_t kFails = 5000;
+  constexpr std::int64_t kStops = 15000;
+  for (const std::uint32_t throughput : {1u, 16u}) {
+    auto system = ActorSystem::create(
+        "inline", ActorSystemOptions::create().withIsolates(2).withLogLevel(LogLevel::Off));
+    std::atomic<std::int64_t> deadNumbered{0};
+    std::atomic<std::int64_t> deadMarkers{0};
+    system->eventStream().subscribe<DeadLetter>([&](const DeadLetter& d) {
+      if (d.message && d.message->is<Numbered>()) deadNumbered.fetch_add(1);
+      if (d.message && d.message->is<Marker>()) deadMarkers.fetch_add(1);
+    });
+    std::vector<std::int64_t> numbers;  // by isolate 1
+    std::atomic<std::int64_t> handled{0};
+    std::atomic<std::int64_t> markersSent{0};
+    std::atomic<std::int64_t> markersHandled{0};
+    std::atomic<bool> failed{false};
+    const ActorRef sink = system->spawn(
+        "sink",
+        [&](ReceiveContext& ctx) {
+          if (ctx.is<Marker>()) {
+            markersHandled.fetch_add(1);
+            return;
+          }
+          const Numbered* m = ctx.get<Numbered>();
+          if (m == nullptr) return;
+          if (m->n == kFails && !failed.load()) {
+            failed.store(true);
+            throw std::runtime_error("the one failure");
+          }
+          numbers.push_back(m->n);
+          handled.fetch_add(1);
+          if (m->n % 97 == 0) {
+            ctx.tell(ctx.self(), Marker{m->n});
+            markersSent.fetch_add(1);
+          }
+          if (m->n == kStops) ctx.stop(ctx.self());
+        },
+        ActorOptions::create().withIsolate(1).withThroughput(throughput));
+    // Four words a turn, and every other turn only once the sink is done
+    // with what came before: most runs find it idle.
+    const ActorRef source = system->spawn<Burst>("source", ActorOptions::create().withIsolate(0));
+    const auto accounted = [&] {
+      return handled.load() + deadNumbered.load() + (failed.load() ? 1 : 0);
+    };
+    for (std::int64_t first = 0; first < kSent; first += 4) {
+      source.tell(Go{sink, 4, first});
+      if ((first / 4) % 2 == 1) continue;
+      const auto deadline = std::chrono::steady_clock::now() + 10s;
+      while (accounted() < first + 4 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::yield();
+      }
+    }
+    ASSERT_TRUE(eventually([&] {
+      return handled.load() + deadNumbered.load() == kSent - 1 &&
+             markersHandled.load() + deadMarkers.load() == markersSent.load();
+    })) << handled.load()
+        << " + " << deadNumbered.load() << " of " << kSent - 1;
+    system->shutdown();
+    EXPECT_EQ(handled.load(), kStops) << "0 .. kStops, but for the one that failed";
+    ASSERT_EQ(numbers.size(), static_cast<std::size_t>(kStops));
+    for (std::size_t i = 1; i < numbers.size(); ++i) {
+      ASSERT_LT(numbers[i - 1], numbers[i]) << "throughput " << throughput << ", at " << i;
+    }
+    EXPECT_EQ(numbers.back(), kStops);
+    EXPECT_GT(markersHandled.load(), 0);
+  }
+}
+
 // Tells itself a message for as long as `run` holds: on the microtask
 // dispatcher, a chain of microtasks that never ends on its own.
 struct Spinner : Actor {

@@ -249,11 +249,11 @@ void ActorCell::turnOnWord() {
 // twice), and with no unit handed to the dispatcher. What the handler
 // queues meanwhile (a tell to itself) waits in the mailbox, and so do the
 // words after it: one sender's words keep their order either way.
-std::uint64_t ActorCell::turnOnCrossedWords(const MessageType* type, const std::uint64_t* words,
-                                            std::uint64_t count, const ActorRef& sender) {
+void ActorCell::turnOnCrossedWords(const MessageType* type, const std::uint64_t* words,
+                                   std::uint64_t count, const ActorRef& sender,
+                                   std::uint64_t& handled) {
   scheduled_ = true;  // as for a queued turn: what arrives meanwhile waits for endTurn
   const std::uint64_t most = std::min<std::uint64_t>(count, throughput_);
-  std::uint64_t handled = 0;
   bool more;  // user messages left for another turn
   // SPEC D11: whatever fails around the handler is caught here, at the cell.
   try {
@@ -271,7 +271,6 @@ std::uint64_t ActorCell::turnOnCrossedWords(const MessageType* type, const std::
     more = turnFailed();
   }
   endTurn(more);
-  return handled;
 }
 
 // The common turn of a flooded actor, some user messages and no system

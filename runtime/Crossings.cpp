@@ -266,8 +266,14 @@ void Crossings::oweWake(IsolateRuntime& to, Peer& peer) {
     const ActorRef from = core_.refOf(sender);
     if (cell->idleForCrossedWords()) {
       // Handled at once; what is left goes the general way below (the
-      // turn may have stopped the actor: no look at the cell again).
-      i = cell->turnOnCrossedWords(type, words, count, from);
+      // turn may have stopped the actor: no look at the cell again). The
+      // turn catches what its handler throws; what escapes it is the
+      // scheduling of the next turn, reported as for any delivery.
+      try {
+        cell->turnOnCrossedWords(type, words, count, from, i);
+      } catch (...) {
+        deliveryFailed(target);
+      }
       for (; i < count; ++i) deliverWord(targetId, WordCrossing{sender, type, words[i]});
       return;
     }

@@ -444,12 +444,13 @@ class ActorCell final : public Task, public Endpoint {
   }
   /// Precondition: idleForCrossedWords(), count > 0. Handles up to
   /// `throughput` of `words` (each a `type` from `sender`) in one turn, for
-  /// as long as the actor runs and its mailbox stays empty, and returns
-  /// how many it handled: the caller queues the rest, in order. The cell may
-  /// be gone afterwards (the turn stopped the actor).
-  [[gnu::noinline]] std::uint64_t turnOnCrossedWords(const MessageType* type,
-                                                     const std::uint64_t* words,
-                                                     std::uint64_t count, const ActorRef& sender);
+  /// as long as the actor runs and its mailbox stays empty, and counts in
+  /// `handled` (0 on entry) how many it handled, also when the scheduling
+  /// of its next turn throws: the caller queues the rest, in order. The
+  /// cell may be gone afterwards (the turn stopped the actor).
+  [[gnu::noinline]] void turnOnCrossedWords(const MessageType* type, const std::uint64_t* words,
+                                            std::uint64_t count, const ActorRef& sender,
+                                            std::uint64_t& handled);
   /// scheduleTurn() for a message that came from another isolate
   /// (Dispatcher::executeUrgent).
   void scheduleTurnUrgent() { scheduleUrgent(); }

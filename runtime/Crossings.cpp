@@ -65,17 +65,19 @@ void Crossings::makeRing(IsolateRuntime& to, Peer& peer) {
 // list already waits, which keeps the ring's order) is built by
 // make(void* at) where it is kept, in the overflow list, not moved there.
 // Past the list's bound, a user message is refused (a dead letter, counted);
-// a system message never is. `spilled`: a word of a run, counted as sent
-// when the run took it.
+// a system message never is. `already`: what the crossing was counted as
+// before (a word of a run that spills), so that each is counted once.
 template <class Make>
 void Crossings::overflowWith(IsolateRuntime& to, Peer& peer, std::uint64_t target, bool system,
-                             bool spilled, Make&& make) {
+                             Counted already, Make&& make) {
   if (!system && peer.overflow.size() >= overflowLimit_) {
     alignas(Crossing) unsigned char storage[sizeof(Crossing)];
     make(static_cast<void*>(storage));
     Crossing& crossing = *std::launder(reinterpret_cast<Crossing*>(storage));
     bump(stats_.refused);
-    if (spilled) unbump(stats_.sent);  // it never crossed
+    // It never crossed.
+    if (already != Counted::Nothing) unbump(stats_.sent);
+    if (already == Counted::SentAndListed) unbump(stats_.overflowed);
     Envelope refused = unwrap(std::move(crossing));
     crossing.~Crossing();
     core_.failAskOf(refused.sender, make_error_code(Error::ErrMailboxFull));
@@ -92,11 +94,12 @@ void Crossings::overflowWith(IsolateRuntime& to, Peer& peer, std::uint64_t targe
     waiting->crossing.~Crossing();
     make(static_cast<void*>(&waiting->crossing));
   });
-  bump(stats_.overflowed);
-  if (spilled) {
-    oweWake(to, peer);
-  } else {
+  if (already == Counted::Nothing) {
+    bump(stats_.overflowed);
     counted(to, peer);
+  } else {
+    if (already == Counted::Sent) bump(stats_.overflowed);
+    oweWake(to, peer);
   }
   // A flood sent from one long turn would otherwise wait in the list until
   // the turn ends, with the receiver idle: every kFlushEvery crossings that
@@ -170,7 +173,7 @@ void Crossings::sendWordOtherwise(IsolateRuntime& to, std::uint64_t target, std:
       return;
     }
   }
-  overflowWith(to, peer, target, /*system=*/false, /*spilled=*/false, [&](void* at) noexcept {
+  overflowWith(to, peer, target, /*system=*/false, Counted::Nothing, [&](void* at) noexcept {
     ::new (at) Crossing{sender, Message(type, word)};
   });
 }
@@ -203,16 +206,18 @@ bool Crossings::pushRun(Peer& peer) noexcept {
           crossing->message.type_ = Message::typeOf<WordRun>();
         });
   }
-  if (pushed) run.count = 0;
+  if (pushed) run.count = run.listed = 0;
   return pushed;
 }
 
 void Crossings::spillRun(IsolateRuntime& to, Peer& peer) {
   const Gathering run = peer.run;
   peer.run.count = 0;
+  peer.run.listed = 0;
   peer.last = {};
   for (std::uint32_t i = 0; i < run.count; ++i) {
-    overflowWith(to, peer, run.kind.target, /*system=*/false, /*spilled=*/true,
+    overflowWith(to, peer, run.kind.target, /*system=*/false,
+                 i < run.listed ? Counted::SentAndListed : Counted::Sent,
                  [&](void* at) noexcept { ::new (at) Crossing(run.crossingAt(i)); });
   }
 }
@@ -229,7 +234,7 @@ void Crossings::send(IsolateRuntime& to, std::uint64_t target, Crossing&& crossi
     counted(to, peer);
     return;
   }
-  overflowWith(to, peer, target, crossing.message.is<CrossingSystemMessage>(), /*spilled=*/false,
+  overflowWith(to, peer, target, crossing.message.is<CrossingSystemMessage>(), Counted::Nothing,
                [&crossing](void* at) noexcept { ::new (at) Crossing(std::move(crossing)); });
 }
 
@@ -398,6 +403,7 @@ void Crossings::flushOverflow(std::uint32_t index) {
       }
       if (run.count == 0) run.kind = kind;
       run.words[run.count++] = m.storedWord();
+      ++run.listed;  // a run filled here starts empty: all its words so far are the list's
     } else {
       if (run.count != 0 && !(room = pushRun(peer))) break;
       if (!(room = tryRing(peer, front.target, front.crossing))) break;
@@ -545,7 +551,7 @@ void Crossings::drainAtTeardown() noexcept {
     for (std::uint32_t i = 0; i < peer.run.count; ++i) {
       drop(peer.run.kind.target, peer.run.crossingAt(i));
     }
-    peer.run.count = 0;
+    peer.run.count = peer.run.listed = 0;
     while (!peer.overflow.empty()) {
       Waiting& front = peer.overflow.front();
       drop(front.target, std::move(front.crossing));

@@ -237,7 +237,8 @@ class Crossings final : public Isolate::Poller {
   /// The words of a run being gathered for one peer (WordRun).
   struct Gathering {
     WordKind kind;
-    std::uint32_t count = 0;                    // 0: no run is being gathered
+    std::uint32_t count = 0;   // 0: no run is being gathered
+    std::uint32_t listed = 0;  // of them, the first that came from the overflow list
     std::uint64_t words[WordRun::kWords] = {};  // all set: pushRun() copies every one
     /// Word `i` as a crossing of its own (the run spilled or dropped).
     Crossing crossingAt(std::uint32_t i) const {
@@ -320,11 +321,17 @@ class Crossings final : public Isolate::Poller {
   /// Reports what a delivery threw (a full bounded mailbox with the Fail
   /// policy is already a dead letter: its sender is on another isolate).
   void deliveryFailed(const ActorRef& target) noexcept;
+  /// What a crossing that goes into the overflow list was counted as before.
+  enum class Counted : std::uint8_t {
+    Nothing,        ///< a crossing being sent
+    Sent,           ///< a word of a run that spills: sent when the run took it
+    SentAndListed,  ///< such a word that had waited in the list before (flushOverflow)
+  };
   /// The overflow list of `peer` after a crossing that did not go into its
   /// ring (SPEC X3): queued there, or past its bound refused.
   template <class Make>
-  void overflowWith(IsolateRuntime& to, Peer& peer, std::uint64_t target, bool system, bool spilled,
-                    Make&& make);
+  void overflowWith(IsolateRuntime& to, Peer& peer, std::uint64_t target, bool system,
+                    Counted already, Make&& make);
   /// The user message a crossing carries, with its sender.
   Envelope unwrap(Crossing&& crossing) noexcept;
   void flushOverflow(std::uint32_t peer);
@@ -436,8 +443,9 @@ class ActorCell final : public Task, public Endpoint {
   /// Words that crossed from another isolate may be handled at once, in a
   /// turn of their own (turnOnCrossedWords): the actor runs on a hybrid
   /// dispatcher with no turn queued or running, no system message, no
-  /// coroutine and nothing in its unbounded mailbox. Its turn would be the
-  /// next unit anyway (Dispatcher::executeUrgent), after the same messages.
+  /// coroutine and nothing in its unbounded mailbox. Its turn would be an
+  /// urgent unit (Dispatcher::executeUrgent): the next one while fewer than
+  /// Isolate::kUrgentStreak ran in a row, after the same messages.
   bool idleForCrossedWords() const noexcept {
     return onHybrid_ && state_ == State::Running && !scheduled_ && pending_ == 0 && !hasAsync_ &&
            mailbox_.unboundedAndEmpty();

@@ -282,7 +282,7 @@ void Crossings::oweWake(IsolateRuntime& to, Peer& peer) {
       for (; i < count; ++i) deliverWord(targetId, WordCrossing{sender, type, words[i]});
       return;
     }
-    while (i < count && cell->pushWordInPlace(type, words[i], from)) ++i;
+    while (i < count && cell->pushWordInPlace(type, words[i], from, &core_)) ++i;
     if (i != 0 && cell->wantsTurn()) {
       try {
         cell->scheduleTurnUrgent();

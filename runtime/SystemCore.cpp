@@ -191,7 +191,7 @@ void ActorRef::deliver(Message&& message, ActorRef sender) const {
     if (detail::Endpoint* endpoint = system_->endpointHere(*this)) [[likely]] {
       if (endpoint->kind == detail::Endpoint::Kind::Cell) [[likely]] {
         auto* cell = static_cast<detail::ActorCell*>(endpoint);
-        if (cell->pushWordInPlace(type, word, sender)) [[likely]] {
+        if (cell->pushWordInPlace(type, word, sender, system_)) [[likely]] {
           if (cell->wantsTurn()) cell->scheduleTurn();
           return;
         }

@@ -259,9 +259,7 @@ void ActorCell::turnOnCrossedWords(const MessageType* type, const std::uint64_t*
   try {
     ReceiveContext ctx(*this);
     do {
-      Message message;
-      message.storeWord(words[handled++]);
-      message.type_ = type;
+      Message message(type, words[handled++]);
       invoke(ctx, message, sender);
     } while (handled < most && state_ == State::Running && !blocked() &&
              mailbox_.unboundedAndEmpty());

@@ -825,8 +825,8 @@ class SystemCore {
     // A manual system's driving thread owns all of its isolates: there
     // sendWord() delivers in place, as the rest of that sender's messages
     // go (isLocal), and so must this word, to keep their order.
-    auto* here = static_cast<IsolateRuntime*>(Isolate::currentUserData());
-    if (here == nullptr || here->core != this || here->index == target.isolateIndex() ||
+    IsolateRuntime* here = currentRuntime();
+    if (here == nullptr || here->index == target.isolateIndex() ||
         target.isolateIndex() >= isolateCount_ || !carriesAsId(sender) || options_.manualRun()) {
       return nullptr;
     }

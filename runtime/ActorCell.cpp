@@ -230,7 +230,7 @@ void ActorCell::turnOnWord() {
   // SPEC D11: whatever fails around the handler is caught here, at the cell.
   try {
     ReceiveContext ctx(*this);
-    mailbox_.consume(home_.core, [&](Message& message, const ActorRef& sender) {
+    mailbox_.consumeWord(home_.core, [&](Message& message, const ActorRef& sender) {
       invoke(ctx, message, sender);
     });
     more = !mailbox_.empty();
@@ -294,7 +294,7 @@ void ActorCell::turnInGeneral() {
 }
 
 // Up to `max` messages in a row from the FIFO, checking after each that the
-// actor may go on (SegmentFifo::consumeRun): the position of the next
+// actor may go on (MailFifo::consumeRun): the position of the next
 // message stays in registers across the handler. Returns how many ran.
 std::uint32_t ActorCell::consumeRun(ReceiveContext& ctx, std::uint32_t max) {
   return mailbox_.consumeFifoRun(

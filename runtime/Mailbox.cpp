@@ -39,13 +39,13 @@ Mailbox::Push Mailbox::pushSlow(Envelope&& envelope, Envelope* displaced) {
   }
   // Bounded FIFO.
   if (s.queued < s.options.capacity()) {
-    fifo_.push(std::move(envelope));
+    pushFifo(std::move(envelope.message), envelope.sender);
     ++s.queued;
     return Push::Queued;
   }
   if (s.options.overflow() == OverflowPolicy::DropOldest) {
-    *displaced = fifo_.pop();
-    fifo_.push(std::move(envelope));
+    *displaced = popFifo();
+    pushFifo(std::move(envelope.message), envelope.sender);
     return Push::Evicted;
   }
   *displaced = std::move(envelope);
@@ -55,7 +55,7 @@ Mailbox::Push Mailbox::pushSlow(Envelope&& envelope, Envelope* displaced) {
 Envelope Mailbox::popSpecial() {
   if (!isPriority()) {
     --special_->queued;
-    return fifo_.pop();
+    return popFifo();
   }
   auto& heap = special_->heap;
   std::pop_heap(heap.begin(), heap.end(), Later());

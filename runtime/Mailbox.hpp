@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "SegmentFifo.hpp"
+#include "MailFifo.hpp"
 #include "coreactor/ActorOptions.hpp"
 #include "coreactor/ActorRef.hpp"
 #include "coreactor/Message.hpp"
@@ -17,11 +17,6 @@
 namespace coreactor::detail {
 
 class SystemCore;
-
-struct Envelope {
-  Message message;
-  ActorRef sender;
-};
 
 class Mailbox {
  public:
@@ -59,9 +54,7 @@ class Mailbox {
   bool tryPushWord(const MessageType* type, std::uint64_t word, const ActorRef& sender,
                    SystemCore* system) {
     if (special_ != nullptr) return false;
-    if (!takeFirst(type, word, sender, system)) {
-      fifo_.pushWith([&](void* at) noexcept { ::new (at) Envelope{Message(type, word), sender}; });
-    }
+    if (!takeFirst(type, word, sender, system)) fifo_.pushWord(type, word, sender);
     return true;
   }
 
@@ -71,9 +64,7 @@ class Mailbox {
                                                  const ActorRef& sender,
                                                  SystemCore* system) noexcept {
     if (special_ != nullptr) return false;
-    return takeFirst(type, word, sender, system) || fifo_.tryPushInPlace([&](void* at) noexcept {
-      ::new (at) Envelope{Message(type, word), sender};
-    });
+    return takeFirst(type, word, sender, system) || fifo_.tryPushWordInPlace(type, word, sender);
   }
 
   Push push(Envelope&& envelope, Envelope* displaced, SystemCore* system) {
@@ -87,7 +78,7 @@ class Mailbox {
   Envelope pop(SystemCore* system) {
     if (hasFirst()) return popFirst(system);
     if (special_ == nullptr) [[likely]] {
-      return fifo_.pop();
+      return popFifo();
     }
     return popSpecial();
   }
@@ -104,20 +95,20 @@ class Mailbox {
   template <class Handle>
   [[gnu::always_inline]] void consume(SystemCore* system, Handle&& handle) {
     if (hasFirst()) {
-      const ActorRef sender = firstSender(system);
-      Message message = takeFirstMessage();
-      handle(message, sender);
+      consumeWord(system, handle);
     } else if (special_ == nullptr) [[likely]] {
-      struct Drop {
-        SegmentFifo<Envelope, kSegmentSlots>& fifo;
-        ~Drop() { fifo.dropFront(); }  // also when `handle` throws: it was handed over
-      } drop{fifo_};
-      Envelope& envelope = fifo_.front();
-      handle(envelope.message, envelope.sender);
+      fifo_.consumeFront(OnWord<Handle>{handle}, OnEnvelope<Handle>{handle});
     } else {
       Envelope envelope = popSpecial();
       handle(envelope.message, envelope.sender);
     }
+  }
+  /// consume() of the word in the slot. Precondition: hasWord().
+  template <class Handle>
+  [[gnu::always_inline]] void consumeWord(SystemCore* system, Handle&& handle) {
+    const ActorRef sender = firstSender(system);
+    Message message = takeFirstMessage();
+    handle(message, sender);
   }
   /// Unbounded (neither bounded nor by priority) and holding nothing.
   bool unboundedAndEmpty() const noexcept {
@@ -129,12 +120,11 @@ class Mailbox {
   /// the mailbox is neither bounded nor by priority): consumeFifoRun() may go.
   bool fifoFirst() const noexcept { return !hasFirst() && special_ == nullptr && !fifo_.empty(); }
   /// consume() of up to `max` messages in a row from the unbounded FIFO,
-  /// while `go()` holds after each (SegmentFifo::consumeRun); returns how
+  /// while `go()` holds after each (MailFifo::consumeRun); returns how
   /// many it handled. Precondition: fifoFirst(), max > 0.
   template <class Handle, class Go>
   [[gnu::always_inline]] std::uint32_t consumeFifoRun(std::uint32_t max, Handle&& handle, Go&& go) {
-    return fifo_.consumeRun(
-        max, [&handle](Envelope& e) { handle(e.message, e.sender); }, go);
+    return fifo_.consumeRun(max, OnWord<Handle>{handle}, OnEnvelope<Handle>{handle}, go);
   }
   /// Gives the FIFO's memory back once empty (an idle actor keeps none).
   void shrinkIfIdle() noexcept { fifo_.shrinkIdle(); }
@@ -163,6 +153,47 @@ class Mailbox {
   }
   Push pushSlow(Envelope&& envelope, Envelope* displaced);
   Envelope popSpecial();
+
+  // The FIFO's two kinds of entry handed to a consume() handler: a word
+  // cell's message is built on the stack (a type and a 16-byte store; the
+  // handler may move from it), an envelope's is handled where it lies.
+  template <class Handle>
+  struct OnWord {
+    Handle& handle;
+    [[gnu::always_inline]] void operator()(const MessageType* type, std::uint64_t word,
+                                           const ActorRef& sender) const {
+      Message message(type, word);
+      handle(message, sender);
+    }
+  };
+  template <class Handle>
+  struct OnEnvelope {
+    Handle& handle;
+    [[gnu::always_inline]] void operator()(Envelope& envelope) const {
+      handle(envelope.message, envelope.sender);
+    }
+  };
+  // Into the FIFO: a word message as a word cell (any sender), anything
+  // else as an envelope.
+  void pushFifo(Message&& message, const ActorRef& sender) {
+    const MessageType* type = message.type_;
+    if (type != nullptr && type->word) {
+      fifo_.pushWord(type, message.storedWord(), sender);
+      message.type_ = nullptr;  // a word: nothing to destroy
+    } else {
+      fifo_.pushEnvelope(std::move(message), sender);
+    }
+  }
+  // The FIFO's oldest message, moved out. Precondition: !fifo_.empty().
+  Envelope popFifo() noexcept {
+    Envelope out;
+    fifo_.consumeFront(
+        [&out](const MessageType* type, std::uint64_t word, const ActorRef& sender) noexcept {
+          out = Envelope{Message(type, word), sender};
+        },
+        [&out](Envelope& envelope) noexcept { out = std::move(envelope); });
+    return out;
+  }
   // The unbounded mailbox keeps its oldest message in first_ when nothing
   // else waits and the message is a word (a trivially copyable value of up
   // to 8 bytes: Message's `word` types) from a sender of this system, or
@@ -190,13 +221,11 @@ class Mailbox {
   }
   void pushUnbounded(Message&& message, const ActorRef& sender, SystemCore* system) {
     const MessageType* type = message.type_;
-    if (type != nullptr && type->word) {
-      if (takeFirst(type, message.storedWord(), sender, system)) {
-        message.type_ = nullptr;  // a word: nothing to destroy
-        return;
-      }
+    if (type != nullptr && type->word && takeFirst(type, message.storedWord(), sender, system)) {
+      message.type_ = nullptr;  // a word: nothing to destroy
+      return;
     }
-    fifo_.pushWith([&](void* at) noexcept { ::new (at) Envelope{std::move(message), sender}; });
+    pushFifo(std::move(message), sender);
   }
   Envelope popFirst(SystemCore* system) noexcept {
     const ActorRef sender = firstSender(system);
@@ -214,11 +243,11 @@ class Mailbox {
     return message;
   }
 
-  // 31 envelopes of 64 bytes and a link: one 2 KiB block of the cache. A
-  // burst pays for a segment (taken, then given back) once per 31 messages.
-  static constexpr std::uint32_t kSegmentSlots = 31;
+  // 63 cells of 32 bytes and a link: one 2 KiB block of the cache. A burst
+  // of words pays for a segment (taken, then given back) once per 63 messages.
+  static constexpr std::uint32_t kSegmentCells = 63;
   First first_;
-  SegmentFifo<Envelope, kSegmentSlots> fifo_;
+  MailFifo<kSegmentCells> fifo_;
   std::unique_ptr<Special> special_;
 };
 

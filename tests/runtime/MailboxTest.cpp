@@ -2,6 +2,7 @@
 // priority. SPEC A4, A7.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <deque>
 #include <random>
 #include <string>
@@ -58,9 +59,10 @@ TEST(Mailbox, TheInlineSlotAndTheQueueKeepFifoUnderAnyInterleaving) {
   // words (as Messages, and as a type and a word: tell's fast path), wide
   // and owning messages and empty ones, from no sender, from an actor of the
   // mailbox's system and from one of another system; each pop must give
-  // back the same value and the same sender. Half the pops are a turn's
-  // consume(), which reads a queued message in place, and which sometimes
-  // pushes more while it holds the message (an actor telling itself).
+  // back the same value and the same sender. Pops are pop(), a turn's
+  // consume(), which reads a queued message in place, and runs of a
+  // flooded actor's turn (consumeFifoRun); the last two sometimes push
+  // more while they hold a message (an actor telling itself).
   auto own = ActorSystem::create("own", ActorSystemOptions::create().withManualRun());
   auto other = ActorSystem::create("other", ActorSystemOptions::create().withManualRun());
   const ActorRef senders[] = {ActorRef(), own->spawn("s", [](ReceiveContext&) {}),
@@ -121,7 +123,28 @@ TEST(Mailbox, TheInlineSlotAndTheQueueKeepFifoUnderAnyInterleaving) {
     } else {
       for (int i = 0; i < n && !reference.empty(); ++i) {
         ASSERT_FALSE(box.empty());
-        if (random() % 2 == 0) {
+        const int how = static_cast<int>(random() % 3);
+        if (how == 2 && box.fifoFirst()) {
+          // A flooded actor's turn: a run from the queue, bounded, stopped
+          // by the actor (go()) or by the end of a segment.
+          const auto max = static_cast<std::uint32_t>(1 + random() % 8);
+          const auto stopAfter = static_cast<std::uint32_t>(1 + random() % 8);
+          std::uint32_t handled = 0;
+          const std::uint32_t ran = box.consumeFifoRun(
+              max,
+              [&](Message& message, const ActorRef& sender) {
+                check(message, sender, step);
+                reference.pop_front();
+                ++handled;
+                if (random() % 4 == 0) push(1);  // behind the run
+              },
+              [&] { return handled < stopAfter; });
+          ASSERT_EQ(ran, handled);
+          ASSERT_LE(ran, std::min(max, stopAfter));
+          if (::testing::Test::HasFatalFailure()) return;
+          continue;
+        }
+        if (how == 0) {
           detail::Envelope e = box.pop(system);
           check(e.message, e.sender, step);
         } else {

@@ -1,8 +1,8 @@
 // The unbounded mailbox's queue (SPEC A4): its messages in arrival order, in
 // segments of 32-byte cells. A word message (Message's `word` types: a
 // trivially copyable value of up to 8 bytes) takes one cell, its type, its
-// word and its sender: two to a cache line, where an envelope takes a line
-// of its own. Any other message takes two cells, as an Envelope. A burst of
+// word and its sender: two to a cache line. Any other message takes two
+// cells, as an Envelope (a line, or the halves of two). A burst of
 // small tells (the common flood) so writes and reads half the memory: a
 // batch of 1,000 is 32 KiB of cells, not 64.
 //
@@ -118,6 +118,9 @@ class MailFifo : public SegmentChain<MailSegment<kCells>, kCells> {
     std::uint32_t index = headIndex_;
     consumeAt(head_, index, onWord, onEnvelope);
   }
+
+  /// The oldest entry starts a segment (or the queue is empty): for tests.
+  bool atSegmentStart() const noexcept { return headIndex_ == 0 || this->empty(); }
 
   /// consumeFront() of the oldest entries one after the other while `go()`
   /// says to go on: at most `max` of them, and only those of the oldest

@@ -44,8 +44,10 @@ Mailbox::Push Mailbox::pushSlow(Envelope&& envelope, Envelope* displaced) {
     return Push::Queued;
   }
   if (s.options.overflow() == OverflowPolicy::DropOldest) {
-    *displaced = popFifo();
+    // The newest in first: if that push cannot get a segment (it throws),
+    // nothing has changed.
     pushFifo(std::move(envelope.message), envelope.sender);
+    *displaced = popFifo();
     return Push::Evicted;
   }
   *displaced = std::move(envelope);

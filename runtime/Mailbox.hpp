@@ -39,7 +39,7 @@ class Mailbox {
     }
     return false;  // a priority mailbox keeps first_ and the FIFO empty
   }
-  /// Walks the unbounded FIFO's segments: for tests and diagnostics.
+  /// The messages held: for tests and diagnostics.
   std::size_t size() const noexcept {
     return isPriority() ? special_->heap.size() : (hasFirst() ? 1 : 0) + fifo_.size();
   }
@@ -82,9 +82,10 @@ class Mailbox {
     }
     return popSpecial();
   }
-  /// Hands the oldest message to `handle(Envelope&)`, then drops it. An
-  /// unbounded mailbox's queued message is handled where it lies, not moved
-  /// out first: pushes during `handle` go behind it and leave it in place.
+  /// Hands the oldest message to `handle`, then drops it. An unbounded
+  /// mailbox's queued envelope is handled where it lies, not moved out
+  /// first, and a queued word's Message is built on the stack from its
+  /// cell: pushes during `handle` go behind it and leave the cell in place.
   /// Nothing else may pop meanwhile. Precondition: !empty().
   ///
   /// `handle(Message&, const ActorRef& sender)`. The word slot's sender is

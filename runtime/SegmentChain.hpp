@@ -66,8 +66,8 @@ class SegmentChain {
   }
   /// One held thing less, whose successor starts at `next` in the head:
   /// true if it is there, false if the queue emptied (it starts over in
-  /// place: head_ is tail_) or if the head moved on to the next segment,
-  /// which `headEnds(next)` says.
+  /// place: head_ is tail_, as a segment is added only for a push into it)
+  /// or if the head moved on to the next segment, which `headEnds(next)` says.
   template <class HeadEnds>
   [[gnu::always_inline]] bool dropHead(std::uint32_t next, HeadEnds&& headEnds) noexcept {
     headIndex_ = static_cast<std::uint16_t>(next);

@@ -7,6 +7,7 @@
 // sizes, nothing leaked or destroyed twice. SPEC A4.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <random>
@@ -22,9 +23,10 @@ namespace {
 using test::Counted;
 
 const MessageType* const kWordType = &MessageTypeOf<std::uint64_t, true>::kType;
+const MessageType* const kOtherWordType = &MessageTypeOf<std::int32_t, true>::kType;
 
 struct Entry {
-  bool word;
+  const MessageType* type;  // null: an envelope holding a Counted
   int value;
   ActorRef sender;
 };
@@ -35,7 +37,8 @@ struct Harness {
       ActorSystem::create("fifo", ActorSystemOptions::create().withManualRun());
   const ActorRef senders[3] = {ActorRef(), system->spawn("a", [](ReceiveContext&) {}),
                                system->spawn("b", [](ReceiveContext&) {})};
-  int live = 0;
+  int live = 0;       // Counted instances alive
+  int envelopes = 0;  // envelopes the reference holds
   std::deque<Entry> reference;
   std::mt19937 random{31};
   int next = 0;
@@ -45,16 +48,18 @@ struct Harness {
     for (int i = 0; i < count; ++i) {
       const ActorRef sender = senders[random() % 3];
       const int roll = static_cast<int>(random() % 4);
+      const MessageType* type = random() % 2 == 0 ? kWordType : kOtherWordType;
+      const auto word = static_cast<std::uint64_t>(next);
       if (roll == 0) {
         fifo.pushEnvelope(Message(Counted(next, &live)), sender);
+        type = nullptr;
+        ++envelopes;
       } else if (roll == 1) {
-        if (!fifo.tryPushWordInPlace(kWordType, static_cast<std::uint64_t>(next), sender)) {
-          fifo.pushWord(kWordType, static_cast<std::uint64_t>(next), sender);
-        }
+        if (!fifo.tryPushWordInPlace(type, word, sender)) fifo.pushWord(type, word, sender);
       } else {
-        fifo.pushWord(kWordType, static_cast<std::uint64_t>(next), sender);
+        fifo.pushWord(type, word, sender);
       }
-      reference.push_back(Entry{roll != 0, next++, sender});
+      reference.push_back(Entry{type, next++, sender});
     }
   }
   // Checks a word against the oldest entry and retires it.
@@ -62,8 +67,8 @@ struct Harness {
     ASSERT_FALSE(reference.empty());
     const Entry want = reference.front();
     reference.pop_front();
-    ASSERT_TRUE(want.word) << "entry " << want.value;
-    EXPECT_EQ(type, kWordType);
+    ASSERT_NE(want.type, nullptr) << "entry " << want.value << " is an envelope";
+    EXPECT_EQ(type, want.type) << "entry " << want.value;
     EXPECT_EQ(word, static_cast<std::uint64_t>(want.value));
     EXPECT_EQ(sender, want.sender);
   }
@@ -71,70 +76,94 @@ struct Harness {
     ASSERT_FALSE(reference.empty());
     const Entry want = reference.front();
     reference.pop_front();
-    ASSERT_FALSE(want.word) << "entry " << want.value;
+    ASSERT_EQ(want.type, nullptr) << "entry " << want.value << " is a word";
+    --envelopes;
     const Counted* c = envelope.message.get<Counted>();
     ASSERT_NE(c, nullptr);
     EXPECT_EQ(*c->value, want.value);
     EXPECT_EQ(envelope.sender, want.sender);
   }
-  int liveWanted() const {
-    int envelopes = 0;
-    for (const Entry& e : reference) envelopes += e.word ? 0 : 1;
-    return envelopes;
-  }
 };
 
 TEST(MailFifo, WordsAndEnvelopesKeepFifoOrderAgainstADeque) {
   // SPEC A4: the unbounded mailbox is FIFO, whatever mix of word cells and
-  // envelopes it holds, whichever way its entries are taken.
+  // envelopes it holds, whichever way its entries are taken. Pushes and
+  // takes are balanced so that the queue empties (and starts over in place)
+  // often, and now and then it is drained and shrunk.
   Harness h;
+  int emptied = 0;
+  int runsToASegmentEnd = 0;
   {
     MailFifo<5> fifo;
+    // Handlers push now and then: an actor telling itself, behind the entry.
+    const auto pushSome = [&] {
+      if (h.random() % 5 == 0) h.push(fifo, static_cast<int>(1 + h.random() % 3));
+    };
+    const auto takeOne = [&] {
+      fifo.consumeFront(
+          [&](const MessageType* t, std::uint64_t w, const ActorRef& s) {
+            h.onWord(t, w, s);
+            pushSome();
+          },
+          [&](Envelope& e) {
+            h.onEnvelope(e);
+            pushSome();
+          });
+    };
     for (int step = 0; step < 30000; ++step) {
-      const int roll = static_cast<int>(h.random() % 3);
-      if (roll == 0) {
-        h.push(fifo, static_cast<int>(h.random() % 4 == 0 ? h.random() % 40 : h.random() % 6));
-      } else if (!fifo.empty() && roll == 1) {
-        fifo.consumeFront(
-            [&](const MessageType* t, std::uint64_t w, const ActorRef& s) { h.onWord(t, w, s); },
-            [&](Envelope& e) { h.onEnvelope(e); });
-      } else if (!fifo.empty()) {
+      const int roll = static_cast<int>(h.random() % 10);
+      if (roll < 3) {
+        h.push(fifo, static_cast<int>(h.random() % 8 == 0 ? h.random() % 30 : h.random() % 4));
+      } else if (roll < 6 && !fifo.empty()) {
+        takeOne();
+      } else if (roll < 9 && !fifo.empty()) {
         // A turn's run: bounded, stopped by go(), by the end of a segment or
-        // by the queue emptying; the handler sometimes pushes (an actor
-        // telling itself), behind the run.
+        // by the queue emptying.
         const auto max = static_cast<std::uint32_t>(1 + h.random() % 12);
         const auto stopAfter = static_cast<std::uint32_t>(1 + h.random() % 12);
         std::uint32_t handled = 0;
-        const auto pushSome = [&] {
-          ++handled;
-          if (h.random() % 5 == 0) h.push(fifo, static_cast<int>(1 + h.random() % 3));
-        };
         const std::uint32_t ran = fifo.consumeRun(
             max,
             [&](const MessageType* t, std::uint64_t w, const ActorRef& s) {
               h.onWord(t, w, s);
+              ++handled;
               pushSome();
             },
             [&](Envelope& e) {
               h.onEnvelope(e);
+              ++handled;
               pushSome();
             },
             [&] { return handled < stopAfter; });
         ASSERT_EQ(ran, handled);
-        ASSERT_LE(ran, max);
-        ASSERT_LE(ran, stopAfter);
-        // A run stays in one segment: at most five entries.
-        ASSERT_LE(ran, 5u);
+        ASSERT_LE(ran, std::min(max, stopAfter));
+        ASSERT_LE(ran, 5u) << "a run stays in one segment";
+        // It stopped for one of its reasons, not sooner.
+        const bool ended = fifo.atSegmentStart();
+        ASSERT_TRUE(ran == max || ran == stopAfter || ended) << "step " << step;
+        if (ended && !fifo.empty()) ++runsToASegmentEnd;
+      } else if (roll == 9) {
+        while (!fifo.empty()) takeOne();
+        if (::testing::Test::HasFatalFailure()) return;
+        // Pushes from the last handlers may have refilled it.
+        while (!fifo.empty()) {
+          fifo.consumeFront(
+              [&](const MessageType* t, std::uint64_t w, const ActorRef& s) { h.onWord(t, w, s); },
+              [&](Envelope& e) { h.onEnvelope(e); });
+        }
+        fifo.shrinkIdle();
       }
       if (::testing::Test::HasFatalFailure()) return;
-      if (fifo.empty() && h.random() % 3 == 0) fifo.shrinkIdle();
+      if (fifo.empty()) ++emptied;
       ASSERT_EQ(fifo.size(), h.reference.size()) << "step " << step;
       ASSERT_EQ(fifo.empty(), h.reference.empty()) << "step " << step;
-      ASSERT_EQ(h.live, h.liveWanted()) << "step " << step << ": handled envelopes are destroyed";
+      ASSERT_EQ(h.live, h.envelopes) << "step " << step << ": handled envelopes are destroyed";
     }
     h.push(fifo, 17);  // some left behind for the destructor
   }
   EXPECT_EQ(h.live, 0) << "what was left was destroyed with the queue";
+  EXPECT_GT(emptied, 1000) << "the queue emptied and started over in place often";
+  EXPECT_GT(runsToASegmentEnd, 100) << "runs ended at a segment's end";
 }
 
 TEST(MailFifo, AnEnvelopeThatMissesASegmentsLastCellStartsTheNext) {
@@ -143,11 +172,11 @@ TEST(MailFifo, AnEnvelopeThatMissesASegmentsLastCellStartsTheNext) {
   Harness h;
   MailFifo<5> fifo;
   for (int i = 0; i < 4; ++i) fifo.pushWord(kWordType, static_cast<std::uint64_t>(i), ActorRef());
-  h.reference.assign({{true, 0, {}}, {true, 1, {}}, {true, 2, {}}, {true, 3, {}}});
+  for (int i = 0; i < 4; ++i) h.reference.push_back({kWordType, i, {}});
   fifo.pushEnvelope(Message(Counted(4, &h.live)), ActorRef());
   fifo.pushWord(kWordType, 5, ActorRef());
-  h.reference.push_back({false, 4, {}});
-  h.reference.push_back({true, 5, {}});
+  h.reference.push_back({nullptr, 4, {}});
+  h.reference.push_back({kWordType, 5, {}});
   const auto word = [&](const MessageType* t, std::uint64_t w, const ActorRef& s) {
     h.onWord(t, w, s);
   };

@@ -238,10 +238,7 @@ class Mailbox {
   }
   /// The word in first_ as a Message; first_ is free again. Precondition: hasFirst().
   Message takeFirstMessage() noexcept {
-    Message message;
-    message.storeWord(first_.word);
-    message.type_ = std::exchange(first_.type, nullptr);
-    return message;
+    return Message(std::exchange(first_.type, nullptr), first_.word);
   }
 
   // 63 cells of 32 bytes and a link: one 2 KiB block of the cache. A burst

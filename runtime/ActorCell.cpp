@@ -245,8 +245,8 @@ void ActorCell::turnOnWord() {
 }
 
 // Words taken from a ring for an idle actor: handled where they lie, not
-// written into the mailbox and read back (a message's 64-byte envelope,
-// twice), and with no unit handed to the dispatcher. What the handler
+// written into the mailbox and read back (a 32-byte cell each, twice), and
+// with no unit handed to the dispatcher. What the handler
 // queues meanwhile (a tell to itself) waits in the mailbox, and so do the
 // words after it: one sender's words keep their order either way.
 void ActorCell::turnOnCrossedWords(const MessageType* type, const std::uint64_t* words,

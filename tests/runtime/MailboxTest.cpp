@@ -165,6 +165,98 @@ TEST(Mailbox, TheInlineSlotAndTheQueueKeepFifoUnderAnyInterleaving) {
   }
 }
 
+TEST(Mailbox, BoundedMailboxesKeepTheirBoundAndOrderWithWordsAndEnvelopesMixed) {
+  // SPEC A4: a bounded mailbox queues words in single cells and anything
+  // else as an envelope. Random pushes and pops against a deque of
+  // `capacity`, for both policies: what is refused is the message pushed,
+  // what is evicted is the oldest, and nothing else moves.
+  auto own = ActorSystem::create("bounded", ActorSystemOptions::create().withManualRun());
+  const ActorRef senders[] = {ActorRef(), own->spawn("s", [](ReceiveContext&) {})};
+  detail::SystemCore* system = &own->core();
+  for (const OverflowPolicy policy : {OverflowPolicy::DropNewest, OverflowPolicy::DropOldest}) {
+    constexpr std::size_t kCapacity = 70;  // more than one segment of cells
+    detail::Mailbox box(MailboxOptions::bounded(kCapacity, policy));
+    struct Sent {
+      int kind;  // 1 int, 2 Wide, 3 std::string
+      int value;
+      ActorRef sender;
+    };
+    std::deque<Sent> reference;
+    std::mt19937 random(5);
+    int next = 0;
+    const auto check = [](const Message& message, const ActorRef& sender, const Sent& want) {
+      switch (want.kind) {
+        case 1:
+          ASSERT_TRUE(message.is<int>());
+          ASSERT_EQ(*message.get<int>(), want.value);
+          break;
+        case 2:
+          ASSERT_TRUE(message.is<Wide>());
+          ASSERT_EQ(message.get<Wide>()->value, want.value);
+          break;
+        default:
+          ASSERT_TRUE(message.is<std::string>());
+          ASSERT_EQ(*message.get<std::string>(), std::to_string(want.value));
+      }
+      ASSERT_EQ(sender, want.sender);
+    };
+    int refused = 0;
+    int evicted = 0;
+    for (int step = 0; step < 4000; ++step) {
+      if (random() % 2 == 0) {
+        const int count = static_cast<int>(random() % 12);
+        for (int i = 0; i < count; ++i) {
+          const int roll = static_cast<int>(random() % 4);
+          const int kind = roll == 0 ? 2 : roll == 1 ? 3 : 1;
+          const Sent sent{kind, next++, senders[random() % 2]};
+          Message m = kind == 1   ? Message(sent.value)
+                      : kind == 2 ? Message(Wide{sent.value, {0, 0}})
+                                  : Message(std::to_string(sent.value));
+          detail::Envelope displaced;
+          switch (box.push(detail::Envelope{std::move(m), sent.sender}, &displaced, system)) {
+            case detail::Mailbox::Push::Queued:
+              ASSERT_LT(reference.size(), kCapacity) << "step " << step;
+              reference.push_back(sent);
+              break;
+            case detail::Mailbox::Push::Refused:
+              ASSERT_EQ(policy, OverflowPolicy::DropNewest);
+              ASSERT_EQ(reference.size(), kCapacity);
+              check(displaced.message, displaced.sender, sent);
+              ++refused;
+              break;
+            case detail::Mailbox::Push::Evicted:
+              ASSERT_EQ(policy, OverflowPolicy::DropOldest);
+              ASSERT_EQ(reference.size(), kCapacity);
+              check(displaced.message, displaced.sender, reference.front());
+              reference.pop_front();
+              reference.push_back(sent);
+              ++evicted;
+              break;
+          }
+          if (::testing::Test::HasFatalFailure()) return;
+        }
+      } else {
+        const int count = static_cast<int>(random() % 10);
+        for (int i = 0; i < count && !reference.empty(); ++i) {
+          if (random() % 2 == 0) {
+            detail::Envelope e = box.pop(system);
+            check(e.message, e.sender, reference.front());
+          } else {
+            box.consume(system, [&](Message& message, const ActorRef& sender) {
+              check(message, sender, reference.front());
+            });
+          }
+          if (::testing::Test::HasFatalFailure()) return;
+          reference.pop_front();
+        }
+      }
+      ASSERT_EQ(box.size(), reference.size()) << "step " << step;
+    }
+    EXPECT_GT(policy == OverflowPolicy::DropNewest ? refused : evicted, 100)
+        << "the mailbox was full often";
+  }
+}
+
 TEST(Mailbox, BoundedDropNewestRefusesWhatDoesNotFitAsDeadLetters) {
   // SPEC A4, A7: the refused messages are dead letters, counted.
   Fixture f;

@@ -18,7 +18,10 @@ class MicrotaskDispatcher final : public BoundDispatcher {
  public:
   std::string_view id() const noexcept override { return "microtask-dispatcher"; }
   using Dispatcher::execute;
-  void execute(Task& task) override { loop().queueMicrotaskFromDispatcher(task, *this); }
+  /// Starts a cache line, as the loop's hot functions do.
+  [[gnu::aligned(64)]] void execute(Task& task) override {
+    loop().queueMicrotaskFromDispatcher(task, *this);
+  }
   std::unique_ptr<Dispatcher> clone() const override;
 };
 

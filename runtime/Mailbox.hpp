@@ -188,11 +188,10 @@ class Mailbox {
   // The FIFO's oldest message, moved out. Precondition: !fifo_.empty().
   Envelope popFifo() noexcept {
     Envelope out;
-    fifo_.consumeFront(
-        [&out](const MessageType* type, std::uint64_t word, const ActorRef& sender) noexcept {
-          out = Envelope{Message(type, word), sender};
-        },
-        [&out](Envelope& envelope) noexcept { out = std::move(envelope); });
+    const auto take = [&out](Message& message, const ActorRef& sender) noexcept {
+      out = Envelope{std::move(message), sender};
+    };
+    fifo_.consumeFront(OnWord<decltype(take)>{take}, OnEnvelope<decltype(take)>{take});
     return out;
   }
   // The unbounded mailbox keeps its oldest message in first_ when nothing

@@ -53,6 +53,8 @@ class Category final : public std::error_category {
         return "ErrUnexpectedReply: the reply to an ask has another type than the one asked for";
       case Error::ErrNotManual:
         return "ErrNotManual: the system runs its isolates on threads; it is not driven by hand";
+      case Error::ErrWouldDeadlock:
+        return "ErrWouldDeadlock: the wait would block the only thread that can complete it";
     }
     return "unknown coreactor error " + std::to_string(code);
   }

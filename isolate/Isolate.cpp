@@ -589,6 +589,14 @@ void Isolate::run() {
 }
 
 void Isolate::runUntilIdle() {
+  // Stepping the loop is for the thread that owns it (its creator, or the
+  // thread that ran it last): another thread would race the owner's
+  // isolate-local calls, which it makes without a lock between steps.
+  if (owner_.load(std::memory_order_relaxed) != std::this_thread::get_id()) {
+    throwError(Error::ErrNotOnIsolate, "runUntilIdle of isolate '" + name() +
+                                           "' from a thread that does not own it (its creator, "
+                                           "or the thread that ran it last)");
+  }
   claimLoop();
   runClaimed(Mode::UntilIdle);
 }

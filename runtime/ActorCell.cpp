@@ -121,11 +121,15 @@ void ActorCell::enqueueSystem(SystemMessage&& message) {
   // Start is every cell's first system message and Stop most often its
   // second: a flag holds each while no other system message waits (the
   // flags are handled first, Start then Stop, so order holds), and spawning
-  // and stopping many actors allocates no system-message ring.
-  if (message.kind == SysKind::Start && state_ == State::Created && pending_ == 0) {
-    pending_ = kStartPending;
-  } else if (message.kind == SysKind::Stop &&
-             (pending_ & (kStopPending | kSystemQueued | kContinuePending)) == 0) {
+  // and stopping many actors allocates no system-message ring. The Start
+  // flag is set when the cell is made (pending_): the message only wakes
+  // the cell, which may have started already, woken by whatever came first.
+  if (message.kind == SysKind::Start) {
+    if (pending_ != 0 && !scheduled_) schedule();
+    return;
+  }
+  if (message.kind == SysKind::Stop &&
+      (pending_ & (kStopPending | kSystemQueued | kContinuePending)) == 0) {
     pending_ |= kStopPending;
   } else {
     pushSystem(std::move(message));
@@ -466,7 +470,10 @@ bool ActorCell::becomeNewInstance(const char* what, Hook&& hook) {
     beginStop();
     return false;
   }
-  state_ = State::Running;
+  // A hook that stopped its actor (ctx.stop() in preStart or postRestart)
+  // keeps that stop: it takes effect when the turn ends (postStop, then
+  // the watchers hear Terminated), as in Akka and CAF.
+  if (state_ < State::Terminating) state_ = State::Running;
   return true;
 }
 
@@ -783,8 +790,10 @@ ActorRef ActorCell::spawnChild(std::string name, ActorOptions options, ActorFact
 
 void ActorCell::stopChild(const ActorRef& child) {
   // The name is free again at once: a restarting parent spawns its children
-  // anew in postRestart while the old ones are still stopping.
-  if (Family* f = family()) {
+  // anew in postRestart while the old ones are still stopping. Another
+  // system's reference is no child of ours, whatever its id.
+  Family* f = core().isOurs(child) ? family() : nullptr;
+  if (f != nullptr) {
     auto it = f->byId.find(child.id());
     if (it != f->byId.end()) {
       auto named = f->byName.find(it->second.name);

@@ -3,6 +3,7 @@
 #include "coreactor/ActorSystem.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "Logging.hpp"
 #include "SystemCore.hpp"
@@ -337,7 +338,14 @@ std::unique_ptr<ActorSystem> ActorSystem::create(std::string name, ActorSystemOp
 
 ActorSystem::ActorSystem(std::unique_ptr<SystemCore> core) : core_(std::move(core)) {}
 ActorSystem::~ActorSystem() {
-  core_->stop();
+  if (core_->onOwnIsolate()) {
+    // From inside one of its own handlers: no loop can join itself. The
+    // loops stop now and the core tears itself down once they have
+    // returned (SystemCore::orphan).
+    core_.release()->orphan();
+    return;
+  }
+  core_->finish();
 }
 
 const std::string& ActorSystem::name() const noexcept {
@@ -362,6 +370,32 @@ void ActorSystem::stop(const ActorRef& actor) {
 void ActorSystem::askWith(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
                           AskCompletion completion) {
   core_->ask(target, std::move(message), timeout, std::move(completion));
+}
+
+detail::AskWaitGuard ActorSystem::waitGuard(const ActorRef& target) noexcept {
+  // From outside, the reply slot lives on the target's isolate
+  // (SystemCore::ask); an ask to no actor of ours fails at once.
+  if (!core_->isOurs(target)) return {};
+  return detail::AskWaitGuard{this, &core_->runtime(target.isolateIndex()),
+                              core_->options().manualRun()};
+}
+
+void detail::AskWaitGuard::beforeWait(bool (*ready)(const void*), const void* future) const {
+  auto refuse = [](const char* why) {
+    throwError(Error::ErrWouldDeadlock, std::string("waiting for an ask's reply ") + why +
+                                            "; from an actor, use ReceiveContext::ask or "
+                                            "co_await askAsync instead of blocking");
+  };
+  SystemCore& core = system->core();
+  if (Isolate::currentUserData() == replyIsolate) {
+    refuse("on the isolate that must run the reply");
+  }
+  if (!manual || !core.drivenHere()) return;  // another thread runs the reply
+  if (Isolate::current() != nullptr) refuse("inside the loops of a manual system");
+  core.runUntilIdle();  // the driving thread runs what the reply needs
+  if (!ready(future)) {
+    refuse("of a manual system with nothing left to run (its timeout waits for the clock)");
+  }
 }
 
 EventStream& ActorSystem::eventStream() noexcept {
@@ -435,12 +469,31 @@ void EventStream::deliver(const void* type, const void* event) {
     targets = it->second;
   }
   for (const Subscriber& s : targets) {
-    if (s.callback) {
-      s.callback(event);
-    } else {
-      s.toActor(s.actor, event);
+    try {
+      if (s.callback) {
+        s.callback(event);
+      } else {
+        s.toActor(s.actor, event);
+      }
+    } catch (...) {
+      subscriberFailed(type, s, std::current_exception());
     }
   }
+}
+
+void EventStream::subscriberFailed(const void* type, const Subscriber& subscriber,
+                                   std::exception_ptr error) noexcept {
+  const std::string_view name = static_cast<const detail::MessageType*>(type)->name;
+  try {
+    if (onSubscriberError_ && type != key<DispatcherError>()) {
+      onSubscriberError_(name, subscriber.actor, error);
+      return;
+    }
+  } catch (...) {
+    // Reporting failed too: stderr gets the original error below.
+  }
+  std::fprintf(stderr, "[coreactor] an event-stream subscriber to %.*s threw: %s\n",
+               static_cast<int>(name.size()), name.data(), describe(error).c_str());
 }
 
 std::size_t EventStream::count(const void* type) const {

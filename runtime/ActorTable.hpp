@@ -128,13 +128,29 @@ class ActorTable {
   }
 
   /// Isolate-local. Empties the slot and gives it a new generation.
-  void release(std::uint32_t slot) {
+  /// `askDone`: the slot held an ask's reply slot, which completed
+  /// (answeredAsk() says so of its generation until the slot is reused).
+  void release(std::uint32_t slot, bool askDone = false) {
     Entry& e = entry(slot);
     e.endpoint.store(nullptr, std::memory_order_relaxed);
     e.topLevel.store(false, std::memory_order_relaxed);
+    e.askDone.store(askDone, std::memory_order_relaxed);
     e.generation.store((e.generation.load(std::memory_order_relaxed) + 1) & kGenerationMask,
                        std::memory_order_release);  // after the flag's clearing (topLevelAt)
     free_.push(slot);  // the loop thread's own list: reused by it, lock-free
+  }
+
+  /// Isolate-local. True when `slot` of `generation` was an ask's reply
+  /// slot that has completed and the slot has not been reused since: what
+  /// is sent to it is a late or second reply, not a message to a stopped
+  /// actor.
+  bool answeredAsk(std::uint32_t slot, std::uint32_t generation) const noexcept {
+    const Entry* chunk = chunks_[slot >> kChunkBits].load(std::memory_order_acquire);
+    if (chunk == nullptr) return false;
+    const Entry& e = chunk[slot & (kChunkSize - 1)];
+    return e.askDone.load(std::memory_order_relaxed) &&
+           e.endpoint.load(std::memory_order_relaxed) == nullptr &&
+           e.generation.load(std::memory_order_relaxed) == ((generation + 1) & kGenerationMask);
   }
 
   /// Calls f(slot, endpoint) for every published endpoint. Only when no loop runs.
@@ -150,6 +166,7 @@ class ActorTable {
     std::atomic<Endpoint*> endpoint{nullptr};
     std::atomic<std::uint32_t> generation{0};
     std::atomic<bool> topLevel{false};  // in what would be padding
+    std::atomic<bool> askDone{false};   // so is this (answeredAsk)
   };
   static_assert(sizeof(Entry) == 16, "the top-level flag costs no memory");
   static constexpr std::uint32_t kNotTopLevel = ~std::uint32_t{0};

@@ -178,7 +178,7 @@ ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
 
   // The isolate the call runs on holds the schedule (S9).
   IsolateRuntime* here = owner != nullptr ? &owner->home() : currentRuntime();
-  if (here == nullptr && tManualDriver == this) here = isolates_[target.isolateIndex()].get();
+  if (here == nullptr && drivenHere()) here = isolates_[target.isolateIndex()].get();
   if (here != nullptr) {
     const std::uint32_t anchor = owner != nullptr ? owner->scheduleAnchor() : Scheduler::kNil;
     const ScheduleHandle handle = here->scheduler->add(std::move(message), target, sender, every,

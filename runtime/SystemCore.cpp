@@ -2,6 +2,7 @@
 #include "SystemCore.hpp"
 
 #include <charconv>
+#include <thread>
 
 #include "Hash.hpp"
 #include "Topology.hpp"
@@ -13,6 +14,12 @@
 namespace coreactor::detail {
 
 using SysKind = SystemMessage::Kind;
+
+std::uint64_t threadSerial() noexcept {
+  static std::atomic<std::uint64_t> next{1};
+  if (tThreadSerial == 0) tThreadSerial = next.fetch_add(1, std::memory_order_relaxed);
+  return tThreadSerial;
+}
 
 // ---- tasks carrying work to another isolate ---------------------------------------
 
@@ -76,7 +83,16 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
       clock_(options_.clock() != nullptr ? options_.clock() : &SteadyClock::instance()) {
   logger_ = makeSystemLogger(name_, options_.logSinks(),
                              static_cast<spdlog::level::level_enum>(options_.logLevel()));
-  if (options_.manualRun()) tManualDriver = this;
+  // A subscriber's throw is reported as a dispatcher error is (SPEC D11);
+  // EventStream itself keeps a DispatcherError subscriber's throw off this
+  // path (stderr), so a failing report cannot feed itself.
+  events_.onSubscriberError_ = [this](std::string_view type, const ActorRef& subscriber,
+                                      std::exception_ptr error) {
+    logger_->error("an event-stream subscriber to {}{} threw: {}", type,
+                   subscriber ? " (" + pathOf(subscriber) + ")" : std::string(), describe(error));
+    events_.publish(DispatcherError{"event-stream", std::move(error), subscriber});
+  };
+  if (options_.manualRun()) driver_ = threadSerial();
   planPlacement();  // ErrInvalidOption for a node or a pinning the machine cannot give
   const std::size_t count = placement_.size();
   for (std::size_t i = 0; i < count; ++i) {
@@ -122,7 +138,6 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
 
 SystemCore::~SystemCore() {
   stop();
-  if (tManualDriver == this) tManualDriver = nullptr;
 }
 
 void SystemCore::start() {
@@ -304,17 +319,26 @@ void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
 
 void SystemCore::deliverUncommon(IsolateRuntime& rt, const ActorRef& target, Endpoint* endpoint,
                                  Envelope&& envelope) {
-  static_cast<void>(rt);
   if (endpoint == nullptr) {
     failAskOf(envelope.sender, make_error_code(Error::ErrDead));
-    deadLetter(target, std::move(envelope), "the actor has stopped");
+    deadLetter(target, std::move(envelope),
+               rt.table.answeredAsk(target.slot(), target.generation())
+                   ? "a reply to an ask that has already completed (answered, failed or timed out)"
+                   : "the actor has stopped");
     return;
   }
   static_cast<AskEndpoint*>(endpoint)->complete(&envelope.message, {});
 }
 
 void SystemCore::sendSystem(const ActorRef& target, SystemMessage&& message) {
-  if (target.isNone() || target.isolateIndex() >= isolates_.size()) return;
+  if (target.isNone()) return;
+  if (target.system_ != this || target.isolateIndex() >= isolates_.size()) {
+    // Another system's reference (or one no isolate of ours can hold) names
+    // no actor of this system, whatever its id: it is treated as dead here,
+    // never as the actor of ours with the same id.
+    deliverToNoActor(target, std::move(message));
+    return;
+  }
   IsolateRuntime& rt = *isolates_[target.isolateIndex()];
   if (isLocal(rt)) {
     deliverSystemLocal(rt, target, std::move(message));
@@ -339,15 +363,19 @@ void SystemCore::deliverSystemLocal(IsolateRuntime& rt, const ActorRef& target,
                                     SystemMessage&& message) {
   Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
   if (endpoint == nullptr || endpoint->kind != Endpoint::Kind::Cell) {
-    // The target is gone. Watching it means hearing at once that it is; a
-    // reply it was waiting for is undeliverable.
-    if (message.kind == SysKind::Watch) message.ref.tell(Terminated{target}, target);
-    if (message.kind == SysKind::Continue) {
-      dropContinuation(target, std::move(message.continuation), "the asking actor has stopped");
-    }
+    deliverToNoActor(target, std::move(message));
     return;
   }
   static_cast<ActorCell*>(endpoint)->enqueueSystem(std::move(message));
+}
+
+void SystemCore::deliverToNoActor(const ActorRef& target, SystemMessage&& message) {
+  // Watching an actor that is gone means hearing at once that it is; a
+  // reply it was waiting for is undeliverable; a stop has nothing to stop.
+  if (message.kind == SysKind::Watch) message.ref.tell(Terminated{target}, target);
+  if (message.kind == SysKind::Continue) {
+    dropContinuation(target, std::move(message.continuation), "the asking actor has stopped");
+  }
 }
 
 IsolateRuntime* SystemCore::runtimeOfOurs(const ActorRef& ref) const noexcept {
@@ -730,7 +758,7 @@ void AskEndpoint::complete(Message* reply, std::error_code error) noexcept {
   completing_ = true;  // clearTimeout disposes of our timer task: onDiscard must not re-enter
   home_.asks->cancel(*this);
   if (timer_.valid()) home_.isolate->clearTimeout(timer_);
-  home_.table.release(slot_);
+  home_.table.release(slot_, /*askDone=*/true);
   if (asker_) {
     // Into the asker's turn, carried by this very object.
     if (reply != nullptr) reply_ = std::move(*reply);
@@ -792,7 +820,7 @@ void SystemCore::ask(const ActorRef& target, Message message, std::chrono::nanos
     completion(nullptr, make_error_code(Error::ErrActorSystemNotStarted));
     return;
   }
-  if (target.isNone() || target.isolateIndex() >= isolates_.size()) {
+  if (!isOurs(target)) {  // none, or another system's: no actor of ours answers
     completion(nullptr, make_error_code(Error::ErrDead));
     return;
   }
@@ -815,7 +843,7 @@ void SystemCore::askFromActor(const ActorRef& asker, std::uint32_t incarnation,
   const auto reservation = rt.table.reserve(true);
   auto* endpoint = new AskEndpoint(rt, reservation.slot, asker, std::move(continuation));
   endpoint->incarnation = incarnation;
-  if (target.isNone() || target.isolateIndex() >= isolates_.size()) {
+  if (!isOurs(target)) {  // none, or another system's: no actor of ours answers
     rt.table.publish(reservation.slot, endpoint);
     endpoint->complete(nullptr, make_error_code(Error::ErrDead));
     return;
@@ -856,10 +884,31 @@ void SystemCore::sendRequest(const ActorRef& target, Message&& message, const Ac
 
 // ---- running and stopping ------------------------------------------------------------
 
+// The outermost runUntilIdle() of a manual system's driving thread frees the
+// core if a handler destroyed its owner meanwhile (orphan()): nothing of the
+// core is touched after the scope ends.
+class SystemCore::DriveScope {
+ public:
+  explicit DriveScope(SystemCore& core) noexcept : core_(core) { ++core_.driving_; }
+  ~DriveScope() {
+    if (--core_.driving_ == 0 && core_.orphaned_) delete &core_;
+  }
+  DriveScope(const DriveScope&) = delete;
+  DriveScope& operator=(const DriveScope&) = delete;
+
+ private:
+  SystemCore& core_;
+};
+
 void SystemCore::runUntilIdle() {
   if (!options_.manualRun()) {
     throwError(Error::ErrNotManual, "runUntilIdle on system '" + name_ + "'");
   }
+  if (!drivenHere()) {
+    throwError(Error::ErrNotOnIsolate, "runUntilIdle of manual system '" + name_ +
+                                           "' from a thread other than the one that created it");
+  }
+  const DriveScope scope(*this);
   // Isolates can feed each other: go round until a whole pass ran nothing.
   for (;;) {
     std::uint64_t before = 0;
@@ -870,7 +919,7 @@ void SystemCore::runUntilIdle() {
       if (!rt->isolate->stopped()) rt->isolate->runUntilIdle();
       after += s.macrotasks + s.microtasks + s.timersFired + s.ioHandlers;
     }
-    if (after == before) return;
+    if (after == before || orphaned_) return;
   }
 }
 
@@ -880,34 +929,58 @@ bool SystemCore::onOwnIsolate() const noexcept {
 
 void SystemCore::shutdown() {
   State expected = State::Running;
-  if (!state_.compare_exchange_strong(expected, State::ShuttingDown)) return;  // already on its way
+  const bool first = state_.compare_exchange_strong(expected, State::ShuttingDown);
   const bool inside = onOwnIsolate();
-  if (inside) {
-    // From an actor: a loop cannot wait for itself. The stops go out now and
-    // the last top-level actor to stop stops the loops (topLevelTerminated);
-    // the system's destructor joins the threads.
-    std::lock_guard<std::mutex> lock(topMutex_);
-    stopLoopsWhenEmpty_ = true;
+  if (first) {
+    if (inside) {
+      // From an actor: a loop cannot wait for itself. The stops go out now
+      // and the last top-level actor to stop stops the loops
+      // (uncountTopLevel); a shutdown() or the destructor from outside
+      // waits for that, then joins and tears down.
+      std::lock_guard<std::mutex> lock(topMutex_);
+      stopLoopsWhenEmpty_ = true;
+    }
+    for (const ActorRef& ref : topLevel()) {
+      sendSystem(ref, SystemMessage{SysKind::Stop, {}, nullptr});
+    }
+    if (inside) {
+      std::lock_guard<std::mutex> lock(topMutex_);
+      if (topLive_.load(std::memory_order_relaxed) == 0) stopLoops();
+      return;
+    }
+  } else if (inside) {
+    return;  // on its way already, and a loop cannot wait for itself
   }
-  for (const ActorRef& ref : topLevel()) sendSystem(ref, SystemMessage{SysKind::Stop, {}, nullptr});
-  if (inside) {
-    std::lock_guard<std::mutex> lock(topMutex_);
-    if (topLive_.load(std::memory_order_relaxed) == 0) stopLoops();
+  // From outside: whoever began it, wait for the graceful stop to finish.
+  if (options_.manualRun() && drivenHere()) {
+    const DriveScope scope(*this);  // a handler may destroy the owner meanwhile
+    awaitGracefulStop();
+    stop();
     return;
   }
-  if (options_.manualRun()) {
-    runUntilIdle();
-  } else {
-    // Wait for the top-level actors to report their subtrees stopped. The
-    // bound only guards against a hook that never returns.
-    std::unique_lock<std::mutex> lock(topMutex_);
-    if (!topChanged_.wait_for(lock, std::chrono::seconds(60),
-                              [&] { return topLive_.load(std::memory_order_relaxed) == 0; })) {
-      logger_->error("shutdown: {} top-level actors did not stop within 60 s; stopping anyway",
-                     topLive_.load(std::memory_order_relaxed));
-    }
-  }
+  awaitGracefulStop();
   stop();
+}
+
+void SystemCore::awaitGracefulStop() {
+  if (state_.load(std::memory_order_acquire) == State::Running) return;
+  if (options_.manualRun()) {
+    // The driving thread runs what the stops set going; another thread
+    // cannot drive this system and has nothing to wait for.
+    if (drivenHere() && Isolate::current() == nullptr) runUntilIdle();
+    return;
+  }
+  // Until the top-level actors have reported their subtrees stopped, or an
+  // immediate stop ended the loops. The bound only guards against a hook
+  // that never returns.
+  std::unique_lock<std::mutex> lock(topMutex_);
+  if (!topChanged_.wait_for(lock, std::chrono::seconds(60), [&] {
+        return topLive_.load(std::memory_order_relaxed) == 0 ||
+               state_.load(std::memory_order_acquire) == State::Stopped;
+      })) {
+    logger_->error("shutdown: {} top-level actors did not stop within 60 s; stopping anyway",
+                   topLive_.load(std::memory_order_relaxed));
+  }
 }
 
 void SystemCore::stopLoops() noexcept {
@@ -920,14 +993,66 @@ void SystemCore::stop() {
     // From an actor: the loops stop after their current step; joining and
     // tearing down is left to the destructor (or a stop() from outside).
     stopLoops();
+    wakeShutdownWaiters();
     return;
   }
   std::lock_guard<std::mutex> guard(stopMutex_);
   stopLoops();
+  wakeShutdownWaiters();
   if (tornDown_) return;
   tornDown_ = true;
   for (auto& rt : isolates_) rt->isolate->join();
   teardown();
+}
+
+void SystemCore::wakeShutdownWaiters() noexcept {
+  // Under the lock, so that a waiter between its check and its sleep
+  // cannot miss the call.
+  try {
+    std::lock_guard<std::mutex> lock(topMutex_);
+  } catch (...) {
+    // A mutex that cannot be locked wakes the waiters anyway.
+  }
+  topChanged_.notify_all();
+}
+
+void SystemCore::finish() {
+  if (state_.load(std::memory_order_acquire) == State::ShuttingDown) {
+    // A shutdown() begun inside a handler, or by another thread: every
+    // postStop runs before the loops stop.
+    if (options_.manualRun() && drivenHere()) {
+      const DriveScope scope(*this);
+      awaitGracefulStop();
+    } else {
+      awaitGracefulStop();
+    }
+  }
+  stop();
+}
+
+void SystemCore::orphan() {
+  owner_ = nullptr;
+  stopLoops();
+  wakeShutdownWaiters();
+  if (options_.manualRun()) {
+    if (driving_ > 0) {
+      orphaned_ = true;  // the outermost runUntilIdle() frees it (DriveScope)
+    } else {
+      // Its isolate is driven directly (ActorSystem::isolate(i).runUntilIdle()):
+      // no frame of ours returns after the handler, so nothing can free it safely.
+      logger_->error(
+          "system '{}' was destroyed from inside its own handler while an isolate of it was "
+          "driven directly; its memory is kept until the process exits",
+          name_);
+    }
+    return;
+  }
+  // A thread of its own joins the isolate threads, then tears down. The
+  // loop of this thread returns once the handler does.
+  std::thread([this] {
+    for (auto& rt : isolates_) rt->isolate->join();
+    delete this;
+  }).detach();
 }
 
 // After every loop has stopped: what is left is freed, and what it held

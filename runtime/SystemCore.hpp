@@ -48,9 +48,14 @@ namespace coreactor::detail {
 
 class SystemCore;
 
-// The manual-run system whose creating thread this is (it drives the loops).
-// A constant-initialised inline thread_local: one TLS load on the send path.
-inline thread_local const SystemCore* tManualDriver = nullptr;
+// This thread's serial, 0 until threadSerial() first gives it one: a manual
+// system keeps its creating thread's serial (that thread drives its loops),
+// so any number of manual systems can share a thread and each knows its
+// driver. A constant-initialised inline thread_local: one TLS load on the
+// send path.
+inline thread_local std::uint64_t tThreadSerial = 0;
+/// This thread's serial (never 0), given on first use.
+std::uint64_t threadSerial() noexcept;
 
 /// Work to run inside a turn of an actor: an ask's reply, a coroutine's
 /// resumption. Owned by the system message carrying it; freed unrun if the
@@ -619,7 +624,11 @@ class ActorCell final : public Task, public Endpoint {
   static constexpr std::uint8_t kStopPending = 2;
   static constexpr std::uint8_t kSystemQueued = 4;
   static constexpr std::uint8_t kContinuePending = 8;  // rare_->firstContinuation is set
-  std::uint8_t pending_ = 0;
+  // A cell starts with its Start pending: the Start message only wakes it,
+  // so whatever reaches it first by another path (a Stop across isolates
+  // overtaking a Start posted from a foreign thread) still finds preStart
+  // ahead of it.
+  std::uint8_t pending_ = kStartPending;
   bool active_ = false;    // handled a message since the last passivation check
   bool hasAsync_ = false;  // rare_->async is set: it has coroutine handlers
   bool onHybrid_;          // dispatcher_ is a HybridDispatcher (the default's kind)
@@ -759,6 +768,9 @@ class SystemCore {
   TransportStats transportStats() const noexcept;
   IsolateRuntime& runtime(std::size_t index);
   bool running() const noexcept { return state_.load(std::memory_order_acquire) == State::Running; }
+  /// True on the thread that drives this manual-run system (the one that
+  /// created it); false everywhere for a threaded system. One TLS load.
+  bool drivenHere() const noexcept { return driver_ == tThreadSerial; }
   std::uint64_t deadLetterCount() const noexcept {
     return deadLetters_.load(std::memory_order_relaxed);
   }
@@ -806,7 +818,7 @@ class SystemCore {
     }
     // Only this system mints its references, but a stale one (of a system
     // destroyed at this address) must not read past the isolates.
-    if (tManualDriver != this || target.isolateIndex() >= isolateCount_) return nullptr;
+    if (!drivenHere() || target.isolateIndex() >= isolateCount_) return nullptr;
     return isolates_[target.isolateIndex()]->table.find(target.slot(), target.generation());
   }
   /// A word that answers an ask whose reply slot lives on this thread's isolate.
@@ -841,6 +853,11 @@ class SystemCore {
   /// Another isolate's (or no) actor: through the inbox, or a dead letter.
   void sendElsewhere(const ActorRef& target, Envelope&& envelope);
   void sendSystem(const ActorRef& target, SystemMessage&& message);
+  /// A reference this system minted, naming one of its isolates (the actor
+  /// may be gone): not none, not another system's.
+  bool isOurs(const ActorRef& ref) const noexcept {
+    return ref.system_ == this && ref.isolateIndex() < isolateCount_;
+  }
   void deadLetter(const ActorRef& recipient, Envelope&& envelope, const char* reason);
 
   /// Spawns an actor under `parent` (nullptr: the user guardian, and the
@@ -883,8 +900,25 @@ class SystemCore {
   }
   std::string pathOf(const ActorRef& ref);
 
+  /// Graceful stop (ActorSystem::shutdown). From outside the system it
+  /// waits for the graceful stop in progress, whoever began it, then stops
+  /// the loops and tears down; from one of its own isolates it begins the
+  /// stop and returns.
   void shutdown();
+  /// Immediate stop (ActorSystem::stop); from one of its own isolates it
+  /// stops the loops and returns, the teardown is left to the destructor.
   void stop();
+  /// What the owner's destruction does from outside the system: waits for a
+  /// graceful stop in progress (so every postStop runs once), then stop().
+  void finish();
+  /// True when the caller runs on one of this system's loops: a handler, a
+  /// hook, a task posted to one of its isolates.
+  bool onOwnIsolate() const noexcept;
+  /// The owner was destroyed from inside one of its own handlers: the loops
+  /// stop, and this core deletes itself once no loop of it runs any more
+  /// (a thread of its own joins the isolate threads; a manual system is
+  /// freed when the driving thread's runUntilIdle returns).
+  void orphan();
   void runUntilIdle();
 
   // ---- the scheduler (runtime/Scheduling.cpp) -------------------------------------
@@ -928,7 +962,7 @@ class SystemCore {
       return true;
     }
     // The thread driving a manual system owns all of its isolates.
-    if (tManualDriver == this) return true;
+    if (drivenHere()) return true;
     return (here == nullptr || options_.manualRun()) && rt.isolate->isLoopThread();
   }
   void deliverLocal(IsolateRuntime& rt, const ActorRef& target, Message&& message,
@@ -960,6 +994,9 @@ class SystemCore {
     return static_cast<ActorCell*>(endpoint);
   }
   void deliverSystemLocal(IsolateRuntime& rt, const ActorRef& target, SystemMessage&& message);
+  /// What a system message to an actor that is not there (gone, or not of
+  /// this system) comes to: a watcher hears Terminated at once.
+  void deliverToNoActor(const ActorRef& target, SystemMessage&& message);
   void failAskOf(const ActorRef& sender, std::error_code error);
   /// failAskOf() when the reply slot lives on this thread's isolate; nothing
   /// otherwise (no task posted: a refused flood from another isolate would
@@ -978,8 +1015,15 @@ class SystemCore {
   void sendRequest(const ActorRef& target, Message&& message, const ActorRef& replyTo);
   std::size_t placeTopLevel(const ActorOptions& options);
   void teardown() noexcept;
-  bool onOwnIsolate() const noexcept;
   void stopLoops() noexcept;
+  /// Waits, from outside, for a graceful stop in progress to finish: every
+  /// top-level actor stopped (each subtree's postStop run), or the loops
+  /// stopped by an immediate stop.
+  void awaitGracefulStop();
+  void wakeShutdownWaiters() noexcept;
+  /// Counts the driving thread's runUntilIdle() calls in progress (manual
+  /// systems); the outermost frees an orphaned core as it returns.
+  class DriveScope;
   friend class RemoteDelivery;
   friend class RemoteSystemDelivery;
   friend class Crossings;
@@ -994,6 +1038,9 @@ class SystemCore {
 
   std::string name_;
   ActorSystem* owner_ = nullptr;
+  // The serial of the thread that drives a manual-run system; for a
+  // threaded one a value no thread has (tThreadSerial starts at 0).
+  std::uint64_t driver_ = ~std::uint64_t{0};
   ActorSystemOptions options_;
   const Clock* clock_;
   std::shared_ptr<spdlog::logger> logger_;
@@ -1027,6 +1074,8 @@ class SystemCore {
   ScheduleNames scheduleNames_;  // guarded by scheduleNamesLock_
   std::mutex stopMutex_;
   bool tornDown_ = false;            // guarded by stopMutex_
+  std::uint32_t driving_ = 0;        // DriveScope: the driving thread's only
+  bool orphaned_ = false;            // orphan(): the core frees itself
   bool stopLoopsWhenEmpty_ = false;  // guarded by topMutex_
 };
 

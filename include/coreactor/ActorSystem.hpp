@@ -71,6 +71,59 @@ struct TransportStats {
 /// How an ask ends: the reply (error empty) or an error (ErrAskTimeout, ErrDead, ...).
 using AskCompletion = std::function<void(Message* reply, std::error_code error)>;
 
+namespace detail {
+/// Where the reply of an ask from outside is made, for its future's blocking
+/// calls to refuse a wait that could never end (AskFuture).
+struct AskWaitGuard {
+  ActorSystem* system = nullptr;       ///< null: nothing to check (another system's target)
+  const void* replyIsolate = nullptr;  ///< the runtime of the isolate that runs the reply
+  bool manual = false;                 ///< the system is driven by hand
+  /// Called before blocking on a future that is not ready: throws
+  /// ErrWouldDeadlock where the wait could never end; on a manual system's
+  /// driving thread, outside its loops, first runs the loops until idle and
+  /// throws only if `ready()` still says no.
+  void beforeWait(bool (*ready)(const void*), const void* future) const;
+};
+}  // namespace detail
+
+/// The future of ActorSystem::ask: a std::future whose blocking calls, get()
+/// and wait(), refuse a wait that could never end with ErrWouldDeadlock
+/// instead of hanging: on the loop of the isolate that must run the reply
+/// (a handler asking an actor of its own isolate and waiting), or inside a
+/// manual system's loops. On a manual system's driving thread, outside the
+/// loops, they first run the loops until idle, so the reply can come.
+/// Converting to std::future<R> drops those checks.
+template <class R>
+class AskFuture : public std::future<R> {
+ public:
+  AskFuture() noexcept = default;
+  /// The reply, or throws what the ask failed with (see ActorSystem::ask).
+  decltype(auto) get() {
+    guard();
+    return std::future<R>::get();
+  }
+  /// Blocks until the ask has completed.
+  void wait() const {
+    guard();
+    std::future<R>::wait();
+  }
+
+ private:
+  friend class ActorSystem;
+  AskFuture(std::future<R>&& future, detail::AskWaitGuard guard) noexcept
+      : std::future<R>(std::move(future)), guard_(guard) {}
+  static bool isReady(const void* self) {
+    return static_cast<const AskFuture*>(self)->wait_for(std::chrono::seconds(0)) ==
+           std::future_status::ready;
+  }
+  void guard() const {
+    if (guard_.system != nullptr && this->valid() && !isReady(this)) {
+      guard_.beforeWait(&isReady, this);
+    }
+  }
+  detail::AskWaitGuard guard_;
+};
+
 /// The actor system: its isolates, its actors, the scheduler and the event
 /// stream. Made by create(); every call may be made from any thread, but
 /// runUntilIdle() (see the file comment).
@@ -114,10 +167,13 @@ class ActorSystem {
   /// Fails with ErrAskTimeout after `timeout`, ErrDead at once if the target
   /// has stopped or stops with the ask still queued, ErrUnexpectedReply for a reply of another
   /// type. Throws ErrInvalidTimeout for a timeout that is not positive.
+  /// Waiting on the future where the reply can never come (a handler of the
+  /// target's own isolate) is ErrWouldDeadlock (AskFuture); from an actor,
+  /// use ReceiveContext::ask or co_await askAsync instead.
   template <class R, class M>
-  std::future<R> ask(const ActorRef& target, M&& message, std::chrono::nanoseconds timeout) {
+  AskFuture<R> ask(const ActorRef& target, M&& message, std::chrono::nanoseconds timeout) {
     auto promise = std::make_shared<std::promise<R>>();
-    std::future<R> future = promise->get_future();
+    AskFuture<R> future(promise->get_future(), waitGuard(target));
     askWith(target, Message(std::forward<M>(message)), timeout,
             [promise](Message* reply, std::error_code error) {
               if (error) {
@@ -206,7 +262,9 @@ class ActorSystem {
   bool running() const noexcept;
 
   /// Manual mode: runs every isolate's loop on the calling thread until all
-  /// are idle. Throws ErrNotManual otherwise.
+  /// are idle. Throws ErrNotManual for a threaded system, ErrNotOnIsolate
+  /// from a thread other than the one that created the system. Any number
+  /// of manual systems may share a thread.
   void runUntilIdle();
 
   /// How many isolates the system runs.
@@ -225,6 +283,7 @@ class ActorSystem {
   detail::SystemCore& core() noexcept { return *core_; }
 
  private:
+  detail::AskWaitGuard waitGuard(const ActorRef& target) noexcept;
   explicit ActorSystem(std::unique_ptr<detail::SystemCore> core);
   std::unique_ptr<detail::SystemCore> core_;
 };

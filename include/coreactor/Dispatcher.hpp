@@ -64,16 +64,24 @@ class Dispatcher {
   virtual void executeUrgent(Task& task) { execute(task); }
 
   /// Hands a callable over as one unit (one heap task; its throw is reported
-  /// to this dispatcher's sink). Isolate-local.
+  /// to this dispatcher's sink). Isolate-local. If execute(Task&) throws,
+  /// the task is freed unrun, unless it already ran inside that call (a
+  /// dispatcher that runs units inline) and the throw is its own: a task
+  /// that ran has freed itself.
   template <TaskCallable F>
   void execute(F&& f) {
     Task& task = makeTask(std::forward<F>(f));
+    Task* const outer = detail::tHandingOver;
+    detail::tHandingOver = &task;
     try {
       execute(task);
     } catch (...) {
-      task.discard();
+      const bool ran = detail::tHandingOver != &task;
+      detail::tHandingOver = outer;
+      if (!ran) task.discard();
       throw;
     }
+    detail::tHandingOver = outer;
   }
 
   /// A fresh, unbound instance with the same settings and the same sink, or

@@ -46,6 +46,7 @@ enum class Error : int {
   ErrInvalidOption,      ///< Any other option out of its range (named in the message).
   ErrUnexpectedReply,    ///< An ask answered with a message of another type than asked for.
   ErrNotManual,          ///< runUntilIdle() on a system whose isolates run on threads.
+  ErrWouldDeadlock,      ///< A blocking wait for work only the waiting thread could do.
 };
 
 /// The category of every coreactor error code; its name is "coreactor".

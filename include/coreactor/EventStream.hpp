@@ -9,7 +9,11 @@
 //
 // Delivery: a callback runs on the publishing thread, during publish(); an
 // actor subscriber gets a copy of the event as an ordinary message. Events
-// must therefore be copyable.
+// must therefore be copyable. A subscriber that throws never reaches the
+// publisher: the other subscribers still get the event, and the throw is
+// reported as a dispatcher error is (the system's log and a DispatcherError
+// event whose dispatcherId is "event-stream"; stderr for a stream of no
+// system, or when the failing event was itself a DispatcherError).
 //
 // Thread-safety: every call, from any thread. Cost: publish takes a lock and
 // copies the subscriber list of that type; a type nobody subscribed to costs
@@ -23,6 +27,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -127,7 +132,14 @@ class EventStream {
   SubscriptionId add(const void* type, Subscriber subscriber);
   void deliver(const void* type, const void* event);
   std::size_t count(const void* type) const;
+  void subscriberFailed(const void* type, const Subscriber& subscriber,
+                        std::exception_ptr error) noexcept;
 
+  friend class detail::SystemCore;
+  /// Where a subscriber's throw goes (set by the system that owns the
+  /// stream): the event's type name, the subscriber (none for a callback),
+  /// what it threw. Unset: stderr.
+  std::function<void(std::string_view, const ActorRef&, std::exception_ptr)> onSubscriberError_;
   mutable std::mutex mutex_;
   std::unordered_map<const void*, std::vector<Subscriber>> byType_;
   std::atomic<std::size_t> subscribed_{0};

@@ -309,6 +309,8 @@ class Isolate {
   /// Runs the loop on the calling thread until it is idle: no macrotask, no
   /// microtask, no referenced timer and no outstanding Asio work. Unreferenced
   /// timers do not keep it alive. The isolate can be run again afterwards.
+  /// Only from the thread that owns the loop: its creator, or the thread
+  /// that ran it last (run()); ErrNotOnIsolate from any other.
   void runUntilIdle();
   /// Runs the loop (until stop) on a new thread owned by the isolate.
   void start();

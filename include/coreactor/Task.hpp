@@ -58,6 +58,13 @@ class Task {
   DisposeFn dispose_;
 };
 
+namespace detail {
+/// The heap task whose hand-over this thread is in the middle of
+/// (Dispatcher::execute(F&&)), until it starts to run: a hand-over that
+/// throws must free the task only if it never ran, since running frees it.
+inline thread_local Task* tHandingOver = nullptr;
+}  // namespace detail
+
 /// A heap task owning a callable; it deletes itself after running (even when
 /// the callable throws) or when discarded.
 template <class F>
@@ -70,6 +77,7 @@ class FunctionTask final : public Task {
 
  private:
   static void invoke(Task& t) {
+    if (detail::tHandingOver == &t) detail::tHandingOver = nullptr;  // it ran: it frees itself
     std::unique_ptr<FunctionTask> self(static_cast<FunctionTask*>(&t));
     self->f_();
   }

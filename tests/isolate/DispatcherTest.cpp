@@ -165,5 +165,51 @@ TEST(Dispatchers, RefuseToCloneADispatcherThatCannotBeCopied) {
   EXPECT_EQ(errorOf([&] { instanceFor(metering); }), Error::ErrDispatcherNotClonable);
 }
 
+TEST(Dispatcher, AnInlineDispatcherWhoseUnitThrowsFreesItOnceAndAnyRefusedUnitIsFreedUnrun) {
+  // SPEC D1: a third-party dispatcher may run units inside execute(); the
+  // callable overload must not touch a task that ran (it freed itself),
+  // and must free one that a refusing dispatcher never ran. ASan checks
+  // the memory; the counts check that each callable was destroyed once.
+  struct Inline final : Dispatcher {
+    std::string_view id() const noexcept override { return "inline"; }
+    void execute(Task& task) override { task.run(); }
+  };
+  struct Refusing final : Dispatcher {
+    std::string_view id() const noexcept override { return "refusing"; }
+    void execute(Task&) override { throw std::runtime_error("no room"); }
+  };
+  int destroyed = 0;
+  struct Tracked {
+    int* destroyed;
+    bool live = true;
+    explicit Tracked(int* d) : destroyed(d) {}
+    Tracked(Tracked&& o) noexcept : destroyed(o.destroyed) { o.live = false; }
+    ~Tracked() {
+      if (live) ++*destroyed;
+    }
+  };
+  Inline inlineInstance;
+  Dispatcher& inlineDispatcher = inlineInstance;  // the callable overload is the base's
+  int ran = 0;
+  EXPECT_THROW(inlineDispatcher.execute([t = Tracked(&destroyed), &ran] {
+    ++ran;
+    throw std::logic_error("the unit fails");
+  }),
+               std::logic_error);
+  EXPECT_EQ(ran, 1);
+  EXPECT_EQ(destroyed, 1);
+  // A unit run inline that hands another one over inline: both freed once.
+  inlineDispatcher.execute([&, t = Tracked(&destroyed)] {
+    inlineDispatcher.execute([&ran, t2 = Tracked(&destroyed)] { ++ran; });
+  });
+  EXPECT_EQ(ran, 2);
+  EXPECT_EQ(destroyed, 3);
+  Refusing refusingInstance;
+  Dispatcher& refusing = refusingInstance;
+  EXPECT_THROW(refusing.execute([&ran, t = Tracked(&destroyed)] { ++ran; }), std::runtime_error);
+  EXPECT_EQ(ran, 2) << "a refused unit never runs";
+  EXPECT_EQ(destroyed, 4) << "and is freed unrun";
+}
+
 }  // namespace
 }  // namespace coreactor

@@ -532,5 +532,19 @@ TEST(Isolate, ATaskThatThrowsDoesNotTakeTheLoopDown) {
   EXPECT_NE(err.find("sturdy"), std::string::npos) << err;
 }
 
+TEST(Isolate, RunUntilIdleFromAThreadThatDoesNotOwnTheLoopIsErrNotOnIsolate) {
+  // Bad input: docs/errors.md row ErrNotOnIsolate. The creator steps its
+  // loop; another thread doing so would race the creator's isolate-local calls.
+  Isolate isolate({.name = "owned"});
+  int ran = 0;
+  isolate.post([&] { ++ran; });
+  std::error_code fromElsewhere;
+  std::thread([&] { fromElsewhere = errorOf([&] { isolate.runUntilIdle(); }); }).join();
+  EXPECT_EQ(fromElsewhere, Error::ErrNotOnIsolate);
+  EXPECT_EQ(ran, 0);
+  isolate.runUntilIdle();
+  EXPECT_EQ(ran, 1);
+}
+
 }  // namespace
 }  // namespace coreactor

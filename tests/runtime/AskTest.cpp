@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <future>
 
 #include "TestSupport.hpp"
 #include "coreactor/ActorSystem.hpp"
@@ -377,6 +378,72 @@ TEST(Ask, FromAnotherThreadWhileTheSystemRunsOnItsOwnThread) {
     EXPECT_EQ(f.get(), i + 1);
   }
   system->shutdown();
+}
+
+TEST(Ask, WaitingOnTheFutureWhereTheReplyMustBeMadeIsErrWouldDeadlock) {
+  // SPEC A3: a handler asks an actor of its own isolate and blocks on the
+  // future: the reply (and the timeout) would need the blocked loop. It
+  // fails at once with a named error instead of hanging.
+  auto system = ActorSystem::create("deadlock", ActorSystemOptions::create().withIsolates(1));
+  ActorRef echo = system->spawn("echo", [](ReceiveContext& ctx) {
+    if (auto* e = ctx.get<Echo>()) ctx.reply(e->n + 1);
+  });
+  std::promise<std::error_code> seen;
+  ActorRef waiter = system->spawn("waiter", [&](ReceiveContext& ctx) {
+    seen.set_value(errorOf([&] { ctx.system().ask<int>(echo, Echo{1}, 1h).get(); }));
+  });
+  waiter.tell(1);
+  auto outcome = seen.get_future();
+  ASSERT_EQ(outcome.wait_for(60s), std::future_status::ready);
+  EXPECT_EQ(outcome.get(), Error::ErrWouldDeadlock);
+  // From outside, the same ask is answered.
+  EXPECT_EQ(system->ask<int>(echo, Echo{1}, 60s).get(), 2);
+  system->shutdown();
+}
+
+TEST(Ask, OnAManualSystemTheDrivingThreadsGetRunsTheLoopsAndAHandlersGetIsRefused) {
+  // SPEC A3, A12: outside the loops, get() runs them until the reply comes;
+  // inside them (a handler), a blocking get() could never return.
+  Manual m;
+  EXPECT_EQ(m.system->ask<int>(m.echo, Echo{20}, 1s).get(), 40);
+  auto unanswered = m.system->ask<int>(m.echo, 7, 1s);  // no reply: waits on the manual clock
+  EXPECT_EQ(errorOf([&] { unanswered.get(); }), Error::ErrWouldDeadlock);
+  m.clock.advance(1s);
+  m.system->runUntilIdle();
+  EXPECT_EQ(errorOf([&] { unanswered.get(); }), Error::ErrAskTimeout);
+  std::error_code inside;
+  ActorRef waiter = m.system->spawn("waiter", [&](ReceiveContext& ctx) {
+    inside = errorOf([&] { ctx.system().ask<int>(m.echo, Echo{1}, 1s).wait(); });
+  });
+  waiter.tell(1);
+  m.system->runUntilIdle();
+  EXPECT_EQ(inside, Error::ErrWouldDeadlock);
+}
+
+TEST(Ask, ASecondReplyToTheSameAskIsADeadLetterWithItsOwnReason) {
+  // SPEC A7: the ask completed with the first reply; the second is a dead
+  // letter that says so, not "the actor has stopped".
+  Manual m;
+  ActorRef twice = m.system->spawn("twice", [](ReceiveContext& ctx) {
+    if (ctx.is<Echo>()) {
+      ctx.reply(1);
+      ctx.reply(2);
+    }
+  });
+  std::vector<std::string> reasons;
+  m.system->eventStream().subscribe<DeadLetter>(std::function<void(const DeadLetter&)>(
+      [&](const DeadLetter& d) { reasons.push_back(d.reason); }));
+  EXPECT_EQ(m.system->ask<int>(twice, Echo{0}, 1s).get(), 1);
+  ASSERT_EQ(reasons.size(), 1u);
+  EXPECT_NE(reasons[0].find("reply to an ask that has already completed"), std::string::npos)
+      << reasons[0];
+  ActorRef gone = m.system->spawn("gone", [](ReceiveContext&) {});
+  m.system->stop(gone);
+  m.system->runUntilIdle();
+  gone.tell(1);
+  m.system->runUntilIdle();
+  ASSERT_EQ(reasons.size(), 2u);
+  EXPECT_EQ(reasons[1], "the actor has stopped");
 }
 
 }  // namespace

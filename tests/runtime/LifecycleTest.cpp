@@ -228,5 +228,42 @@ TEST(Lifecycle, PublishesLifecycleEvents) {
   EXPECT_EQ(stopped, 1);
 }
 
+TEST(Lifecycle, AStopInPreStartTakesEffectWhenPreStartReturns) {
+  // SPEC A5: ctx.stop() in preStart is kept: the actor stops after the
+  // hook returns (postStop once, watchers told, no message handled).
+  auto system = manualSystem();
+  Entries log;
+  struct QuitsAtOnce : Actor {
+    explicit QuitsAtOnce(Entries* l) : log(l) {}
+    void preStart(ReceiveContext& ctx) override {
+      log->push_back("preStart");
+      ctx.stop();
+    }
+    void receive(ReceiveContext&) override { log->push_back("receive"); }
+    void postStop(ReceiveContext&) override { log->push_back("postStop"); }
+    Entries* log;
+  };
+  std::vector<ActorRef> terminated;
+  ActorRef quitter;
+  ActorRef parent = system->spawn("parent", [&](ReceiveContext& ctx) {
+    if (ctx.is<std::string>()) {
+      quitter = ctx.spawn<QuitsAtOnce>("quitter", ActorOptions::create(), &log);
+      ctx.watch(quitter);
+      quitter.tell(1);  // queued behind the start: a dead letter once it stops
+    }
+    if (auto* t = ctx.get<Terminated>()) terminated.push_back(t->actor);
+  });
+  parent.tell(std::string("spawn"));
+  system->runUntilIdle();
+  EXPECT_EQ(log, (Entries{"preStart", "postStop"}));
+  ASSERT_EQ(terminated.size(), 1u);
+  EXPECT_EQ(terminated[0], quitter);
+  EXPECT_EQ(system->deadLetterCount(), 1u);
+  quitter.tell(2);
+  system->runUntilIdle();
+  EXPECT_EQ(system->deadLetterCount(), 2u) << "it takes no more messages";
+  EXPECT_EQ(log.size(), 2u);
+}
+
 }  // namespace
 }  // namespace coreactor

@@ -83,11 +83,22 @@ TEST(SmallBlocks, ABurstIsServedFromTheCacheUpToItsBoundAndBlocksMoveBetweenThre
 }
 
 TEST(SmallBlocks, LargerRequestsGoStraightToOperatorNew) {
+  // A block parked in the largest class, which a larger request must not take.
+  SmallBlocks::put(SmallBlocks::get(SmallBlocks::kLargest), SmallBlocks::kLargest);
+  auto parkedNow = [] {
+    std::vector<std::size_t> counts;
+    for (std::size_t cls = 0; cls < SmallBlocks::kClasses; ++cls) {
+      counts.push_back(SmallBlocks::parked(SmallBlocks::bytesOf(cls)));
+    }
+    return counts;
+  };
+  const std::vector<std::size_t> before = parkedNow();
+  ASSERT_GE(before.back(), 1u);
   void* block = SmallBlocks::get(SmallBlocks::kLargest + 1);
-  std::memset(block, 0x5A, SmallBlocks::kLargest + 1);
+  std::memset(block, 0x5A, SmallBlocks::kLargest + 1);  // every byte is the caller's
+  EXPECT_EQ(parkedNow(), before) << "a larger request took a parked block";
   SmallBlocks::put(block, SmallBlocks::kLargest + 1);
-  void* again = SmallBlocks::get(SmallBlocks::kLargest + 1);  // nothing parked
-  SmallBlocks::put(again, SmallBlocks::kLargest + 1);
+  EXPECT_EQ(parkedNow(), before) << "a larger block was parked instead of freed";
 }
 
 struct Small : Actor {

@@ -9,10 +9,12 @@
 #include "TestSupport.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Dispatchers.hpp"
+#include "coreactor/testkit/TestKit.hpp"
 
 namespace coreactor {
 namespace {
 
+using namespace std::chrono_literals;
 using test::errorOf;
 
 TEST(SystemOptions, RefuseBadValuesWithNamedErrors) {
@@ -262,6 +264,195 @@ TEST(ActorSystemThreads, AccountsForEveryMessageSentWhileTheSystemStops) {
     sender.join();
     EXPECT_EQ(delivered.load() + static_cast<long>(system->deadLetterCount()), 20000)
         << "round " << round;
+  }
+}
+
+// ---- where a system ends: foreign references, several systems on one thread --------
+
+struct Get {};
+
+TEST(SystemBoundaries, AReferenceFromAnotherSystemIsDeadThereAndNeverReachesItsNamesake) {
+  // SPEC A2, A3, A5: b->stop, b->ask and a watch in b of a's reference treat
+  // it as dead for b; b's actor with the same id is untouched.
+  auto a = ActorSystem::create("a", ActorSystemOptions::create().withManualRun());
+  auto b = ActorSystem::create("b", ActorSystemOptions::create().withManualRun());
+  int handledInA = 0;
+  int handledInB = 0;
+  ActorRef inA = a->spawn("x", [&](ReceiveContext& ctx) {
+    ++handledInA;
+    if (ctx.is<Get>()) ctx.reply(1);
+  });
+  ActorRef inB = b->spawn("x", [&](ReceiveContext& ctx) {
+    ++handledInB;
+    if (ctx.is<Get>()) ctx.reply(2);
+  });
+  a->runUntilIdle();
+  b->runUntilIdle();
+  ASSERT_EQ(inA.id(), inB.id()) << "the test needs two actors with the same id";
+  ASSERT_NE(inA, inB);
+
+  b->stop(inA);
+  auto asked = b->ask<int>(inA, Get{}, 1s);
+  ASSERT_EQ(asked.wait_for(0s), std::future_status::ready) << "a dead target fails at once";
+  EXPECT_EQ(errorOf([&] { asked.get(); }), Error::ErrDead);
+  std::vector<ActorRef> terminated;
+  ActorRef watcher = b->spawn("watcher", [&](ReceiveContext& ctx) {
+    if (ctx.is<std::string>()) ctx.watch(inA);
+    if (auto* t = ctx.get<Terminated>()) terminated.push_back(t->actor);
+  });
+  watcher.tell(std::string("watch"));
+  b->runUntilIdle();
+  ASSERT_EQ(terminated.size(), 1u) << "watching a reference that is dead here: Terminated at once";
+  EXPECT_EQ(terminated[0], inA);
+
+  // Both actors with that id still live and answer in their own systems.
+  inB.tell(Get{});
+  inA.tell(Get{});
+  b->runUntilIdle();
+  a->runUntilIdle();
+  EXPECT_EQ(handledInB, 1);
+  EXPECT_EQ(handledInA, 1);
+  EXPECT_EQ(b->ask<int>(inB, Get{}, 1s).get(), 2);
+  EXPECT_EQ(a->ask<int>(inA, Get{}, 1s).get(), 1);
+}
+
+TEST(SystemBoundaries, AnyNumberOfManualSystemsShareAThreadAndEachIsDriven) {
+  // SPEC A12: two TestKits on one thread, the second made and destroyed
+  // while the first lives; each keeps driving its own system.
+  testkit::TestKit first("first");
+  testkit::TestProbe probe = first.probe();
+  {
+    testkit::TestKit second("second");
+    testkit::TestProbe other = second.probe();
+    ActorRef echo = second.system().spawn("echo", [](ReceiveContext& ctx) {
+      if (auto* n = ctx.get<int>()) ctx.reply(*n + 1);
+    });
+    echo.tell(1, other.ref());
+    EXPECT_EQ(other.expectMsg<int>(), 2);
+    // A schedule made from the driving thread lives on the target's isolate at once.
+    EXPECT_FALSE(second.system().scheduleOnce(7, other.ref(), 1s).wait());
+    second.advance(1s);
+    EXPECT_EQ(other.expectMsg<int>(), 7);
+  }
+  EXPECT_FALSE(first.system().scheduleOnce(std::string("tick"), probe.ref(), 2s).wait())
+      << "the first kit's system is still driven by this thread";
+  first.advance(2s);
+  EXPECT_EQ(probe.expectMsg<std::string>(), "tick");
+}
+
+TEST(SystemBoundaries, RunUntilIdleFromAThreadOtherThanTheCreatorsIsErrNotOnIsolate) {
+  // Bad input: docs/errors.md row ErrNotOnIsolate.
+  auto manual = ActorSystem::create("manual", ActorSystemOptions::create().withManualRun());
+  std::error_code fromElsewhere;
+  std::thread([&] { fromElsewhere = errorOf([&] { manual->runUntilIdle(); }); }).join();
+  EXPECT_EQ(fromElsewhere, Error::ErrNotOnIsolate);
+  EXPECT_EQ(errorOf([&] { manual->runUntilIdle(); }), std::error_code()) << "its creator drives it";
+}
+
+// ---- subscribers that throw -----------------------------------------------------------
+
+TEST(EventStream, ASubscriberThatThrowsIsReportedAndEveryoneElseCarriesOn) {
+  // SPEC A7, A8, D11: a throwing DeadLetter callback reaches neither the
+  // sender's tell nor a stop's dispose path; it becomes a DispatcherError
+  // ("event-stream") and the other subscribers still get the event.
+  auto system = ActorSystem::create("throwing", ActorSystemOptions::create().withManualRun());
+  int letters = 0;
+  std::vector<std::string> errors;
+  system->eventStream().subscribe<DeadLetter>(std::function<void(const DeadLetter&)>(
+      [](const DeadLetter&) { throw std::runtime_error("subscriber fails"); }));
+  system->eventStream().subscribe<DeadLetter>(
+      std::function<void(const DeadLetter&)>([&](const DeadLetter&) { ++letters; }));
+  system->eventStream().subscribe<DispatcherError>(std::function<void(const DispatcherError&)>(
+      [&](const DispatcherError& e) { errors.push_back(e.dispatcherId); }));
+  ActorRef gone = system->spawn("gone", [](ReceiveContext&) {});
+  system->stop(gone);
+  system->runUntilIdle();
+  std::error_code fromTell;
+  ActorRef sender = system->spawn(
+      "sender", [&](ReceiveContext& ctx) { fromTell = errorOf([&] { ctx.tell(gone, 1); }); });
+  sender.tell(0);
+  system->runUntilIdle();
+  EXPECT_EQ(fromTell, std::error_code()) << "the subscriber's throw escaped the tell";
+  EXPECT_EQ(letters, 1);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0], "event-stream");
+
+  // The stop's dispose path publishes what is still queued: no terminate.
+  ActorRef busy = system->spawn("busy", [](ReceiveContext&) {});
+  system->runUntilIdle();
+  for (int i = 0; i < 3; ++i) busy.tell(i);
+  system->stop();
+  EXPECT_EQ(letters, 4);
+  EXPECT_EQ(errors.size(), 4u);
+}
+
+// ---- shutdown begun inside, and destruction from inside --------------------------------
+
+struct Stopping : Actor {
+  explicit Stopping(std::atomic<int>* stops, int children = 0)
+      : stops_(stops), children_(children) {}
+  void preStart(ReceiveContext& ctx) override {
+    for (int i = 0; i < children_; ++i) {
+      ctx.spawn<Stopping>("c" + std::to_string(i), ActorOptions::create(), stops_);
+    }
+  }
+  void receive(ReceiveContext& ctx) override {
+    if (ctx.is<std::string>()) ctx.system().shutdown();
+  }
+  void postStop(ReceiveContext&) override {
+    // A slow hook: without waiting, the owner's destructor overtakes most of them.
+    std::this_thread::sleep_for(1ms);
+    stops_->fetch_add(1);
+  }
+  std::atomic<int>* stops_;
+  int children_;
+};
+
+TEST(Shutdown, AShutdownBegunInAHandlerIsWaitedForByTheOwnerAndEveryPostStopRunsOnce) {
+  // SPEC A1, A5: the owner's shutdown() and the destructor both wait for the
+  // graceful stop a handler began; every postStop runs exactly once.
+  for (bool ownerCallsShutdown : {true, false}) {
+    std::atomic<int> stops{0};
+    auto system = ActorSystem::create("inside", ActorSystemOptions::create().withIsolates(2));
+    std::vector<ActorRef> tops;
+    for (int i = 0; i < 8; ++i) {
+      tops.push_back(
+          system->spawn<Stopping>("t" + std::to_string(i), ActorOptions::create(), &stops, 3));
+    }
+    tops[0].tell(std::string("shut down"));
+    ASSERT_TRUE(test::eventually([&] { return !system->running(); }, 30s));
+    if (ownerCallsShutdown) system->shutdown();
+    system.reset();
+    EXPECT_EQ(stops.load(), 8 * 4) << (ownerCallsShutdown ? "shutdown()" : "the destructor");
+  }
+}
+
+struct Counted : Actor {
+  explicit Counted(std::atomic<int>* gone) : gone_(gone) {}
+  ~Counted() override { gone_->fetch_add(1); }
+  void receive(ReceiveContext& ctx) override { ctx.reply(0); }
+  std::atomic<int>* gone_;
+};
+
+TEST(Shutdown, DestroyingTheSystemInsideItsOwnHandlerStopsItAndTearsItDownAfterwards) {
+  // SPEC A1: no abort (a loop would join its own thread); the system stops
+  // as stop() does and its teardown completes once the handler has returned.
+  for (bool manual : {false, true}) {
+    std::atomic<int> gone{0};
+    auto options = ActorSystemOptions::create();
+    if (manual) options = options.withManualRun();
+    ActorSystem* system = ActorSystem::create("doomed", options).release();
+    ActorRef bystander = system->spawn<Counted>("bystander", ActorOptions::create(), &gone);
+    ASSERT_EQ(system->ask<int>(bystander, 1, 30s).get(), 0) << "it has started";
+    std::atomic<bool> returned{false};
+    ActorRef killer = system->spawn("killer", [&, system](ReceiveContext&) {
+      delete system;
+      returned = true;  // the handler goes on after the delete
+    });
+    killer.tell(1);
+    if (manual) system->runUntilIdle();  // returns after freeing what the handler orphaned
+    EXPECT_TRUE(test::eventually([&] { return returned.load() && gone.load() == 1; }, 30s))
+        << (manual ? "manual" : "threaded");
   }
 }
 

@@ -1057,7 +1057,15 @@ std::optional<OpMeter::Timed> scalingWindow(ScalingPairs& pairs,
   const std::int64_t before = done();
   const Steady::time_point opened = Steady::now();
   std::this_thread::sleep_for(kScalingWindow);
-  const std::int64_t after = done();
+  // A loaded machine may complete nothing in the planned window: the window
+  // stays open until a round trip has completed (a slow figure, not a
+  // failure); only a pair that never completes one within kGiveUp fails.
+  std::int64_t after = done();
+  const Steady::time_point latest = opened + kGiveUp;
+  while (after <= before && Steady::now() < latest) {
+    std::this_thread::sleep_for(1ms);
+    after = done();
+  }
   const Steady::time_point closed = Steady::now();
   for (std::size_t k : which) pairs.rallies[k]->control.stop.store(true, std::memory_order_relaxed);
   const Steady::time_point deadline = Steady::now() + kGiveUp;
@@ -1078,7 +1086,7 @@ std::optional<OpMeter::Timed> scalingWindow(ScalingPairs& pairs,
     }
   }
   if (after <= before) {
-    why = "no round trip in the window";
+    why = "no round trip within " + std::to_string(kGiveUp.count()) + " s";
     return std::nullopt;
   }
   return OpMeter::Timed{after - before, closed - opened};

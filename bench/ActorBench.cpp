@@ -15,7 +15,7 @@
 //   actor/ask/one-at-a-time one ask from an actor, as above, but each one sent
 //                          by the previous one's continuation: one in flight,
 //                          10,000 in a row. The per-ask cost without a fan-out.
-//   actor/ask/from-driver  the same 10,000 asks through ActorSystem::askWith
+//   actor/ask/from-driver  the same 10,000 asks through ActorSystem::ask with a callback
 //                          from the driving thread (the loop thread, in manual
 //                          mode): the stand-in measured before
 //                          ReceiveContext::ask existed, kept to show what the
@@ -311,7 +311,7 @@ void askFromDriver(benchmark::State& state) {
     const bool ok = meter.measure(state, "asks answered", kAsks, [&] {
       tally = AskTally{};
       for (std::int64_t i = 0; i < kAsks; ++i) {
-        system->askWith(responder, Message(Request{static_cast<int>(i)}), kAskTimeout,
+        system->ask(responder, Message(Request{static_cast<int>(i)}), kAskTimeout,
                         [t = &tally](Message* reply, std::error_code error) {
                           if (!error && reply != nullptr && reply->is<Response>()) {
                             ++t->answered;

@@ -414,10 +414,10 @@ void printTable(const RunResults& results, const std::vector<TargetResult>& targ
   }
   if (results.ours.find("actor/ask/from-driver") != nullptr) {
     std::printf(
-        "  (*) the stand-in measured before ReceiveContext::ask existed: askWith from the driving\n"
-        "      thread, the loop thread in manual mode, so the same-isolate path (reply slot,\n"
-        "      timer, tell, reply) without the continuation hop back into an asking actor. The\n"
-        "      ask target is stated for actor/ask/from-actor.\n");
+        "  (*) ActorSystem::ask with a callback from the driving thread, the loop thread in\n"
+        "      manual mode: the same-isolate path (reply slot, timer, tell, reply) without the\n"
+        "      continuation hop back into an asking actor. The ask target is stated for\n"
+        "      actor/ask/from-actor.\n");
   }
   bool anyLateness = false;
   for (const std::string& name : results.ours.order()) anyLateness |= name.starts_with("lateness/");

@@ -834,24 +834,24 @@ ActorRef ActorCell::child(std::string_view name) const {
 
 }  // namespace coreactor::detail
 
-namespace coreactor {
+namespace coreactor::detail {
 
-// Declared with Actor (include/coreactor/Actor.hpp).
-void* Actor::operator new(std::size_t size) {
-  return detail::SmallBlocks::get(size);
+// Declared in include/coreactor/detail/ActorAllocation.hpp.
+void* ActorAllocation::operator new(std::size_t size) {
+  return SmallBlocks::get(size);
 }
-void Actor::operator delete(void* block, std::size_t size) noexcept {
-  detail::SmallBlocks::put(block, size);
+void ActorAllocation::operator delete(void* block, std::size_t size) noexcept {
+  SmallBlocks::put(block, size);
 }
-void* Actor::operator new(std::size_t size, const std::nothrow_t&) noexcept {
+void* ActorAllocation::operator new(std::size_t size, const std::nothrow_t&) noexcept {
   try {
-    return detail::SmallBlocks::get(size);
+    return SmallBlocks::get(size);
   } catch (...) {
     return nullptr;
   }
 }
-void Actor::operator delete(void* block, const std::nothrow_t&) noexcept {
+void ActorAllocation::operator delete(void* block, const std::nothrow_t&) noexcept {
   ::operator delete(block);  // a block of the cache is operator-new memory
 }
 
-}  // namespace coreactor
+}  // namespace coreactor::detail

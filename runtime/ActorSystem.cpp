@@ -253,7 +253,8 @@ ActorRef ReceiveContext::spawnChild(std::string name, ActorOptions options, Acto
 }
 
 void ReceiveContext::askFrom(const ActorRef& target, Message message,
-                             std::chrono::nanoseconds timeout, AskContinuation continuation) {
+                             std::chrono::nanoseconds timeout,
+                             detail::AskContinuation continuation) {
   cell_.core().askFromActor(self(), cell_.incarnation(), target, std::move(message), timeout,
                             std::move(continuation));
 }
@@ -367,8 +368,8 @@ void ActorSystem::stop(const ActorRef& actor) {
   core_->sendSystem(actor, SystemMessage{SystemMessage::Kind::Stop, {}, nullptr});
 }
 
-void ActorSystem::askWith(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
-                          AskCompletion completion) {
+void ActorSystem::ask(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
+                      AskCompletion completion) {
   core_->ask(target, std::move(message), timeout, std::move(completion));
 }
 
@@ -384,7 +385,7 @@ void detail::AskWaitGuard::beforeWait(bool (*ready)(const void*), const void* fu
   auto refuse = [](const char* why) {
     throwError(Error::ErrWouldDeadlock, std::string("waiting for an ask's reply ") + why +
                                             "; from an actor, use ReceiveContext::ask or "
-                                            "co_await askAsync instead of blocking");
+                                            "co_await ctx.ask instead of blocking");
   };
   SystemCore& core = system->core();
   if (Isolate::currentUserData() == replyIsolate) {

@@ -718,7 +718,7 @@ AskEndpoint::AskEndpoint(IsolateRuntime& home, std::uint32_t slot, AskCompletion
       completion_(std::move(completion)) {}
 
 AskEndpoint::AskEndpoint(IsolateRuntime& home, std::uint32_t slot, const ActorRef& asker,
-                         ReceiveContext::AskContinuation continuation)
+                         AskContinuation continuation)
     : Endpoint(Kind::Ask),
       Task(&onTimeout, &onDiscard),
       home_(home),
@@ -836,7 +836,7 @@ void SystemCore::ask(const ActorRef& target, Message message, std::chrono::nanos
 void SystemCore::askFromActor(const ActorRef& asker, std::uint32_t incarnation,
                               const ActorRef& target, Message&& message,
                               std::chrono::nanoseconds timeout,
-                              ReceiveContext::AskContinuation&& continuation) {
+                              AskContinuation&& continuation) {
   checkTimeout(timeout);
   // The reply slot lives on the asker's isolate: this one.
   IsolateRuntime& rt = *isolates_[asker.isolateIndex()];

@@ -705,7 +705,7 @@ class AskEndpoint final : public Endpoint,
  public:
   AskEndpoint(IsolateRuntime& home, std::uint32_t slot, AskCompletion completion);
   AskEndpoint(IsolateRuntime& home, std::uint32_t slot, const ActorRef& asker,
-              ReceiveContext::AskContinuation continuation);
+              AskContinuation continuation);
   ~AskEndpoint() override;
   AskEndpoint(const AskEndpoint&) = delete;
   AskEndpoint& operator=(const AskEndpoint&) = delete;
@@ -738,7 +738,7 @@ class AskEndpoint final : public Endpoint,
   ActorRef asker_;  // none for an ask from outside
   union {
     AskCompletion completion_;                      // from outside
-    ReceiveContext::AskContinuation continuation_;  // from an actor (asker_)
+    AskContinuation continuation_;  // from an actor (asker_)
   };
   Message reply_;
   // The outcome's error, set by complete(), in parts: a default
@@ -879,7 +879,7 @@ class SystemCore {
   /// An ask from the actor `asker`, answered by a continuation in its turn.
   void askFromActor(const ActorRef& asker, std::uint32_t incarnation, const ActorRef& target,
                     Message&& message, std::chrono::nanoseconds timeout,
-                    ReceiveContext::AskContinuation&& continuation);
+                    AskContinuation&& continuation);
   /// A continuation that cannot run: what it carries becomes a dead letter.
   void dropContinuation(const ActorRef& actor, std::unique_ptr<Continuation> continuation,
                         const char* reason);

@@ -29,7 +29,6 @@
 #include <exception>
 #include <functional>
 #include <memory>
-#include <new>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -42,6 +41,7 @@
 #include "coreactor/Error.hpp"
 #include "coreactor/Message.hpp"
 #include "coreactor/Schedule.hpp"
+#include "coreactor/detail/ActorAllocation.hpp"
 #include "coreactor/detail/InlineFunction.hpp"
 
 namespace spdlog {
@@ -60,6 +60,10 @@ class SystemCore;
 template <class R>
 class AskAwaiter;
 class DelayAwaiter;
+/// What an ask from an actor runs inside a turn of that actor, with the
+/// reply (nullptr when there is none) and the error (empty on a reply). One
+/// of up to 48 bytes is kept without an allocation.
+using AskContinuation = InlineFunction<void(ReceiveContext&, Message*, std::error_code), 48>;
 }  // namespace detail
 
 // ---- messages the runtime understands ----------------------------------------
@@ -136,7 +140,8 @@ class SupervisorStrategy {
 
 /// The base of every actor: override receive(), and the lifecycle hooks you
 /// need. Every call on it runs on the actor's own isolate, one at a time.
-class Actor {
+/// Its objects' memory comes from a per-thread cache (detail::ActorAllocation).
+class Actor : public detail::ActorAllocation {
  public:
   virtual ~Actor() = default;
 
@@ -155,40 +160,6 @@ class Actor {
   virtual void postRestart(ReceiveContext& ctx, const std::exception_ptr& cause);
   /// How this actor supervises its children; asked on each child failure.
   virtual SupervisorStrategy supervisorStrategy() { return SupervisorStrategy::defaultStrategy(); }
-
-  // Actor objects are made and freed in bursts, like their cells: a `new`
-  // of an actor of up to 264 bytes takes its block from a per-thread cache
-  // of freed blocks (runtime/SmallBlocks.hpp), and a `delete` parks it there.
-  // The blocks are plain operator-new memory of malloc's own sizes, so an
-  // actor takes no more memory than before. A class that declares its own
-  // operator new keeps it. The other forms behave as the global ones.
-
-  /// Allocates an actor object: a block from this thread's cache, else operator new.
-  static void* operator new(std::size_t size);
-  /// Frees an actor object of `size` bytes: parks its block in this thread's cache.
-  static void operator delete(void* block, std::size_t size) noexcept;
-  /// An over-aligned actor: the global aligned operator new.
-  static void* operator new(std::size_t size, std::align_val_t align) {
-    return ::operator new(size, align);
-  }
-  /// Frees an over-aligned actor: the global aligned operator delete.
-  static void operator delete(void* block, std::size_t size, std::align_val_t align) noexcept {
-    ::operator delete(block, size, align);
-  }
-  /// new (std::nothrow): nullptr instead of std::bad_alloc.
-  static void* operator new(std::size_t size, const std::nothrow_t&) noexcept;
-  /// Frees what new (std::nothrow) made, when its constructor throws.
-  static void operator delete(void* block, const std::nothrow_t&) noexcept;
-  /// Placement new: constructs at `where`, allocates nothing.
-  static void* operator new(std::size_t size, void* where) noexcept {
-    static_cast<void>(size);
-    return where;
-  }
-  /// Placement delete, for a constructor that throws under placement new: frees nothing.
-  static void operator delete(void* block, void* where) noexcept {
-    static_cast<void>(block);
-    static_cast<void>(where);
-  }
 };
 
 /// Makes a fresh instance: at spawn, and again at each restart. Holds any
@@ -405,33 +376,18 @@ class ReceiveContext {
               f(ctx, result);
             });
   }
-  /// What askFrom() calls, inside a turn of this actor, with the reply
-  /// (nullptr when there is none) and the error (empty on a reply). Made
-  /// from any callable, as a std::function is; one of up to 48 bytes is
-  /// kept without an allocation.
-  using AskContinuation =
-      detail::InlineFunction<void(ReceiveContext&, Message*, std::error_code), 48>;
-  /// ask() with a built Message and an untyped continuation.
-  void askFrom(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
-               AskContinuation continuation);
-
-  /// In a coroutine handler (coreactor/Async.hpp): `co_await ctx.askAsync<R>(...)`
-  /// gives an AskResult<R>; `co_await ctx.delay(d)` resumes after `d`.
+  /// In a coroutine handler (coreactor/Async.hpp), `co_await ctx.ask<R>(target,
+  /// message, timeout)` gives the AskResult<R>, resuming inside a turn of
+  /// this actor. The ask is sent when awaited. ErrInvalidTimeout is thrown
+  /// at the co_await.
   template <class R, class M>
-  detail::AskAwaiter<R> askAsync(const ActorRef& target, M&& message,
-                                 std::chrono::nanoseconds timeout) {
+  [[nodiscard]] detail::AskAwaiter<R> ask(const ActorRef& target, M&& message,
+                                          std::chrono::nanoseconds timeout) {
     return detail::AskAwaiter<R>(*this, target, Message(std::forward<M>(message)), timeout);
   }
   /// In a coroutine handler, `co_await ctx.delay(d)` resumes inside a turn of
   /// this actor, `d` from now (a timer on its isolate's clock).
-  detail::DelayAwaiter delay(std::chrono::nanoseconds d);
-  /// The hook of askAsync()'s awaiter, not for direct use: asks, hands the
-  /// outcome to `fill`, and resumes `h` inside a turn of this actor.
-  void awaitAsk(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
-                std::coroutine_handle<> h, std::function<void(Message*, std::error_code)> fill);
-  /// The hook of delay()'s awaiter, not for direct use: resumes `h` inside a
-  /// turn of this actor, `delay` from now.
-  void awaitDelay(std::chrono::nanoseconds delay, std::coroutine_handle<> h);
+  [[nodiscard]] detail::DelayAwaiter delay(std::chrono::nanoseconds d);
 
   // ---- the scheduler (SPEC S1-S12; docs/scheduling.md) --------------------------
   // A schedule made here lives on this actor's isolate and is owned by this
@@ -476,11 +432,6 @@ class ReceiveContext {
   ScheduleResult pauseSchedule(ScheduleHandle handle);
   /// resumeSchedule() of the schedule `handle` names, with no lookup by name.
   ScheduleResult resumeSchedule(ScheduleHandle handle);
-  /// The hook of a ScheduleResult's `co_await`, not for direct use: resumes
-  /// `h` inside a turn of this actor once `state` completes; false if it
-  /// already has.
-  bool awaitSchedule(const std::shared_ptr<detail::ScheduleState>& state,
-                     std::coroutine_handle<> h);
 
   /// Spawns a child. Throws ErrDuplicateName for a name a living child holds;
   /// an empty name gets a generated one ("$1", "$2", ...).
@@ -528,6 +479,21 @@ class ReceiveContext {
   }
 
  private:
+  template <class R>
+  friend class detail::AskAwaiter;
+  friend class detail::DelayAwaiter;
+  friend class ScheduleResult;
+  // ask() with a built Message and an untyped continuation.
+  void askFrom(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
+               detail::AskContinuation continuation);
+  // The awaiters' hooks: ask, or wait, then resume `h` inside a turn of this actor.
+  void awaitAsk(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
+                std::coroutine_handle<> h, std::function<void(Message*, std::error_code)> fill);
+  void awaitDelay(std::chrono::nanoseconds delay, std::coroutine_handle<> h);
+  // A ScheduleResult's co_await: resumes `h` inside a turn of this actor once
+  // `state` completes; false if it already has.
+  bool awaitSchedule(const std::shared_ptr<detail::ScheduleState>& state,
+                     std::coroutine_handle<> h);
   static Message& noMessage() noexcept {
     thread_local Message none;
     none.reset();
@@ -551,5 +517,53 @@ class ReceiveContext {
   Message* message_ = nullptr;
   ActorRef sender_;
 };
+
+namespace detail {
+
+/// The awaiter of `co_await ctx.ask<R>(...)`: sends the ask when awaited.
+template <class R>
+class AskAwaiter {
+ public:
+  /// Holds the ask until it is awaited.
+  AskAwaiter(ReceiveContext& ctx, const ActorRef& target, Message message,
+             std::chrono::nanoseconds timeout)
+      : ctx_(ctx), target_(target), message_(std::move(message)), timeout_(timeout) {}
+  /// Never ready: the reply comes in a later turn.
+  bool await_ready() const noexcept { return false; }
+  /// Sends the ask; the coroutine resumes inside a turn of the actor.
+  void await_suspend(std::coroutine_handle<> h) {
+    ctx_.awaitAsk(
+        target_, std::move(message_), timeout_, h,
+        [this](Message* reply, std::error_code error) { result_ = AskResult<R>(reply, error); });
+  }
+  /// The outcome.
+  AskResult<R> await_resume() { return std::move(result_); }
+
+ private:
+  ReceiveContext& ctx_;
+  ActorRef target_;
+  Message message_;
+  std::chrono::nanoseconds timeout_;
+  AskResult<R> result_;
+};
+
+/// The awaiter of `co_await ctx.delay(d)`.
+class DelayAwaiter {
+ public:
+  /// Holds the delay until it is awaited.
+  DelayAwaiter(ReceiveContext& ctx, std::chrono::nanoseconds delay) : ctx_(ctx), delay_(delay) {}
+  /// Never ready: it resumes in a later turn.
+  bool await_ready() const noexcept { return false; }
+  /// Arms the timer.
+  void await_suspend(std::coroutine_handle<> h) { ctx_.awaitDelay(delay_, h); }
+  /// Nothing to give.
+  void await_resume() const noexcept {}
+
+ private:
+  ReceiveContext& ctx_;
+  std::chrono::nanoseconds delay_;
+};
+
+}  // namespace detail
 
 }  // namespace coreactor

@@ -89,6 +89,7 @@ class ActorRef {
  private:
   friend class detail::SystemCore;
   friend class detail::Mailbox;  // keeps a sender of its own system as an id
+  friend struct std::hash<ActorRef>;
   ActorRef(detail::SystemCore* system, std::uint64_t id) noexcept : system_(system), id_(id) {}
   ActorRef(detail::SystemCore* system, std::uint32_t isolate, std::uint32_t slot,
            std::uint32_t generation) noexcept
@@ -122,11 +123,15 @@ using PID = ActorRef;
 
 }  // namespace coreactor
 
-/// Hashes an ActorRef by its id(), so that references key unordered containers.
+/// Hashes an ActorRef by its system and its id(), as operator== compares
+/// them, so that references key unordered containers.
 template <>
 struct std::hash<coreactor::ActorRef> {
   /// The hash of `ref`.
   std::size_t operator()(const coreactor::ActorRef& ref) const noexcept {
-    return std::hash<std::uint64_t>()(ref.id()) ^ std::hash<const void*>()(nullptr);
+    // The system's address, spread by a multiply, mixed into the id: the
+    // same id in two systems hashes apart.
+    const auto system = reinterpret_cast<std::uintptr_t>(ref.system_);
+    return std::hash<std::uint64_t>()(ref.id_ ^ (system * 0x9E3779B97F4A7C15ull));
   }
 };

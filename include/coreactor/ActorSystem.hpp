@@ -169,29 +169,32 @@ class ActorSystem {
   /// type. Throws ErrInvalidTimeout for a timeout that is not positive.
   /// Waiting on the future where the reply can never come (a handler of the
   /// target's own isolate) is ErrWouldDeadlock (AskFuture); from an actor,
-  /// use ReceiveContext::ask or co_await askAsync instead.
+  /// use ReceiveContext::ask (a callback, or co_await) instead.
   template <class R, class M>
   AskFuture<R> ask(const ActorRef& target, M&& message, std::chrono::nanoseconds timeout) {
     auto promise = std::make_shared<std::promise<R>>();
     AskFuture<R> future(promise->get_future(), waitGuard(target));
-    askWith(target, Message(std::forward<M>(message)), timeout,
-            [promise](Message* reply, std::error_code error) {
-              if (error) {
-                promise->set_exception(std::make_exception_ptr(std::system_error(error)));
-              } else if (R* value = reply->get<R>()) {
-                promise->set_value(std::move(*value));
-              } else {
-                promise->set_exception(std::make_exception_ptr(
-                    std::system_error(make_error_code(Error::ErrUnexpectedReply),
-                                      "expected " + std::string(detail::typeNameOf<R>()) +
-                                          ", got " + std::string(reply->typeName()))));
-              }
-            });
+    ask(target, Message(std::forward<M>(message)), timeout,
+        [promise](Message* reply, std::error_code error) {
+          if (error) {
+            promise->set_exception(std::make_exception_ptr(std::system_error(error)));
+          } else if (R* value = reply->get<R>()) {
+            promise->set_value(std::move(*value));
+          } else {
+            promise->set_exception(std::make_exception_ptr(
+                std::system_error(make_error_code(Error::ErrUnexpectedReply),
+                                  "expected " + std::string(detail::typeNameOf<R>()) + ", got " +
+                                      std::string(reply->typeName()))));
+          }
+        });
     return future;
   }
-  /// ask() with a completion callback, run on the isolate of the target.
-  void askWith(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
-               AskCompletion completion);
+  /// ask() with a completion callback instead of a future: it runs on the
+  /// target's isolate with the reply (the error empty) or the error, once.
+  /// No future, no allocation beyond the callback's. Throws
+  /// ErrInvalidTimeout for a timeout that is not positive.
+  void ask(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
+           AskCompletion completion);
 
   // ---- the scheduler (SPEC S1-S12; coreactor/Schedule.hpp, docs/scheduling.md) ----
   // Ticks are ordinary sends from the sender of the options (default: no

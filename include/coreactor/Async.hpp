@@ -3,7 +3,7 @@
 //
 //   struct Fetcher : coreactor::AsyncActor {
 //     coreactor::Async receiveAsync(coreactor::ReceiveContext& ctx) override {
-//       auto price = co_await ctx.askAsync<int>(pricer, Quote{}, 1s);  // an AskResult<int>
+//       auto price = co_await ctx.ask<int>(pricer, Quote{}, 1s);  // an AskResult<int>
 //       if (!price) co_return;                // ErrAskTimeout, ErrDead, ...
 //       co_await ctx.delay(10ms);
 //       ctx.reply(price.value() * 2);
@@ -94,44 +94,5 @@ class AsyncActor : public Actor {
   virtual bool reentrant() const { return false; }
   void receive(ReceiveContext& ctx) final;
 };
-
-namespace detail {
-
-// The awaiter of ctx.askAsync<R>().
-template <class R>
-class AskAwaiter {
- public:
-  AskAwaiter(ReceiveContext& ctx, const ActorRef& target, Message message,
-             std::chrono::nanoseconds timeout)
-      : ctx_(ctx), target_(target), message_(std::move(message)), timeout_(timeout) {}
-  bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> h) {
-    ctx_.awaitAsk(
-        target_, std::move(message_), timeout_, h,
-        [this](Message* reply, std::error_code error) { result_ = AskResult<R>(reply, error); });
-  }
-  AskResult<R> await_resume() { return std::move(result_); }
-
- private:
-  ReceiveContext& ctx_;
-  ActorRef target_;
-  Message message_;
-  std::chrono::nanoseconds timeout_;
-  AskResult<R> result_;
-};
-
-class DelayAwaiter {
- public:
-  DelayAwaiter(ReceiveContext& ctx, std::chrono::nanoseconds delay) : ctx_(ctx), delay_(delay) {}
-  bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> h) { ctx_.awaitDelay(delay_, h); }
-  void await_resume() const noexcept {}
-
- private:
-  ReceiveContext& ctx_;
-  std::chrono::nanoseconds delay_;
-};
-
-}  // namespace detail
 
 }  // namespace coreactor

@@ -1,5 +1,6 @@
 /// @file
-/// `coreactor/coreactor.hpp` — everything a user of coreactor includes.
+/// `coreactor/coreactor.hpp` — everything a user of coreactor includes (the
+/// TestKit, for tests, is `coreactor/testkit/TestKit.hpp`).
 
 /// @namespace coreactor
 /// Everything of coreactor's contract: the actor system and its actors, the
@@ -22,13 +23,21 @@
 
 #pragma once
 
+#include "coreactor/Actor.hpp"
+#include "coreactor/ActorOptions.hpp"
+#include "coreactor/ActorRef.hpp"
+#include "coreactor/ActorSystem.hpp"
+#include "coreactor/Async.hpp"
 #include "coreactor/Clock.hpp"
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/Dispatchers.hpp"
 #include "coreactor/Error.hpp"
+#include "coreactor/EventStream.hpp"
 #include "coreactor/HybridDispatcher.hpp"
 #include "coreactor/ImmediateDispatcher.hpp"
 #include "coreactor/Isolate.hpp"
+#include "coreactor/Message.hpp"
 #include "coreactor/MicrotaskDispatcher.hpp"
+#include "coreactor/Schedule.hpp"
 #include "coreactor/Task.hpp"
 #include "coreactor/ThroughputDispatcher.hpp"

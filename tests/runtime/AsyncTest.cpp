@@ -102,7 +102,7 @@ struct Doubler : AsyncActor {
   explicit Doubler(ActorRef echo) : echo(echo) {}
   Async receiveAsync(ReceiveContext& ctx) override {
     const int n = *ctx.get<int>();
-    AskResult<int> r = co_await ctx.askAsync<int>(echo, n, 1s);
+    AskResult<int> r = co_await ctx.ask<int>(echo, n, 1s);
     if (r) ctx.reply(r.value() * 2);
   }
   ActorRef echo;

@@ -559,7 +559,7 @@ struct Asker : AsyncActor {
     ActorRef asker = ctx.sender();
     std::int64_t sum = 0;
     for (int i = 0; i < 100; ++i) {
-      auto r = co_await ctx.askAsync<std::int64_t>(peer, Numbered{i}, 10s);
+      auto r = co_await ctx.ask<std::int64_t>(peer, Numbered{i}, 10s);
       if (r) sum += r.value();
     }
     asker.tell(sum);

@@ -5,6 +5,7 @@
 #include <future>
 #include <set>
 #include <thread>
+#include <unordered_set>
 
 #include "TestSupport.hpp"
 #include "coreactor/ActorSystem.hpp"
@@ -314,6 +315,13 @@ TEST(SystemBoundaries, AReferenceFromAnotherSystemIsDeadThereAndNeverReachesItsN
   EXPECT_EQ(handledInA, 1);
   EXPECT_EQ(b->ask<int>(inB, Get{}, 1s).get(), 2);
   EXPECT_EQ(a->ask<int>(inA, Get{}, 1s).get(), 1);
+
+  // As keys, the two references are two (std::hash takes the system too).
+  std::unordered_set<ActorRef> keys{inA, inB};
+  EXPECT_EQ(keys.size(), 2u);
+  EXPECT_NE(std::hash<ActorRef>()(inA), std::hash<ActorRef>()(inB));
+  EXPECT_EQ(keys.count(inA), 1u);
+  EXPECT_EQ(keys.count(inB), 1u);
 }
 
 TEST(SystemBoundaries, AnyNumberOfManualSystemsShareAThreadAndEachIsDriven) {

@@ -125,7 +125,7 @@ TEST(Stress, AccountsForEveryMessageAcrossIsolatesStopsAndRestarts) {
           to.tell(Crash{});  // the guardian restarts the worker: same ref, same mailbox
         } else if (roll < 9990) {
           counters.asks.fetch_add(1, std::memory_order_relaxed);
-          system->askWith(to, Message(Question{1}), std::chrono::seconds(30),
+          system->ask(to, Message(Question{1}), std::chrono::seconds(30),
                           [&](Message* reply, std::error_code error) {
                             if (!error && reply->is<int>()) {
                               counters.answered.fetch_add(1);

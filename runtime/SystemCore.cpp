@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "Hash.hpp"
-#include "Topology.hpp"
+#include "isolate/Placement.hpp"
 
 #include "Logging.hpp"
 
@@ -484,72 +484,14 @@ std::size_t SystemCore::placeTopLevel(const ActorOptions&) {
 // ---- placement and pinning (SPEC L5) -----------------------------------------------
 
 void SystemCore::planPlacement() {
-  const Topology& machine = Topology::machine();
-  std::vector<unsigned> allowed;
-  if (options_.numaNode()) {
-    allowed = machine.cpusOfNode(*options_.numaNode());
-    if (allowed.empty()) {
-      std::string nodes;
-      for (int n : machine.numaNodes()) nodes += (nodes.empty() ? "" : ", ") + std::to_string(n);
-      throwError(Error::ErrInvalidOption, "withNumaNode(" + std::to_string(*options_.numaNode()) +
-                                              "): this machine's NUMA nodes are " + nodes);
-    }
-  } else {
-    for (const Topology::Cpu& cpu : machine.cpus()) allowed.push_back(cpu.os);
-  }
-  std::size_t count = options_.isolates();
-  if (count == 0) count = options_.manualRun() ? 1 : allowed.size();
-  // A manual system never pins: its caller's thread drives every loop.
-  const Pinning pinning = options_.manualRun() ? Pinning::None : options_.pinning();
-  if (pinning != Pinning::None && count > allowed.size()) {
-    throwError(Error::ErrInvalidOption, std::to_string(count) + " isolates pinned on " +
-                                            std::to_string(allowed.size()) +
-                                            " CPUs: at most one isolate per CPU when pinning");
-  }
-  // The NUMA nodes of the allowed CPUs, in order.
-  std::vector<int> nodes;
-  for (const Topology::Cpu& cpu : machine.cpus()) {
-    if (std::find(allowed.begin(), allowed.end(), cpu.os) != allowed.end() &&
-        std::find(nodes.begin(), nodes.end(), cpu.numaNode) == nodes.end()) {
-      nodes.push_back(cpu.numaNode);
-    }
-  }
-  // The idle poll window: spinning pays only where each isolate can have a
-  // CPU of its own, and a manual run's caller drives the loops itself.
-  std::chrono::nanoseconds idlePoll = options_.idlePoll().value_or(
-      count <= allowed.size() ? ActorSystemOptions::kDefaultIdlePoll : std::chrono::nanoseconds{0});
-  if (options_.manualRun()) idlePoll = std::chrono::nanoseconds{0};
-  placement_.resize(count);
-  for (std::size_t i = 0; i < count; ++i) {
-    IsolatePlacement& p = placement_[i];
-    p.isolate = i;
-    p.idlePoll = idlePoll;
-    switch (pinning) {
-      case Pinning::None:
-        p.cpus = allowed;
-        if (options_.numaNode()) p.numaNode = *options_.numaNode();  // bound to the node's CPUs
-        if (options_.manualRun() && options_.pinning() != Pinning::None) {
-          p.note = "manual run: the caller's thread drives the loops";
-        }
-        break;
-      case Pinning::PerCore: {
-        const unsigned cpu = allowed[i];
-        p.cpus = {cpu};
-        for (const Topology::Cpu& c : machine.cpus()) {
-          if (c.os == cpu) p.numaNode = c.numaNode;
-        }
-        break;
-      }
-      case Pinning::PerNumaNode: {
-        p.numaNode = nodes[i % nodes.size()];
-        for (unsigned cpu : machine.cpusOfNode(p.numaNode)) {
-          if (std::find(allowed.begin(), allowed.end(), cpu) != allowed.end())
-            p.cpus.push_back(cpu);
-        }
-        break;
-      }
-    }
-  }
+  placement_ = detail::planPlacement(PlacementRequest{
+      .isolates = options_.isolates(),
+      .pinning = options_.pinning(),
+      .numaNode = options_.numaNode(),
+      .idlePoll = options_.idlePoll(),
+      .defaultIdlePoll = ActorSystemOptions::kDefaultIdlePoll,
+      .manualRun = options_.manualRun(),
+  });
 }
 
 void SystemCore::pinIsolate(std::size_t index) noexcept {
@@ -561,7 +503,9 @@ void SystemCore::pinIsolate(std::size_t index) noexcept {
   }
   // Pinned as asked, or kept on the NUMA node the options name.
   const bool wanted = options_.pinning() != Pinning::None || options_.numaNode().has_value();
-  if (wanted) why = Topology::machine().pinThisThread(cpus);
+  IsolatePlacement plan;
+  plan.cpus = cpus;
+  why = pinThread(plan, wanted);
   std::string list;
   for (unsigned cpu : cpus) list += (list.empty() ? "" : ",") + std::to_string(cpu);
   {

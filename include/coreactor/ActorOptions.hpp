@@ -22,6 +22,7 @@
 #include "coreactor/Clock.hpp"
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/Message.hpp"
+#include "coreactor/Placement.hpp"
 
 namespace spdlog::sinks {
 class sink;
@@ -140,13 +141,6 @@ class ActorOptions {
   std::optional<std::string> key_;
   bool roundRobin_ = false;
   std::chrono::nanoseconds passivation_{0};
-};
-
-/// How isolate threads are bound to CPUs (SPEC L5).
-enum class Pinning {
-  None,         ///< the kernel schedules them anywhere (the default)
-  PerCore,      ///< isolate i on the i-th allowed CPU, alone
-  PerNumaNode,  ///< isolate i on all CPUs of NUMA node (i mod nodes)
 };
 
 /// How a whole system runs: its isolates and their placement, the default

@@ -39,6 +39,7 @@
 #include "coreactor/ActorRef.hpp"
 #include "coreactor/Error.hpp"
 #include "coreactor/EventStream.hpp"
+#include "coreactor/Placement.hpp"
 #include "coreactor/Schedule.hpp"
 
 namespace coreactor {
@@ -48,17 +49,6 @@ class Isolate;
 namespace detail {
 class SystemCore;
 }
-
-/// Where one isolate runs (SPEC L5): logged at start, and through placement().
-struct IsolatePlacement {
-  std::size_t isolate = 0;     ///< the isolate's index
-  std::vector<unsigned> cpus;  ///< the CPUs it may run on (all allowed ones when unpinned)
-  int numaNode = -1;           ///< its NUMA node when pinned to one; -1 otherwise
-  bool pinned = false;         ///< bound to `cpus` (once its thread has started)
-  std::string note;            ///< why it is not pinned, when it was asked to be
-  /// How long its loop looks for work before it sleeps (ActorSystemOptions::withIdlePoll).
-  std::chrono::nanoseconds idlePoll{0};
-};
 
 /// What crossed between isolates so far (SPEC X1, X3).
 struct TransportStats {

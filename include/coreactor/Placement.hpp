@@ -1,0 +1,36 @@
+/// @file
+/// `coreactor/Placement.hpp` — where isolates run: the pinning modes and the
+/// report of each isolate's CPUs (SPEC L5).
+//
+// A system asks for a placement with ActorSystemOptions::withPinning and
+// withNumaNode, and reports it through ActorSystem::placement(). Values only:
+// nothing here runs anything.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace coreactor {
+
+/// How isolate threads are bound to CPUs (SPEC L5).
+enum class Pinning {
+  None,         ///< the kernel schedules them anywhere (the default)
+  PerCore,      ///< isolate i on the i-th allowed CPU, alone
+  PerNumaNode,  ///< isolate i on all CPUs of NUMA node (i mod nodes)
+};
+
+/// Where one isolate runs (SPEC L5): logged at start, and through
+/// ActorSystem::placement().
+struct IsolatePlacement {
+  std::size_t isolate = 0;     ///< the isolate's index
+  std::vector<unsigned> cpus;  ///< the CPUs it may run on (all allowed ones when unpinned)
+  int numaNode = -1;           ///< its NUMA node when pinned to one; -1 otherwise
+  bool pinned = false;         ///< bound to `cpus` (once its thread has started)
+  std::string note;            ///< why it is not pinned, when it was asked to be
+  /// How long its loop looks for work before it sleeps (ActorSystemOptions::withIdlePoll).
+  std::chrono::nanoseconds idlePoll{0};
+};
+
+}  // namespace coreactor

@@ -1,0 +1,45 @@
+// Which CPUs each isolate of a system runs on (SPEC L5): the plan made from
+// the pinning the options ask for and the machine's topology, and the
+// pinning of an isolate's thread to its part of the plan.
+//
+// Thread-safety: planPlacement() is a pure function of its arguments;
+// pinThread() binds the calling thread only.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "Topology.hpp"
+#include "coreactor/Placement.hpp"
+
+namespace coreactor::detail {
+
+/// What a system asks of its placement.
+struct PlacementRequest {
+  std::size_t isolates = 0;  ///< 0: one per allowed CPU (one in a manual run)
+  Pinning pinning = Pinning::None;
+  std::optional<int> numaNode{};  ///< keep every isolate on this node's CPUs
+  /// The idle poll window asked for; unset: `defaultIdlePoll` when each
+  /// isolate can have a CPU of its own, else none.
+  std::optional<std::chrono::nanoseconds> idlePoll{};
+  std::chrono::nanoseconds defaultIdlePoll{0};
+  bool manualRun = false;  ///< the caller's thread drives every loop: no pinning, no poll
+};
+
+/// One IsolatePlacement per isolate, `pinned` still false (pinThread() sets
+/// it as each thread starts). Throws ErrInvalidOption for a node the
+/// topology does not have (the message lists its nodes), and for more
+/// isolates than CPUs when pinning.
+std::vector<IsolatePlacement> planPlacement(const PlacementRequest& request,
+                                            const Topology& machine = Topology::machine());
+
+/// Binds the calling thread to `placement.cpus` when `wanted`: an empty
+/// string on success, else why not (the thread then runs where the kernel
+/// puts it).
+std::string pinThread(const IsolatePlacement& placement, bool wanted,
+                      const Topology& machine = Topology::machine());
+
+}  // namespace coreactor::detail

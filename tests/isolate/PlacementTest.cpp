@@ -1,0 +1,95 @@
+// Where isolates run: the plan made from the options and a topology (SPEC
+// L5). NUMA machines are planned on synthetic topologies (hwloc's synthetic
+// description), since this machine has one node.
+#include <gtest/gtest.h>
+
+#include "../isolate/Placement.hpp"
+#include "TestSupport.hpp"
+
+namespace coreactor::detail {
+namespace {
+
+using test::errorOf;
+
+// Two NUMA nodes of four CPUs each: CPUs 0-3 on node 0, 4-7 on node 1.
+const Topology& twoNodes() {
+  static const Topology topology = Topology::synthetic("package:2 numa:1 core:4 pu:1");
+  return topology;
+}
+
+TEST(Placement, ASyntheticTopologyHasTheNodesAndCpusItDescribes) {
+  // SPEC L5
+  EXPECT_EQ(twoNodes().cpus().size(), 8u);
+  EXPECT_EQ(twoNodes().numaNodes(), (std::vector<int>{0, 1}));
+  EXPECT_EQ(twoNodes().cpusOfNode(1), (std::vector<unsigned>{4, 5, 6, 7}));
+  EXPECT_EQ(errorOf([] { Topology::synthetic("not a topology"); }), Error::ErrInvalidOption);
+}
+
+TEST(Placement, PerNumaNodeGivesEachIsolateAWholeNodeInTurn) {
+  // SPEC L5
+  const auto plan = planPlacement({.isolates = 3, .pinning = Pinning::PerNumaNode}, twoNodes());
+  ASSERT_EQ(plan.size(), 3u);
+  EXPECT_EQ(plan[0].numaNode, 0);
+  EXPECT_EQ(plan[0].cpus, (std::vector<unsigned>{0, 1, 2, 3}));
+  EXPECT_EQ(plan[1].numaNode, 1);
+  EXPECT_EQ(plan[1].cpus, (std::vector<unsigned>{4, 5, 6, 7}));
+  EXPECT_EQ(plan[2].numaNode, 0) << "round the nodes again";
+  for (const auto& p : plan) EXPECT_FALSE(p.pinned) << "pinned only once its thread starts";
+}
+
+TEST(Placement, PerCoreGivesEachIsolateOneCpuAndRefusesMoreIsolatesThanCpus) {
+  // SPEC L5, bad input
+  const auto plan = planPlacement({.isolates = 8, .pinning = Pinning::PerCore}, twoNodes());
+  ASSERT_EQ(plan.size(), 8u);
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    EXPECT_EQ(plan[i].cpus, std::vector<unsigned>{static_cast<unsigned>(i)});
+    EXPECT_EQ(plan[i].numaNode, i < 4 ? 0 : 1);
+  }
+  EXPECT_EQ(
+      errorOf([] { planPlacement({.isolates = 9, .pinning = Pinning::PerCore}, twoNodes()); }),
+      Error::ErrInvalidOption);
+}
+
+TEST(Placement, ANumaNodeKeepsEveryIsolateOnItsCpusAndAMissingNodeIsNamed) {
+  // SPEC L5, bad input
+  const auto plan = planPlacement({.isolates = 2, .numaNode = 1}, twoNodes());
+  for (const auto& p : plan) {
+    EXPECT_EQ(p.cpus, (std::vector<unsigned>{4, 5, 6, 7}));
+    EXPECT_EQ(p.numaNode, 1);
+  }
+  std::string what;
+  try {
+    planPlacement({.isolates = 1, .numaNode = 5}, twoNodes());
+  } catch (const std::system_error& e) {
+    what = e.what();
+  }
+  EXPECT_NE(what.find("this machine's NUMA nodes are 0, 1"), std::string::npos) << what;
+}
+
+TEST(Placement, TheDefaultIsOneIsolatePerCpuWithAnIdlePollUnlessOversubscribedOrManual) {
+  // SPEC L5
+  const std::chrono::nanoseconds poll{20000};
+  const auto plan = planPlacement({.defaultIdlePoll = poll}, twoNodes());
+  ASSERT_EQ(plan.size(), 8u) << "one isolate per CPU";
+  EXPECT_EQ(plan[0].idlePoll, poll);
+  EXPECT_EQ(plan[0].cpus.size(), 8u) << "unpinned: any CPU";
+  EXPECT_EQ(planPlacement({.isolates = 9, .defaultIdlePoll = poll}, twoNodes())[0].idlePoll,
+            std::chrono::nanoseconds{0})
+      << "more isolates than CPUs: a spinning loop would take another's CPU";
+  const auto manual = planPlacement(
+      {.pinning = Pinning::PerCore, .defaultIdlePoll = poll, .manualRun = true}, twoNodes());
+  ASSERT_EQ(manual.size(), 1u);
+  EXPECT_EQ(manual[0].idlePoll, std::chrono::nanoseconds{0});
+  EXPECT_FALSE(manual[0].note.empty()) << "it says why it is not pinned";
+}
+
+TEST(Placement, ASyntheticTopologyCannotPinAThread) {
+  // SPEC L5: the plan is for another machine; this thread stays where it is.
+  IsolatePlacement p;
+  p.cpus = {4};
+  EXPECT_EQ(pinThread(p, /*wanted=*/true, twoNodes()), "a synthetic topology cannot pin");
+  EXPECT_EQ(pinThread(p, /*wanted=*/false, twoNodes()), "");
+}
+
+}  // namespace
+}  // namespace coreactor::detail

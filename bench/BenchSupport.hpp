@@ -21,6 +21,9 @@
 #include <exception>
 #include <string>
 
+// Header-only here: the CAF arm includes it without linking coreactor.
+#include "coreactor/Error.hpp"
+
 namespace coreactor::bench {
 
 /// The user counter of a timing: nanoseconds per op that actually completed.
@@ -39,16 +42,6 @@ inline constexpr const char* kMicrosCounter = "latency_us";
 /// figure, and the targets read this one when it is there.
 inline constexpr const char* kPairedFloorRatioCounter = "x_floor_paired";
 
-/// One line describing a caught exception: its what(), or "unknown exception".
-inline std::string describeException(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "unknown exception";
-  }
-}
 
 // glibc adapts its mmap and trim thresholds to the program's history: once a
 // large block is freed (hybrid/backlog/1000000 frees 16 MiB rings), blocks of
@@ -157,7 +150,7 @@ class OpMeter {
       ran = work();
       return true;
     } catch (...) {
-      state.SkipWithError(("threw: " + describeException(std::current_exception())).c_str());
+      state.SkipWithError(("threw: " + describe(std::current_exception())).c_str());
       return false;
     }
   }

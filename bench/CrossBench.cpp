@@ -580,7 +580,7 @@ bool setUp(benchmark::State& state, F&& f) {
     f();
     return true;
   } catch (...) {
-    state.SkipWithError(("set-up threw: " + describeException(std::current_exception())).c_str());
+    state.SkipWithError(("set-up threw: " + describe(std::current_exception())).c_str());
     return false;
   }
 }
@@ -1250,7 +1250,7 @@ void askForeign(benchmark::State& state) {
         latencies.push_back(std::chrono::duration<double, std::nano>(took).count());
       }
     } catch (...) {
-      state.SkipWithError(("threw: " + describeException(std::current_exception())).c_str());
+      state.SkipWithError(("threw: " + describe(std::current_exception())).c_str());
       break;
     }
     if (!checkCompleted(state, "asks answered", kForeignAsks, answered)) break;

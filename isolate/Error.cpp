@@ -71,15 +71,4 @@ void throwError(Error e, const std::string& what) {
   throw std::system_error(make_error_code(e), what);
 }
 
-std::string describe(const std::exception_ptr& error) {
-  if (!error) return "no exception";
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "unknown exception";
-  }
-}
-
 }  // namespace coreactor

@@ -583,7 +583,7 @@ int runMemoryProbe() {
     return 0;
   } catch (...) {
     std::fprintf(stderr, "%s: threw: %s\n", kMemoryProbeFlag,
-                 describeException(std::current_exception()).c_str());
+                 describe(std::current_exception()).c_str());
     return 1;
   }
 }

@@ -61,8 +61,19 @@ inline std::error_code make_error_code(Error e) noexcept {  // NOLINT: ADL hook 
 /// Throws std::system_error carrying `e`, with `what` naming the offending input.
 [[noreturn]] void throwError(Error e, const std::string& what);
 
-/// One line describing a caught exception: its what(), or "unknown exception".
-std::string describe(const std::exception_ptr& error);
+/// One line describing a caught exception: its what(), or "unknown exception"
+/// ("no exception" for none). Header-only, so that a program that does not
+/// link coreactor (the benchmark's CAF arm) describes throws the same way.
+inline std::string describe(const std::exception_ptr& error) {
+  if (!error) return "no exception";
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown exception";
+  }
+}
 
 }  // namespace coreactor
 

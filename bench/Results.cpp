@@ -27,6 +27,7 @@ const char* unitOfCounter(std::string_view counter) {
   if (counter == kBytesPerScheduleCounter) return "B/sched";
   if (counter == kCpuPercentCounter) return "% cpu";
   if (counter == kP50NsCounter) return "ns p50";
+  if (counter == "bytes_per_isolate") return "B/isol";
   return nullptr;
 }
 
@@ -140,6 +141,10 @@ std::string describeCrossOp(std::string_view name) {
 std::string describeOp(std::string_view name) {
   if (name == "isolates/idle-cpu") {
     return "CPU of an idle system of one isolate per CPU, % of one core";
+  }
+  if (name.starts_with("isolates/memory/")) {
+    return "malloc'd bytes per idle isolate of " + std::string(name.substr(16)) +
+           " (threads); per talking pair apart";
   }
   if (std::string cross = describeCrossOp(name); !cross.empty()) {
     // On one CPU the two sides time-share it: say so beside the figure.

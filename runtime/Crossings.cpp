@@ -32,15 +32,36 @@
 
 namespace coreactor::detail {
 
+namespace {
+
+/// Appends `value` to `v` and counts in `bytes` what the vector grew by.
+template <class V, class T>
+void pushCounted(V& v, T&& value, std::size_t& bytes) {
+  const std::size_t before = v.capacity();
+  v.push_back(std::forward<T>(value));
+  bytes += (v.capacity() - before) * sizeof(typename V::value_type);
+}
+
+/// Makes room in `v` for `n` elements, doubling (a reserve of each size in
+/// turn would copy the list at each new peer); counts what it grew by.
+template <class V>
+void reserveCounted(V& v, std::size_t n, std::size_t& bytes) {
+  const std::size_t before = v.capacity();
+  if (n > before) v.reserve(std::max(n, 2 * before));
+  bytes += (v.capacity() - before) * sizeof(typename V::value_type);
+}
+
+}  // namespace
+
 Crossings::Crossings(SystemCore& core, IsolateRuntime& home, std::size_t isolates,
                      std::size_t ringSlots, std::size_t overflowLimit)
     : core_(core),
       home_(home),
       ringSlots_(ringSlots),
       overflowLimit_(overflowLimit),
-      incoming_(isolates),
-      peerCount_(isolates),
-      peers_(isolates) {}
+      directorySize_(static_cast<std::uint32_t>((isolates + kPeerPage - 1) / kPeerPage)) {
+  charge(sizeof(Crossings));
+}
 
 Crossings::~Crossings() {
   drainAtTeardown();
@@ -50,15 +71,84 @@ std::uint64_t Crossings::targetOf(std::uint64_t key) const noexcept {
   return (std::uint64_t{home_.index} << kIsolateShift) | key;
 }
 
-void Crossings::makeRing(IsolateRuntime& to, Peer& peer) {
+Crossings::Peer& Crossings::lookUp(IsolateRuntime& to) {
+  assert(to.index / kPeerPage < directorySize_);
+  Peer* peer = nullptr;
+  if (!pages_.empty()) {  // else this isolate has sent to no other yet
+    if (const PeerPage* page = pages_[to.index >> kPeerPageBits].get()) {
+      peer = page->peers[to.index & (kPeerPage - 1)];
+    }
+  }
+  if (peer == nullptr) [[unlikely]] {
+    peer = &makePeer(to);
+  }
+  memo_ = Memo{to.index, peer};
+  return *peer;
+}
+
+// Everything is allocated before anything is published: a throw (out of
+// memory) leaves no peer half made, at worst a ring adopted by `to` that
+// no one fills.
+Crossings::Peer& Crossings::makePeer(IsolateRuntime& to) {
+  std::size_t bytes = 0;
+  if (pages_.empty()) {
+    pages_.resize(directorySize_);
+    bytes += pages_.capacity() * sizeof(pages_[0]);
+  }
+  std::unique_ptr<PeerPage>& page = pages_[to.index >> kPeerPageBits];
+  if (page == nullptr) {
+    page = std::make_unique<PeerPage>();
+    bytes += sizeof(PeerPage);
+  }
+  auto peer = std::make_unique<Peer>();
+  peer->to = &to;
+  bytes += sizeof(Peer);
+  const std::size_t peers = peers_.size() + 1;
+  reserveCounted(peers_, peers, bytes);
+  reserveCounted(owed_, peers, bytes);
+  reserveCounted(backlog_, peers, bytes);
+  reserveCounted(stillBacklogged_, peers, bytes);
   // A slot of ringSlots_ is a line: one crossing, or two words.
   auto ring = std::make_unique<Ring>(2 * ringSlots_, kStreamRun);
-  peer.ring = ring.get();
-  {
-    std::lock_guard<std::mutex> lock(to.crossings->ownedMutex_);
-    to.crossings->owned_.push_back(std::move(ring));
+  peer->ring = ring.get();
+  to.crossings->adopt(std::move(ring), home_);
+  Peer& made = *peer;
+  peers_.push_back(std::move(peer));  // room reserved: does not throw
+  page->peers[to.index & (kPeerPage - 1)] = &made;
+  charge(bytes);
+  return made;
+}
+
+void Crossings::adopt(std::unique_ptr<Ring> ring, IsolateRuntime& from) {
+  // The cells, the size the ring rounded them to, and the ring itself.
+  std::size_t bytes =
+      sizeof(Ring) + ring->capacity() * (sizeof(WordCrossing) + sizeof(std::uint64_t));
+  std::lock_guard<std::mutex> lock(incomingMutex_);
+  const std::uint32_t count = incomingCount_.load(std::memory_order_relaxed);
+  Incoming* list = incomingArrays_.empty() ? nullptr : incomingArrays_.back().data();
+  if (incomingArrays_.empty() || count == incomingArrays_.back().size()) {
+    // One line of entries to start with, then twice as many each time.
+    const std::size_t size = incomingArrays_.empty() ? 64 / sizeof(Incoming) : 2 * count;
+    Lines<Incoming> grown(size, Incoming{nullptr, nullptr});
+    std::copy_n(list, count, grown.begin());
+    bytes += size * sizeof(Incoming);
+    pushCounted(incomingArrays_, std::move(grown), bytes);
+    list = incomingArrays_.back().data();
+    incoming_.store(list, std::memory_order_release);
   }
-  to.crossings->incoming_[home_.index].store(peer.ring, std::memory_order_release);
+  Ring* const adopted = ring.get();
+  pushCounted(owned_, std::move(ring), bytes);
+  list[count] = Incoming{adopted, &from};
+  incomingCount_.store(count + 1, std::memory_order_release);
+  charge(bytes);
+}
+
+template <class F>
+void Crossings::forEachIncoming(F&& f) const {
+  // The count first: the array loaded after it holds every entry it covers.
+  const std::uint32_t count = incomingCount_.load(std::memory_order_acquire);
+  const Incoming* list = incoming_.load(std::memory_order_acquire);
+  for (std::uint32_t k = 0; k < count; ++k) f(list[k]);
 }
 
 // A crossing that did not go into the ring (full, or a run or the overflow
@@ -68,8 +158,8 @@ void Crossings::makeRing(IsolateRuntime& to, Peer& peer) {
 // a system message never is. `already`: what the crossing was counted as
 // before (a word of a run that spills), so that each is counted once.
 template <class Make>
-void Crossings::overflowWith(IsolateRuntime& to, Peer& peer, std::uint64_t target, bool system,
-                             Counted already, Make&& make) {
+void Crossings::overflowWith(Peer& peer, std::uint64_t target, bool system, Counted already,
+                             Make&& make) {
   if (!system && peer.overflow.size() >= overflowLimit_) {
     alignas(Crossing) unsigned char storage[sizeof(Crossing)];
     make(static_cast<void*>(storage));
@@ -87,7 +177,7 @@ void Crossings::overflowWith(IsolateRuntime& to, Peer& peer, std::uint64_t targe
   }
   if (!peer.listed) {
     peer.listed = true;
-    backlog_.push_back(to.index);
+    backlog_.push_back(&peer);
   }
   peer.overflow.pushWith([&](void* at) noexcept {
     auto* waiting = ::new (at) Waiting{target, {}};
@@ -96,17 +186,17 @@ void Crossings::overflowWith(IsolateRuntime& to, Peer& peer, std::uint64_t targe
   });
   if (already == Counted::Nothing) {
     bump(stats_.overflowed);
-    counted(to, peer);
+    counted(peer);
   } else {
     if (already == Counted::Sent) bump(stats_.overflowed);
-    oweWake(to, peer);
+    oweWake(peer);
   }
   // A flood sent from one long turn would otherwise wait in the list until
   // the turn ends, with the receiver idle: every kFlushEvery crossings that
   // went to the list, move what fits into the ring and pay the wake-up.
   if (++peer.sinceFlush == kFlushEvery) {
     peer.sinceFlush = 0;
-    flushOverflow(to.index);
+    flushOverflow(peer);
     payWakes();
   }
 }
@@ -120,17 +210,19 @@ void Crossings::sendWord(IsolateRuntime& to, std::uint64_t target, std::uint64_t
                          const MessageType* type, std::uint64_t word) {
   // The ring's key drops the target's isolate, which must be the ring's consumer.
   assert((target >> kIsolateShift) == to.index);
-  Peer& peer = peers_[to.index];
-  Gathering& run = peer.run;
-  // A run being gathered has a ring to go to: it started after a push.
-  if (run.count - 1 < WordRun::kWords - 1 && run.kind == WordKind{target, sender, type} &&
-      peer.overflow.empty()) [[likely]] {
-    run.words[run.count++] = word;
-    bump(stats_.sent);
-    if (!peer.owesWake) [[unlikely]] {
-      oweWake(to, peer);
+  // A flood goes to the peer sent to last: the memo's.
+  if (to.index == memo_.index) [[likely]] {
+    Peer& peer = *memo_.peer;
+    Gathering& run = peer.run;
+    if (run.count - 1 < WordRun::kWords - 1 && run.kind == WordKind{target, sender, type} &&
+        peer.overflow.empty()) [[likely]] {
+      run.words[run.count++] = word;
+      bump(stats_.sent);
+      if (!peer.owesWake) [[unlikely]] {
+        oweWake(peer);
+      }
+      return;
     }
-    return;
   }
   sendWordOtherwise(to, target, sender, type, word);
 }
@@ -147,18 +239,18 @@ void Crossings::sendWordOtherwise(IsolateRuntime& to, std::uint64_t target, std:
       if (run.kind == kind) {
         if (run.count < WordRun::kWords || pushRun(peer)) {
           run.words[run.count++] = word;
-          counted(to, peer);
+          counted(peer);
           return;
         }
-        spillRun(to, peer);
+        spillRun(peer);
       } else if (!pushRun(peer)) {
-        spillRun(to, peer);
+        spillRun(peer);
       }
     } else if (peer.last == kind) {
       // The second word like the last one: a flood starts.
       run.kind = kind;
       run.words[run.count++] = word;
-      counted(to, peer);
+      counted(peer);
       return;
     }
     // Alone, built in the ring's cell, half a line: no Message on the way.
@@ -169,11 +261,11 @@ void Crossings::sendWordOtherwise(IsolateRuntime& to, std::uint64_t target, std:
           ::new (at) WordCrossing{sender, type, word};
         })) [[likely]] {
       peer.last = kind;
-      counted(to, peer);
+      counted(peer);
       return;
     }
   }
-  overflowWith(to, peer, target, /*system=*/false, Counted::Nothing, [&](void* at) noexcept {
+  overflowWith(peer, target, /*system=*/false, Counted::Nothing, [&](void* at) noexcept {
     ::new (at) Crossing{sender, Message(type, word)};
   });
 }
@@ -210,13 +302,13 @@ bool Crossings::pushRun(Peer& peer) noexcept {
   return pushed;
 }
 
-void Crossings::spillRun(IsolateRuntime& to, Peer& peer) {
+void Crossings::spillRun(Peer& peer) {
   const Gathering run = peer.run;
   peer.run.count = 0;
   peer.run.listed = 0;
   peer.last = {};
   for (std::uint32_t i = 0; i < run.count; ++i) {
-    overflowWith(to, peer, run.kind.target, /*system=*/false,
+    overflowWith(peer, run.kind.target, /*system=*/false,
                  i < run.listed ? Counted::SentAndListed : Counted::Sent,
                  [&](void* at) noexcept { ::new (at) Crossing(run.crossingAt(i)); });
   }
@@ -228,13 +320,13 @@ void Crossings::send(IsolateRuntime& to, std::uint64_t target, Crossing&& crossi
   // What was sent before goes first: a run being gathered ends here. One
   // that finds no room goes to the list, unless the list already waits
   // behind it (flushOverflow() moves it first).
-  if (peer.run.count != 0 && !pushRun(peer) && peer.overflow.empty()) spillRun(to, peer);
+  if (peer.run.count != 0 && !pushRun(peer) && peer.overflow.empty()) spillRun(peer);
   peer.last = {};
   if (peer.nothingWaits() && tryRing(peer, target, crossing)) {
-    counted(to, peer);
+    counted(peer);
     return;
   }
-  overflowWith(to, peer, target, crossing.message.is<CrossingSystemMessage>(), Counted::Nothing,
+  overflowWith(peer, target, crossing.message.is<CrossingSystemMessage>(), Counted::Nothing,
                [&crossing](void* at) noexcept { ::new (at) Crossing(std::move(crossing)); });
 }
 
@@ -247,15 +339,15 @@ bool Crossings::tryRing(Peer& peer, std::uint64_t target, Crossing& crossing) no
   return peer.ring->tryPushBig(std::move(crossing), keyOf(target));
 }
 
-void Crossings::counted(IsolateRuntime& to, Peer& peer) {
+void Crossings::counted(Peer& peer) {
   bump(stats_.sent);
-  oweWake(to, peer);
+  oweWake(peer);
 }
 
-void Crossings::oweWake(IsolateRuntime& to, Peer& peer) {
+void Crossings::oweWake(Peer& peer) {
   if (!peer.owesWake) {
     peer.owesWake = true;
-    owed_.push_back(to.index);
+    owed_.push_back(&peer);
     ring(doorbell_);  // our own: the look after this unit pays the wake-up
   }
 }
@@ -321,9 +413,8 @@ void Crossings::take(std::size_t batch, bool betweenUnits) {
   }
   bool leftBehind = false;
   bool tookAny = false;
-  for (std::size_t k = 0; k < peerCount_; ++k) {
-    Ring* ring = incoming_[k].load(std::memory_order_acquire);
-    if (ring == nullptr) continue;
+  forEachIncoming([&](const Incoming& incoming) noexcept {
+    Ring* ring = incoming.ring;
     const std::size_t taken = ring->consume(
         [this](WordCrossing&& w, std::uint64_t key) noexcept -> std::size_t {
           deliverWordInline(targetOf(key), w);
@@ -349,17 +440,17 @@ void Crossings::take(std::size_t batch, bool betweenUnits) {
     // a ring, not the few slots one batch freed. It went to sleep only with
     // less than half free, and this ring is drained to empty in the end.
     if (taken != 0 && ring->consumerHalfFree() && ring->takeWaiting()) {
-      core_.isolates_[k]->isolate->wake();  // its sender sleeps on a full ring: room now
+      incoming.from->isolate->wake();  // its sender sleeps on a full ring: room now
     }
-  }
+  });
   if (!backlog_.empty()) {
     stillBacklogged_.clear();
-    for (std::uint32_t peer : backlog_) {
-      flushOverflow(peer);
-      if (!peers_[peer].overflow.empty() || peers_[peer].run.count != 0) {
+    for (Peer* peer : backlog_) {
+      flushOverflow(*peer);
+      if (!peer->overflow.empty() || peer->run.count != 0) {
         stillBacklogged_.push_back(peer);
       } else {
-        peers_[peer].listed = false;
+        peer->listed = false;
       }
     }
     backlog_.swap(stillBacklogged_);
@@ -376,15 +467,13 @@ void Crossings::take(std::size_t batch, bool betweenUnits) {
 }
 
 bool Crossings::backlogCanMove() const noexcept {
-  for (std::uint32_t peer : backlog_) {
-    const Ring* ring = peers_[peer].ring;
-    if (ring->producerHalfFree()) return true;
+  for (const Peer* peer : backlog_) {
+    if (peer->ring->producerHalfFree()) return true;
   }
   return false;
 }
 
-void Crossings::flushOverflow(std::uint32_t index) {
-  Peer& peer = peers_[index];
+void Crossings::flushOverflow(Peer& peer) {
   Gathering& run = peer.run;
   // A run gathered before goes first: it was sent before the list's words.
   bool room = run.count == 0 || pushRun(peer);
@@ -415,24 +504,24 @@ void Crossings::flushOverflow(std::uint32_t index) {
   if (room && run.count != 0) pushRun(peer);
   if (!peer.owesWake) {
     peer.owesWake = true;
-    owed_.push_back(index);
+    owed_.push_back(&peer);
   }
 }
 
 void Crossings::payWakes() noexcept {
-  for (std::uint32_t index : owed_) {
-    Peer& to = peers_[index];
+  for (Peer* owed : owed_) {
+    Peer& to = *owed;
     to.owesWake = false;
     // The run being gathered goes now; one that finds no room waits with
     // the overflow lists (take() moves it on, pending() wakes us for it).
     if (to.run.count != 0 && !pushRun(to) && !to.listed) {
       to.listed = true;
-      backlog_.push_back(index);
+      backlog_.push_back(&to);
     }
     to.last = {};
     // What this iteration pushed is whole: a streaming consumer takes it.
     to.ring->flush();
-    IsolateRuntime& peer = *core_.isolates_[index];
+    IsolateRuntime& peer = *to.to;
     peer.isolate->wake();  // fences; a syscall only if it sleeps
     // After that fence: a peer that cleared its doorbell before our pushes
     // were visible sees it rung now (or has seen the pushes).
@@ -447,7 +536,7 @@ bool Crossings::pending() const noexcept {
   // its producer waits, and its consumer wakes us once half of it is free.
   if (!backlog_.empty()) {
     if (backlogCanMove()) return true;
-    for (std::uint32_t peer : backlog_) peers_[peer].ring->markProducerWaiting();
+    for (const Peer* peer : backlog_) peer->ring->markProducerWaiting();
     if (backlogCanMove()) return true;
   }
   return anyIncoming();
@@ -458,9 +547,10 @@ bool Crossings::ready() const noexcept {
 }
 
 bool Crossings::anyIncoming() const noexcept {
-  for (std::size_t k = 0; k < peerCount_; ++k) {
-    const Ring* ring = incoming_[k].load(std::memory_order_acquire);
-    if (ring != nullptr && !ring->empty()) return true;
+  const std::uint32_t count = incomingCount_.load(std::memory_order_acquire);
+  const Incoming* list = incoming_.load(std::memory_order_acquire);
+  for (std::uint32_t k = 0; k < count; ++k) {
+    if (!list[k].ring->empty()) return true;
   }
   return false;
 }
@@ -523,6 +613,17 @@ void Crossings::deliveryFailed(const ActorRef& target) noexcept {
   }
 }
 
+// The sum of bytesReserved() over a system's isolates, for the tests: their
+// target cannot include SystemCore.hpp (it needs the project's root on the
+// include path), so tests/runtime/CrossingsMemoryTest.cpp declares it.
+std::size_t transportBytesReserved(SystemCore& core) noexcept {
+  std::size_t bytes = 0;
+  for (std::size_t i = 0; i < core.isolateCount(); ++i) {
+    bytes += core.runtime(i).crossings->bytesReserved();
+  }
+  return bytes;
+}
+
 void Crossings::drainAtTeardown() noexcept {
   const auto drop = [this](std::uint64_t target, Crossing&& c) noexcept {
     if (c.message.is<CrossingSystemMessage>()) return;  // lifecycle signals end with the system
@@ -541,13 +642,12 @@ void Crossings::drainAtTeardown() noexcept {
   const auto dropWord = [&](WordCrossing&& w, std::uint64_t key) noexcept {
     drop(targetOf(key), Crossing{w.sender, Message(w.type, w.word)});
   };
-  for (std::size_t k = 0; k < peerCount_; ++k) {
-    if (Ring* ring = incoming_[k].load(std::memory_order_acquire)) {
-      while (ring->consume(dropWord, dropTaken, kBatch) != 0) {
-      }
+  forEachIncoming([&](const Incoming& incoming) noexcept {
+    while (incoming.ring->consume(dropWord, dropTaken, kBatch) != 0) {
     }
-  }
-  for (Peer& peer : peers_) {
+  });
+  for (const std::unique_ptr<Peer>& made : peers_) {
+    Peer& peer = *made;
     for (std::uint32_t i = 0; i < peer.run.count; ++i) {
       drop(peer.run.kind.target, peer.run.crossingAt(i));
     }

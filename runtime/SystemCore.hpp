@@ -144,11 +144,22 @@ struct WordRun {
 static_assert(sizeof(WordRun) <= Message::kInlineSize, "a run of words is held inline");
 
 /// The isolate-to-isolate transport of one isolate (runtime/Crossings.cpp):
-/// as a receiver, the rings from every peer, drained in batches each loop
-/// iteration; as a sender, the ring to every peer (made on first use), an
-/// overflow list per peer for when that ring is full (SPEC X3), and the
-/// wake-ups it owes peers, paid once per loop iteration and before it
-/// sleeps. Isolate-local except where noted.
+/// as a receiver, the rings from the peers that have sent to it, drained in
+/// batches each loop iteration; as a sender, a Peer for each isolate it has
+/// sent to (made on first use, with its ring), an overflow list per peer for
+/// when that ring is full (SPEC X3), and the wake-ups it owes peers, paid
+/// once per loop iteration and before it sleeps. Isolate-local except where
+/// noted.
+///
+/// Memory: O(isolates + ordered pairs that have talked). An isolate that
+/// sends to no other holds this object alone (448 bytes), whatever the
+/// system's size; each ordered pair that has talked holds its ring (2 x
+/// ringSlots cells of 32 bytes, 64 KiB by default, and 384 bytes of
+/// indices), the sender's Peer (192 bytes) and a few list entries; a
+/// sender's first peer adds its peer table's directory (8 bytes per 64
+/// isolates of the system, 512 at most), and its first peer among 64
+/// consecutive isolates a page of it (512 bytes). bytesReserved() counts
+/// it; docs/isolates.md, "What isolates cost in memory", has the figures.
 class Crossings final : public Isolate::Poller {
  public:
   /// Words as small items (one 32-byte cell), everything else as big ones
@@ -220,6 +231,14 @@ class Crossings final : public Isolate::Poller {
   }
   const Stats& stats() const noexcept { return stats_; }
 
+  /// Bytes this transport holds for the pairs it serves, not for messages:
+  /// itself, its peer table, its Peers, the rings that come to it (made by
+  /// their senders, freed here) and the list of them, the lists of peers it
+  /// keeps. Not the crossings waiting in overflow lists (bounded apart,
+  /// SPEC X3). Callable from any thread (a relaxed load): exact while no
+  /// isolate makes a ring.
+  std::size_t bytesReserved() const noexcept { return bytes_.load(std::memory_order_relaxed); }
+
  private:
   // An overflow list grows by 64 KiB blocks of 1,023 crossings (the block
   // cache's largest): a flood of 100,000 takes 98 blocks, not 1,588 of 4 KiB,
@@ -251,7 +270,10 @@ class Crossings final : public Isolate::Poller {
       return Crossing{kind.sender, Message(kind.type, words[i])};
     }
   };
-  struct Peer {
+  /// What this isolate keeps for one isolate it sends to, made with the
+  /// ring on the first send (makePeer). On lines of its own: it is written
+  /// with every message to its isolate.
+  struct alignas(64) Peer {
     Ring* ring = nullptr;  // ours to fill; owned by the peer's Crossings
     SegmentQueue<Waiting, kOverflowSegment> overflow;
     std::uint32_t sinceFlush = 0;  // crossings into the list since it last moved on
@@ -267,8 +289,31 @@ class Crossings final : public Isolate::Poller {
     // waits ahead of it.
     Gathering run;
     WordKind last;  // of the last word that crossed alone; none since the wake-ups were paid
+    IsolateRuntime* to = nullptr;  // the isolate it stands for
     /// Neither a run nor the list waits: a crossing may go into the ring.
     bool nothingWaits() const noexcept { return run.count == 0 && overflow.empty(); }
+  };
+  /// The peer table: isolate index -> Peer, in pages of kPeerPage pointers
+  /// made on first use, behind a directory of one pointer per page, made
+  /// on the first send. A sender that talks to a few isolates pays the
+  /// directory (at most 512 bytes: 64 pages cover the 4,096 isolates a
+  /// system may have) and a page or a few (512 bytes each), not a slot per
+  /// isolate of the system. The peer sent to last is a memo (memo_): a
+  /// flood or an exchange with one peer reads no page.
+  static constexpr unsigned kPeerPageBits = 6;
+  static constexpr std::uint32_t kPeerPage = std::uint32_t{1} << kPeerPageBits;
+  struct alignas(64) PeerPage {
+    Peer* peers[kPeerPage] = {};
+  };
+  /// The peer sent to last (none: an index no isolate has).
+  struct Memo {
+    std::uint32_t index = ~std::uint32_t{0};
+    Peer* peer = nullptr;
+  };
+  /// An incoming ring and the isolate that fills it.
+  struct Incoming {
+    Ring* ring;
+    IsolateRuntime* from;
   };
   /// How many crossings go into an overflow list before a send moves what
   /// fits into the ring.
@@ -291,7 +336,7 @@ class Crossings final : public Isolate::Poller {
   bool pushRun(Peer& peer) noexcept;
   /// Moves the run gathered for `peer` (that found no room) into its
   /// overflow list, word by word, in order.
-  void spillRun(IsolateRuntime& to, Peer& peer);
+  void spillRun(Peer& peer);
   /// Delivers the `count` words of a run that came through a ring.
   void deliverRun(std::uint64_t target, const Crossing& crossing, std::uint64_t count) noexcept;
   /// deliverWordInline() and deliverRun(): `count` words of `type` from
@@ -306,18 +351,30 @@ class Crossings final : public Isolate::Poller {
   /// overflow lists on, pays the wake-ups owed. Only a look between units
   /// lowers the doorbell (kQuietLooks).
   void take(std::size_t batch, bool betweenUnits);
-  /// The peer `to`, with its ring made on first use (out of line: the
-  /// common case saves no register for it).
+  /// The peer `to`: the memo's, else lookUp()'s (out of line: the common
+  /// case saves no register for it).
   inline Peer& peerFor(IsolateRuntime& to);  // defined after IsolateRuntime
-  [[gnu::noinline]] void makeRing(IsolateRuntime& to, Peer& peer);
+  /// The peer `to` from the peer table, made if it is not there; it becomes
+  /// the memo's.
+  [[gnu::noinline]] Peer& lookUp(IsolateRuntime& to);
+  /// Makes the peer `to` and its ring, which it hands to `to` (adopt()).
+  Peer& makePeer(IsolateRuntime& to);
+  /// Receiver side, from the sender's thread: takes `ring`, filled by
+  /// `from`, into the incoming list. Thread-safe (incomingMutex_).
+  void adopt(std::unique_ptr<Ring> ring, IsolateRuntime& from);
+  /// Calls f(const Incoming&) for each incoming ring, in the order they came.
+  template <class F>
+  void forEachIncoming(F&& f) const;
+  /// Counts `bytes` more in bytesReserved(). Thread-safe.
+  void charge(std::size_t bytes) noexcept { bytes_.fetch_add(bytes, std::memory_order_relaxed); }
   /// Moves `crossing` into the ring of `peer`: a word as a small item (half
   /// a line), anything else as a big one; untouched and false when full.
   bool tryRing(Peer& peer, std::uint64_t target, Crossing& crossing) noexcept;
-  /// Counts a crossing sent to `to` and owes it a wake-up.
-  void counted(IsolateRuntime& to, Peer& peer);
+  /// Counts a crossing sent to `peer` and owes it a wake-up.
+  void counted(Peer& peer);
   /// Notes that `peer` is owed a wake-up (and rings our own doorbell).
   /// Out of line: once per peer and loop iteration, not per message.
-  [[gnu::noinline]] void oweWake(IsolateRuntime& to, Peer& peer);
+  [[gnu::noinline]] void oweWake(Peer& peer);
   void deliver(std::uint64_t target, Crossing&& crossing) noexcept;
   void deliverWord(std::uint64_t target, const WordCrossing& word) noexcept;
   /// deliverWord()'s common case, inline in take()'s loop: into the unbounded
@@ -336,11 +393,10 @@ class Crossings final : public Isolate::Poller {
   /// The overflow list of `peer` after a crossing that did not go into its
   /// ring (SPEC X3): queued there, or past its bound refused.
   template <class Make>
-  void overflowWith(IsolateRuntime& to, Peer& peer, std::uint64_t target, bool system,
-                    Counted already, Make&& make);
+  void overflowWith(Peer& peer, std::uint64_t target, bool system, Counted already, Make&& make);
   /// The user message a crossing carries, with its sender.
   Envelope unwrap(Crossing&& crossing) noexcept;
-  void flushOverflow(std::uint32_t peer);
+  void flushOverflow(Peer& peer);
   void payWakes() noexcept;
   bool backlogCanMove() const noexcept;
   /// A message waits in one of the incoming rings.
@@ -353,16 +409,33 @@ class Crossings final : public Isolate::Poller {
   // The arrays written on the message path start and end on line boundaries.
   template <class T>
   using Lines = std::vector<T, LineAllocator<T>>;
-  Lines<std::atomic<Ring*>> incoming_;        // [sender]: set once by the sender
-  std::vector<std::unique_ptr<Ring>> owned_;  // the incoming rings, freed here
-  std::size_t peerCount_;
-  Lines<Peer> peers_;                     // [receiver]
-  Lines<std::uint32_t> owed_;             // peers owed a wake-up
-  Lines<std::uint32_t> backlog_;          // peers with an overflow list
-  Lines<std::uint32_t> stillBacklogged_;  // scratch of poll()
-  std::uint32_t quietLooks_ = 0;          // looks between units in a row that found nothing
-  std::mutex ownedMutex_;                 // owned_: senders add, from their threads
+  Memo memo_;
+  // The directory: [index / kPeerPage], made on the first send (an isolate
+  // that sends to no other pays nothing for it).
+  Lines<std::unique_ptr<PeerPage>> pages_;
+  std::uint32_t directorySize_;  // the directory's pages: the system's isolates / kPeerPage
+  std::vector<std::unique_ptr<Peer>> peers_;  // every peer made, in that order
+  // Each peer is in each list at most once (owesWake, listed): makePeer()
+  // reserves room for all of them, so no push on the message path allocates.
+  Lines<Peer*> owed_;             // peers owed a wake-up
+  Lines<Peer*> backlog_;          // peers with an overflow list or a run waiting
+  Lines<Peer*> stillBacklogged_;  // scratch of poll()
+  std::uint32_t quietLooks_ = 0;  // looks between units in a row that found nothing
   Stats stats_;
+  // The incoming rings: a list that only grows, appended to by senders
+  // (adopt(), under incomingMutex_) and read by this isolate without a lock.
+  // A sender writes the entry, then stores the count (release); a full
+  // array is copied into one twice its size, published (release) before
+  // the count that needs it, and kept until the end, as a reader may still
+  // hold it. This isolate loads the count, then the array (acquire both):
+  // whichever array it gets holds the entries the count covers. Read each
+  // loop iteration, written once per pair: a line no message writes.
+  alignas(64) std::atomic<std::uint32_t> incomingCount_{0};
+  std::atomic<const Incoming*> incoming_{nullptr};
+  std::atomic<std::size_t> bytes_{0};  // bytesReserved(); senders add their rings
+  std::mutex incomingMutex_;
+  std::vector<Lines<Incoming>> incomingArrays_;  // guarded; the last one is incoming_
+  std::vector<std::unique_ptr<Ring>> owned_;     // guarded; the incoming rings, freed here
   // Rung by a peer that pushed to one of our rings (payWakes) and by us
   // (pollBetweenUnits says when), lowered by a look between units after
   // kQuietLooks quiet ones: one line that changes when traffic starts and
@@ -389,11 +462,10 @@ struct alignas(64) IsolateRuntime {
 };
 
 inline Crossings::Peer& Crossings::peerFor(IsolateRuntime& to) {
-  Peer& peer = peers_[to.index];
-  if (peer.ring == nullptr) [[unlikely]] {
-    makeRing(to, peer);
+  if (to.index == memo_.index) [[likely]] {
+    return *memo_.peer;
   }
-  return peer;
+  return lookUp(to);
 }
 
 // ---- the actor cell --------------------------------------------------------------

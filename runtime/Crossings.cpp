@@ -497,8 +497,9 @@ void Crossings::flushOverflow(Peer& peer) {
       if (run.count != 0 && !(room = pushRun(peer))) break;
       if (!(room = tryRing(peer, front.target, front.crossing))) break;
     }
-    peer.overflow.pop_front();
+    peer.overflow.dropFront();
   }
+  if (peer.overflow.empty()) peer.overflow.shrinkIdle();  // an emptied list gives its segment back
   // What is left of a run waits for room ahead of the list (take() keeps
   // this peer in the backlog while it does).
   if (room && run.count != 0) pushRun(peer);
@@ -655,8 +656,9 @@ void Crossings::drainAtTeardown() noexcept {
     while (!peer.overflow.empty()) {
       Waiting& front = peer.overflow.front();
       drop(front.target, std::move(front.crossing));
-      peer.overflow.pop_front();
+      peer.overflow.dropFront();
     }
+    peer.overflow.shrinkIdle();
     peer.listed = false;
   }
   backlog_.clear();

@@ -26,8 +26,8 @@
 #include <type_traits>
 #include <utility>
 
-#include "BlockCache.hpp"
-#include "SegmentChain.hpp"
+#include "isolate/BlockCache.hpp"
+#include "isolate/SegmentChain.hpp"
 #include "coreactor/ActorRef.hpp"
 #include "coreactor/Message.hpp"
 

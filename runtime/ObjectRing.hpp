@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "BlockCache.hpp"
+#include "isolate/BlockCache.hpp"
 
 namespace coreactor::detail {
 

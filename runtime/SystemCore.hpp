@@ -30,13 +30,13 @@
 #include "ActorTable.hpp"
 #include "AskTimeouts.hpp"
 #include "CompactString.hpp"
-#include "LineAllocator.hpp"
+#include "isolate/LineAllocator.hpp"
 #include "Mailbox.hpp"
 #include "ObjectRing.hpp"
 #include "ScheduleNames.hpp"
 #include "Scheduler.hpp"
-#include "SegmentQueue.hpp"
-#include "SmallBlocks.hpp"
+#include "isolate/SegmentFifo.hpp"
+#include "isolate/SmallBlocks.hpp"
 #include "SpinLock.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Dispatcher.hpp"
@@ -275,7 +275,7 @@ class Crossings final : public Isolate::Poller {
   /// with every message to its isolate.
   struct alignas(64) Peer {
     Ring* ring = nullptr;  // ours to fill; owned by the peer's Crossings
-    SegmentQueue<Waiting, kOverflowSegment> overflow;
+    SegmentFifo<Waiting, kOverflowSegment> overflow;
     std::uint32_t sinceFlush = 0;  // crossings into the list since it last moved on
     bool owesWake = false;
     bool listed = false;  // in backlog_

@@ -14,7 +14,7 @@
 #include <stdexcept>
 
 #include "../runtime/MailFifo.hpp"
-#include "Counted.hpp"
+#include "../isolate/Counted.hpp"
 #include "coreactor/ActorSystem.hpp"
 
 namespace coreactor::detail {

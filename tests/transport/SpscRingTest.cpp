@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "../../transport/SpscRing.hpp"
-#include "../runtime/Counted.hpp"
+#include "../isolate/Counted.hpp"
 
 namespace coreactor::transport {
 namespace {

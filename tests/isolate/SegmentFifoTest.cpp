@@ -1,5 +1,6 @@
-// The segment FIFO (runtime/SegmentFifo.hpp) and the overflow list built
-// on it (runtime/SegmentQueue.hpp) against a std::deque doing the same
+// The segment FIFO (isolate/SegmentFifo.hpp), used both as the pops take
+// it (a mailbox) and as the cross-isolate overflow list takes it (front,
+// dropFront, shrink once emptied), against a std::deque doing the same
 // random work, with a move-only element that counts its live instances:
 // same order, same sizes, nothing leaked or destroyed twice, across segment
 // boundaries, emptying in place and idle shrinking. SPEC A4, X3.
@@ -9,8 +10,7 @@
 #include <memory>
 #include <random>
 
-#include "../runtime/SegmentFifo.hpp"
-#include "../runtime/SegmentQueue.hpp"
+#include "../isolate/SegmentFifo.hpp"
 #include "Counted.hpp"
 
 namespace coreactor::detail {
@@ -24,7 +24,7 @@ TEST(SegmentFifo, KeepsFifoOrderAgainstADequeAcrossSegmentsEmptyingAndShrinking)
   int live = 0;
   {
     SegmentFifo<Counted, 5> fifo;    // small segments: many boundaries
-    SegmentQueue<Counted, 3> queue;  // the same work, in lockstep
+    SegmentFifo<Counted, 3> queue;  // the same work, in lockstep, as the overflow list
     std::deque<int> reference;
     std::mt19937 random(23);
     int next = 0;
@@ -35,7 +35,7 @@ TEST(SegmentFifo, KeepsFifoOrderAgainstADequeAcrossSegmentsEmptyingAndShrinking)
       if (random() % 2 == 0) {
         for (int i = 0; i < n; ++i) {
           fifo.push(Counted(next, &live));
-          queue.push_back(Counted(next, &live));
+          queue.push(Counted(next, &live));
           reference.push_back(next++);
         }
       } else {
@@ -45,7 +45,8 @@ TEST(SegmentFifo, KeepsFifoOrderAgainstADequeAcrossSegmentsEmptyingAndShrinking)
           Counted got = fifo.pop();
           ASSERT_EQ(*got.value, reference.front()) << "step " << step;
           ASSERT_EQ(*queue.front().value, reference.front()) << "step " << step;
-          queue.pop_front();
+          queue.dropFront();
+          if (queue.empty()) queue.shrinkIdle();
           reference.pop_front();
         }
       }

@@ -1,5 +1,5 @@
 // A move-only element that counts its live instances, for the queue tests
-// (SegmentFifo, SegmentQueue): nothing leaked, nothing destroyed twice.
+// (SegmentFifo, the mailbox cells): nothing leaked, nothing destroyed twice.
 #pragma once
 
 #include <memory>

@@ -400,7 +400,7 @@ void Isolate::runPollers() {
 // send. Every kPollEveryUnits units the pollers take what arrived; what they
 // deliver queues its units behind the chain's, in the same drain. The look
 // is cheap: one load of the poller's attention flag (for the rings, their
-// doorbell, runtime/Crossings.cpp), and a call only when it is up.
+// doorbell, transport/Link.ipp), and a call only when it is up.
 [[gnu::aligned(64)]] void Isolate::drainMicrotasksPolling() {
   // The common case, one poller with a flag (an actor system's rings): the
   // look between units is one load of that flag, with no walk over pollers.

@@ -1,5 +1,5 @@
 // A FIFO of move-only objects in fixed segments of kSlots, linked head to
-// tail: the cross-isolate overflow list (runtime/Crossings.cpp; an
+// tail: the cross-isolate overflow list (transport/Link.hpp; an
 // actor's mailbox keeps cells of its own, MailFifo.hpp). A 24-byte header
 // that counts its elements (empty() is one compare), nothing allocated
 // while empty and idle, and growing never moves an element (a growable

@@ -107,8 +107,9 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
     rt->core = this;
     rt->isolate->setUserData(rt.get());
     rt->asks = std::make_unique<AskTimeouts>(*rt->isolate);
-    rt->crossings = std::make_unique<Crossings>(*this, *rt, count, options_.ringSlots(),
-                                                options_.overflowLimit());
+    rt->crossings =
+        std::make_unique<Crossings>(CrossingReceiver(*this, *rt), *rt->isolate, rt->index, count,
+                                    options_.ringSlots(), options_.overflowLimit());
     if (count > 1) rt->isolate->addPoller(*rt->crossings);  // one isolate has no rings
     rt->scheduler = std::make_unique<Scheduler>(*this, *rt);
     // SPEC D8: one instance of the default dispatcher per isolate.
@@ -261,7 +262,7 @@ bool SystemCore::sendWordAcross(IsolateRuntime& to, const ActorRef& target, cons
                                 std::uint64_t word, const ActorRef& sender) {
   IsolateRuntime* here = currentRuntime();
   if (here == nullptr || !carriesAsId(sender)) return false;
-  here->crossings->sendWord(to, target.id(), idOf(sender), type, word);
+  here->crossings->sendWord(*to.crossings, target.id(), idOf(sender), type, word);
   return true;
 }
 
@@ -277,11 +278,11 @@ void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
   // boxed, in the same ring, so it keeps its place (SPEC A2).
   if (here != nullptr) {
     if (carriesAsId(envelope.sender)) [[likely]] {
-      here->crossings->send(rt, target.id(),
+      here->crossings->send(*rt.crossings, target.id(),
                             Crossing{idOf(envelope.sender), std::move(envelope.message)});
     } else {
       here->crossings->send(
-          rt, target.id(),
+          *rt.crossings, target.id(),
           Crossing{Crossing::kNoSender, Message(CrossingWithForeignSender{std::move(envelope)})});
     }
     return;
@@ -345,10 +346,12 @@ void SystemCore::sendSystem(const ActorRef& target, SystemMessage&& message) {
     return;
   }
   if (IsolateRuntime* here = currentRuntime()) {
+    // Never refused: lifecycle signals must arrive (SPEC X3's bound is for user messages).
     here->crossings->send(
-        rt, target.id(),
-        Crossing{Crossing::kNoSender, Message(CrossingSystemMessage{
-                                          std::make_unique<SystemMessage>(std::move(message))})});
+        *rt.crossings, target.id(),
+        Crossing{Crossing::kNoSender,
+                 Message(CrossingSystemMessage{std::make_unique<SystemMessage>(std::move(message))})},
+        /*refusable=*/false);
     return;
   }
   auto* task = new RemoteSystemDelivery(*this, target, std::move(message));

@@ -6,8 +6,9 @@
 // isolate is this thread's) deliverLocal -> ActorTable::find -> ActorCell::enqueue
 // -> Dispatcher::execute(cell) ... -> ActorCell::turn -> Actor::receive.
 // From another of the system's isolates, send() pushes the envelope on the
-// ring of that pair (Crossings, runtime/Crossings.cpp), which the target's
-// isolate drains into the local path. From a thread that is no isolate, it
+// ring of that pair (the isolate's transport::Link, transport/Link.hpp),
+// which the target's isolate drains into its CrossingReceiver
+// (runtime/CrossingReceiver.cpp) and from there into the local path. From a thread that is no isolate, it
 // wraps the envelope in a RemoteDelivery task posted to the target isolate's
 // inbox.
 #pragma once
@@ -29,6 +30,7 @@
 
 #include "ActorTable.hpp"
 #include "AskTimeouts.hpp"
+#include "CrossingReceiver.hpp"
 #include "CompactString.hpp"
 #include "isolate/LineAllocator.hpp"
 #include "Mailbox.hpp"
@@ -42,7 +44,6 @@
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/HybridDispatcher.hpp"
 #include "coreactor/Isolate.hpp"
-#include "transport/SpscRing.hpp"
 
 namespace coreactor::detail {
 
@@ -107,346 +108,6 @@ struct CrossingWithForeignSender {
   Envelope envelope;
 };
 
-/// One message on its way from one isolate to another (SPEC X1): with the
-/// ring cell's mark, which carries the target's id, one cache line (a big
-/// item of the ring). References travel as ids (both ends are of this
-/// system); a system message travels as a CrossingSystemMessage, a message
-/// from another system's actor as a CrossingWithForeignSender.
-struct Crossing {
-  static constexpr std::uint64_t kNoSender = ~std::uint64_t{0};  // SystemCore::kNoRefId
-  std::uint64_t sender = kNoSender;
-  Message message;
-};
-static_assert(sizeof(Crossing) + sizeof(std::uint64_t) == 64,
-              "a crossing and its cell's mark are one cache line");
-
-/// A word (Message::kWord: trivially copyable, at most 8 bytes) on its way
-/// to another isolate from an actor of this system or from none: with its
-/// cell's mark, half a cache line (a small item of the ring), so a flood of
-/// words moves half the lines a flood of crossings does.
-struct WordCrossing {
-  std::uint64_t sender;
-  const MessageType* type;
-  std::uint64_t word;
-};
-static_assert(sizeof(WordCrossing) + sizeof(std::uint64_t) == 32,
-              "a word crossing and its cell's mark are half a cache line");
-
-/// Words of one sender and one type to one target, sent one after another
-/// (a flood): up to kWords of them cross as one Crossing whose message is
-/// this run, a line for four words instead of half a line for each. How
-/// many it holds is in the ring's key (Crossings::kRunShift).
-struct WordRun {
-  static constexpr std::uint32_t kWords = 4;
-  const MessageType* type;
-  std::uint64_t words[kWords];
-};
-static_assert(sizeof(WordRun) <= Message::kInlineSize, "a run of words is held inline");
-
-/// The isolate-to-isolate transport of one isolate (runtime/Crossings.cpp):
-/// as a receiver, the rings from the peers that have sent to it, drained in
-/// batches each loop iteration; as a sender, a Peer for each isolate it has
-/// sent to (made on first use, with its ring), an overflow list per peer for
-/// when that ring is full (SPEC X3), and the wake-ups it owes peers, paid
-/// once per loop iteration and before it sleeps. Isolate-local except where
-/// noted.
-///
-/// Memory: O(isolates + ordered pairs that have talked). An isolate that
-/// sends to no other holds this object alone (448 bytes), whatever the
-/// system's size; each ordered pair that has talked holds its ring (2 x
-/// ringSlots cells of 32 bytes, 64 KiB by default, and 384 bytes of
-/// indices), the sender's Peer (192 bytes) and a few list entries; a
-/// sender's first peer adds its peer table's directory (8 bytes per 64
-/// isolates of the system, 512 at most), and its first peer among 64
-/// consecutive isolates a page of it (512 bytes). bytesReserved() counts
-/// it; docs/isolates.md, "What isolates cost in memory", has the figures.
-class Crossings final : public Isolate::Poller {
- public:
-  /// Words as small items (one 32-byte cell), everything else as big ones
-  /// (a pair of cells, one line).
-  using Ring = transport::SpscRing<WordCrossing, Crossing>;
-  static constexpr std::size_t kBatch = 256;  // per peer and per loop iteration
-  /// Per peer and look between units: what a unit handles at the default
-  /// throughput, so that a receiver takes from its rings at the pace it
-  /// handles messages and a flood waits in the bounded ring (and the
-  /// sender's overflow list), not in the receiver's mailbox, which would
-  /// grow, and move every message it holds each time it doubles.
-  static constexpr std::size_t kBatchBetweenUnits = 16;
-  /// A flood is taken in runs of this many cells (64 lines, 4 KiB), not as
-  /// each word lands, so that the receiver never reads a line the sender is
-  /// still filling (transport/SpscRing.hpp, "A consumer that chases").
-  static constexpr std::size_t kStreamRun = 128;
-
-  Crossings(SystemCore& core, IsolateRuntime& home, std::size_t isolates, std::size_t ringSlots,
-            std::size_t overflowLimit);
-  ~Crossings() override;
-
-  /// Sends to an actor on `to` (another isolate). Never blocks: the ring,
-  /// else the peer's overflow list, else (past its bound) a dead letter,
-  /// counted. System messages are never refused.
-  void send(IsolateRuntime& to, std::uint64_t target, Crossing&& crossing);
-  /// send() of a word message (Message::kWord) from an actor of this system
-  /// or from none, built in the ring's slot.
-  void sendWord(IsolateRuntime& to, std::uint64_t target, std::uint64_t sender,
-                const MessageType* type, std::uint64_t word);
-
-  void poll() override { take(kBatch, /*betweenUnits=*/false); }
-  /// Between units, while the doorbell is up: takes what came and pays the
-  /// wake-ups this isolate owes. The doorbell is up when a peer rang it,
-  /// when a ring kept more than a look took, when this isolate owes a
-  /// wake-up (it rings its own bell as it sends) and while an overflow list
-  /// of its own waits for room; it stays up until kQuietLooks looks between
-  /// units in a row found every ring empty.
-  void pollBetweenUnits() override { take(kBatchBetweenUnits, /*betweenUnits=*/true); }
-  /// How many looks between units in a row find nothing before the next
-  /// one lowers the doorbell. While messages keep coming the bell stays up,
-  /// and a peer that sends reads it up and writes nothing: a bell lowered
-  /// after each message would cost a cache line from core to core per
-  /// message, the peer's write. A busy chain with no traffic pays this many
-  /// looks before its looks are one load again.
-  static constexpr std::uint32_t kQuietLooks = 64;
-  const std::atomic<bool>* attention() const noexcept override { return &doorbell_; }
-  void beforeSleep() noexcept override { payWakes(); }
-  bool pending() const noexcept override;
-  /// pending() without telling a full ring that its producer waits: the
-  /// idle window looks thousands of times a second, and the consumer of a
-  /// ring flagged at each look would wake us at each of its takes.
-  bool ready() const noexcept override;
-
-  /// After every loop has stopped: what is in flight becomes dead letters.
-  void drainAtTeardown() noexcept;
-
-  // Written by the owning isolate only (a plain add, no locked instruction),
-  // read from any thread.
-  struct Stats {
-    std::atomic<std::uint64_t> sent{0};        ///< crossings that entered a ring or overflow
-    std::atomic<std::uint64_t> overflowed{0};  ///< of which went through an overflow list
-    std::atomic<std::uint64_t> refused{0};     ///< dead-lettered: the overflow was at its bound
-  };
-  static void bump(std::atomic<std::uint64_t>& counter) noexcept {
-    counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  }
-  static void unbump(std::atomic<std::uint64_t>& counter) noexcept {
-    counter.store(counter.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
-  }
-  const Stats& stats() const noexcept { return stats_; }
-
-  /// Bytes this transport holds for the pairs it serves, not for messages:
-  /// itself, its peer table, its Peers, the rings that come to it (made by
-  /// their senders, freed here) and the list of them, the lists of peers it
-  /// keeps. Not the crossings waiting in overflow lists (bounded apart,
-  /// SPEC X3). Callable from any thread (a relaxed load): exact while no
-  /// isolate makes a ring.
-  std::size_t bytesReserved() const noexcept { return bytes_.load(std::memory_order_relaxed); }
-
- private:
-  // An overflow list grows by 64 KiB blocks of 1,023 crossings (the block
-  // cache's largest): a flood of 100,000 takes 98 blocks, not 1,588 of 4 KiB,
-  // which went to malloc and back past what the cache parks.
-  static constexpr std::uint32_t kOverflowSegment = 1023;
-  /// How far ahead of the crossing it moves a flush of the overflow list prefetches.
-  static constexpr std::uint32_t kPrefetchAhead = 6;
-  /// A crossing in an overflow list, with its target (in a ring, the
-  /// target is the slot's key).
-  struct Waiting {
-    std::uint64_t target;
-    Crossing crossing;
-  };
-  /// What words of one run share: their target, sender and type.
-  struct WordKind {
-    std::uint64_t target = 0;
-    std::uint64_t sender = 0;
-    const MessageType* type = nullptr;  // nullptr: no kind
-    bool operator==(const WordKind&) const noexcept = default;
-  };
-  /// The words of a run being gathered for one peer (WordRun).
-  struct Gathering {
-    WordKind kind;
-    std::uint32_t count = 0;   // 0: no run is being gathered
-    std::uint32_t listed = 0;  // of them, the first that came from the overflow list
-    std::uint64_t words[WordRun::kWords] = {};  // all set: pushRun() copies every one
-    /// Word `i` as a crossing of its own (the run spilled or dropped).
-    Crossing crossingAt(std::uint32_t i) const {
-      return Crossing{kind.sender, Message(kind.type, words[i])};
-    }
-  };
-  /// What this isolate keeps for one isolate it sends to, made with the
-  /// ring on the first send (makePeer). On lines of its own: it is written
-  /// with every message to its isolate.
-  struct alignas(64) Peer {
-    Ring* ring = nullptr;  // ours to fill; owned by the peer's Crossings
-    SegmentFifo<Waiting, kOverflowSegment> overflow;
-    std::uint32_t sinceFlush = 0;  // crossings into the list since it last moved on
-    bool owesWake = false;
-    bool listed = false;  // in backlog_
-    // Words to this peer. The first of a kind since the wake-ups were last
-    // paid crosses alone at once (a request/response exchange pays no
-    // wait); the next like it opens a run, which goes into the ring when
-    // it is full, when anything else is sent to this peer, and when the
-    // wake-ups are paid. A run is always older than what waits in the
-    // overflow list: one that finds no room while the list is empty spills
-    // into it as words; one made from the list's words (flushOverflow)
-    // waits ahead of it.
-    Gathering run;
-    WordKind last;  // of the last word that crossed alone; none since the wake-ups were paid
-    IsolateRuntime* to = nullptr;  // the isolate it stands for
-    /// Neither a run nor the list waits: a crossing may go into the ring.
-    bool nothingWaits() const noexcept { return run.count == 0 && overflow.empty(); }
-  };
-  /// The peer table: isolate index -> Peer, in pages of kPeerPage pointers
-  /// made on first use, behind a directory of one pointer per page, made
-  /// on the first send. A sender that talks to a few isolates pays the
-  /// directory (at most 512 bytes: 64 pages cover the 4,096 isolates a
-  /// system may have) and a page or a few (512 bytes each), not a slot per
-  /// isolate of the system. The peer sent to last is a memo (memo_): a
-  /// flood or an exchange with one peer reads no page.
-  static constexpr unsigned kPeerPageBits = 6;
-  static constexpr std::uint32_t kPeerPage = std::uint32_t{1} << kPeerPageBits;
-  struct alignas(64) PeerPage {
-    Peer* peers[kPeerPage] = {};
-  };
-  /// The peer sent to last (none: an index no isolate has).
-  struct Memo {
-    std::uint32_t index = ~std::uint32_t{0};
-    Peer* peer = nullptr;
-  };
-  /// An incoming ring and the isolate that fills it.
-  struct Incoming {
-    Ring* ring;
-    IsolateRuntime* from;
-  };
-  /// How many crossings go into an overflow list before a send moves what
-  /// fits into the ring.
-  static constexpr std::uint32_t kFlushEvery = 64;
-  /// A ring's key for a target: its id without the isolate's bits, which
-  /// are the ring's consumer's (the key has 63 bits, the id 64).
-  static constexpr unsigned kIsolateShift = 52;  // ActorRef::isolateIndex()
-  static std::uint64_t keyOf(std::uint64_t target) noexcept {
-    return target & ((std::uint64_t{1} << kIsolateShift) - 1);
-  }
-  /// A run's key carries its count from this bit on (below the ring's 60).
-  static constexpr unsigned kRunShift = 56;
-  static constexpr std::uint64_t kRunKeyMask = (std::uint64_t{1} << kRunShift) - 1;
-  /// sendWord() of all but a word that joins the run being gathered.
-  [[gnu::noinline]] void sendWordOtherwise(IsolateRuntime& to, std::uint64_t target,
-                                           std::uint64_t sender, const MessageType* type,
-                                           std::uint64_t word);
-  /// Pushes the run gathered for `peer` into its ring (a word alone when it
-  /// holds one); false, the run kept, when the ring has no room.
-  bool pushRun(Peer& peer) noexcept;
-  /// Moves the run gathered for `peer` (that found no room) into its
-  /// overflow list, word by word, in order.
-  void spillRun(Peer& peer);
-  /// Delivers the `count` words of a run that came through a ring.
-  void deliverRun(std::uint64_t target, const Crossing& crossing, std::uint64_t count) noexcept;
-  /// deliverWordInline() and deliverRun(): `count` words of `type` from
-  /// `sender` into the unbounded mailbox of a living actor of this isolate,
-  /// in place, after one look-up, with an idle actor's turn scheduled once;
-  /// what the mailbox does not take in place goes through deliverWord(), in
-  /// order.
-  void deliverWords(std::uint64_t target, std::uint64_t sender, const MessageType* type,
-                    const std::uint64_t* words, std::uint64_t count) noexcept;
-  std::uint64_t targetOf(std::uint64_t key) const noexcept;
-  /// Takes up to `batch` crossings from each incoming ring, moves the
-  /// overflow lists on, pays the wake-ups owed. Only a look between units
-  /// lowers the doorbell (kQuietLooks).
-  void take(std::size_t batch, bool betweenUnits);
-  /// The peer `to`: the memo's, else lookUp()'s (out of line: the common
-  /// case saves no register for it).
-  inline Peer& peerFor(IsolateRuntime& to);  // defined after IsolateRuntime
-  /// The peer `to` from the peer table, made if it is not there; it becomes
-  /// the memo's.
-  [[gnu::noinline]] Peer& lookUp(IsolateRuntime& to);
-  /// Makes the peer `to` and its ring, which it hands to `to` (adopt()).
-  Peer& makePeer(IsolateRuntime& to);
-  /// Receiver side, from the sender's thread: takes `ring`, filled by
-  /// `from`, into the incoming list. Thread-safe (incomingMutex_).
-  void adopt(std::unique_ptr<Ring> ring, IsolateRuntime& from);
-  /// Calls f(const Incoming&) for each incoming ring, in the order they came.
-  template <class F>
-  void forEachIncoming(F&& f) const;
-  /// Counts `bytes` more in bytesReserved(). Thread-safe.
-  void charge(std::size_t bytes) noexcept { bytes_.fetch_add(bytes, std::memory_order_relaxed); }
-  /// Moves `crossing` into the ring of `peer`: a word as a small item (half
-  /// a line), anything else as a big one; untouched and false when full.
-  bool tryRing(Peer& peer, std::uint64_t target, Crossing& crossing) noexcept;
-  /// Counts a crossing sent to `peer` and owes it a wake-up.
-  void counted(Peer& peer);
-  /// Notes that `peer` is owed a wake-up (and rings our own doorbell).
-  /// Out of line: once per peer and loop iteration, not per message.
-  [[gnu::noinline]] void oweWake(Peer& peer);
-  void deliver(std::uint64_t target, Crossing&& crossing) noexcept;
-  void deliverWord(std::uint64_t target, const WordCrossing& word) noexcept;
-  /// deliverWord()'s common case, inline in take()'s loop: into the unbounded
-  /// mailbox of a living actor of this isolate, in place, with no call but
-  /// the scheduling of an idle actor's turn.
-  void deliverWordInline(std::uint64_t target, const WordCrossing& word) noexcept;
-  /// Reports what a delivery threw (a full bounded mailbox with the Fail
-  /// policy is already a dead letter: its sender is on another isolate).
-  void deliveryFailed(const ActorRef& target) noexcept;
-  /// What a crossing that goes into the overflow list was counted as before.
-  enum class Counted : std::uint8_t {
-    Nothing,        ///< a crossing being sent
-    Sent,           ///< a word of a run that spills: sent when the run took it
-    SentAndListed,  ///< such a word that had waited in the list before (flushOverflow)
-  };
-  /// The overflow list of `peer` after a crossing that did not go into its
-  /// ring (SPEC X3): queued there, or past its bound refused.
-  template <class Make>
-  void overflowWith(Peer& peer, std::uint64_t target, bool system, Counted already, Make&& make);
-  /// The user message a crossing carries, with its sender.
-  Envelope unwrap(Crossing&& crossing) noexcept;
-  void flushOverflow(Peer& peer);
-  void payWakes() noexcept;
-  bool backlogCanMove() const noexcept;
-  /// A message waits in one of the incoming rings.
-  bool anyIncoming() const noexcept;
-
-  SystemCore& core_;
-  IsolateRuntime& home_;
-  std::size_t ringSlots_;
-  std::size_t overflowLimit_;
-  // The arrays written on the message path start and end on line boundaries.
-  template <class T>
-  using Lines = std::vector<T, LineAllocator<T>>;
-  Memo memo_;
-  // The directory: [index / kPeerPage], made on the first send (an isolate
-  // that sends to no other pays nothing for it).
-  Lines<std::unique_ptr<PeerPage>> pages_;
-  std::uint32_t directorySize_;  // the directory's pages: the system's isolates / kPeerPage
-  std::vector<std::unique_ptr<Peer>> peers_;  // every peer made, in that order
-  // Each peer is in each list at most once (owesWake, listed): makePeer()
-  // reserves room for all of them, so no push on the message path allocates.
-  Lines<Peer*> owed_;             // peers owed a wake-up
-  Lines<Peer*> backlog_;          // peers with an overflow list or a run waiting
-  Lines<Peer*> stillBacklogged_;  // scratch of poll()
-  std::uint32_t quietLooks_ = 0;  // looks between units in a row that found nothing
-  Stats stats_;
-  // The incoming rings: a list that only grows, appended to by senders
-  // (adopt(), under incomingMutex_) and read by this isolate without a lock.
-  // A sender writes the entry, then stores the count (release); a full
-  // array is copied into one twice its size, published (release) before
-  // the count that needs it, and kept until the end, as a reader may still
-  // hold it. This isolate loads the count, then the array (acquire both):
-  // whichever array it gets holds the entries the count covers. Read each
-  // loop iteration, written once per pair: a line no message writes.
-  alignas(64) std::atomic<std::uint32_t> incomingCount_{0};
-  std::atomic<const Incoming*> incoming_{nullptr};
-  std::atomic<std::size_t> bytes_{0};  // bytesReserved(); senders add their rings
-  std::mutex incomingMutex_;
-  std::vector<Lines<Incoming>> incomingArrays_;  // guarded; the last one is incoming_
-  std::vector<std::unique_ptr<Ring>> owned_;     // guarded; the incoming rings, freed here
-  // Rung by a peer that pushed to one of our rings (payWakes) and by us
-  // (pollBetweenUnits says when), lowered by a look between units after
-  // kQuietLooks quiet ones: one line that changes when traffic starts and
-  // after it stops, not with every message.
-  alignas(64) std::atomic<bool> doorbell_{false};
-  /// Raises a doorbell; a bell already up is only read, not written again.
-  static void ring(std::atomic<bool>& bell) noexcept {
-    if (!bell.load(std::memory_order_relaxed)) bell.store(true, std::memory_order_release);
-  }
-};
-
 // Aligned: the runtimes of a system's isolates are made one after the other
 // on one thread, and each isolate writes its own (the actor table's free list)
 // while the others read theirs.
@@ -460,13 +121,6 @@ struct alignas(64) IsolateRuntime {
   std::unique_ptr<AskTimeouts> asks;     // goes before the isolate it arms
   std::unique_ptr<Scheduler> scheduler;  // last: goes before the isolate it arms
 };
-
-inline Crossings::Peer& Crossings::peerFor(IsolateRuntime& to) {
-  if (to.index == memo_.index) [[likely]] {
-    return *memo_.peer;
-  }
-  return lookUp(to);
-}
 
 // ---- the actor cell --------------------------------------------------------------
 
@@ -919,7 +573,7 @@ class SystemCore {
   /// The word of crossingFromHere() into the ring from `here`.
   void sendWordAcrossFromHere(IsolateRuntime& here, const ActorRef& target, const MessageType* type,
                               std::uint64_t word, const ActorRef& sender) {
-    here.crossings->sendWord(*isolates_[target.isolateIndex()], target.id(), idOf(sender), type,
+    here.crossings->sendWord(*isolates_[target.isolateIndex()]->crossings, target.id(), idOf(sender), type,
                              word);
   }
   /// Another isolate's (or no) actor: through the inbox, or a dead letter.
@@ -1098,7 +752,7 @@ class SystemCore {
   class DriveScope;
   friend class RemoteDelivery;
   friend class RemoteSystemDelivery;
-  friend class Crossings;
+  friend class CrossingReceiver;
   friend class AskEndpoint;
   /// The runtime of the isolate whose loop runs on this thread, if it is one
   /// of this system's.

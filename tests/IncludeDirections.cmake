@@ -32,7 +32,7 @@ endfunction()
 set(_violations 0)
 file(GLOB_RECURSE _files RELATIVE ${ROOT}
   ${ROOT}/isolate/*.hpp ${ROOT}/isolate/*.cpp
-  ${ROOT}/transport/*.hpp ${ROOT}/transport/*.cpp
+  ${ROOT}/transport/*.hpp ${ROOT}/transport/*.ipp ${ROOT}/transport/*.cpp
   ${ROOT}/runtime/*.hpp ${ROOT}/runtime/*.cpp
   ${ROOT}/include/coreactor/*.hpp)
 foreach(_file IN LISTS _files)

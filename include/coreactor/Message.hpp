@@ -110,11 +110,16 @@ struct MessageTypeOf {
 };
 
 class Mailbox;
-class Crossings;
+class CrossingReceiver;
 class SystemCore;
 class ActorCell;
 
 }  // namespace detail
+
+namespace transport {
+template <class Receiver>
+class Link;
+}  // namespace transport
 
 class ActorRef;
 
@@ -218,7 +223,9 @@ class Message {
 
  private:
   friend class detail::Mailbox;     // keeps a word-sized message as its word
-  friend class detail::Crossings;   // builds a word-sized message in a ring's slot
+  template <class Receiver>
+  friend class transport::Link;            // builds a word-sized message in a ring's slot
+  friend class detail::CrossingReceiver;  // takes one out of a ring as its word
   friend class detail::SystemCore;  // answers an ask with a word-sized message
   friend class ActorRef;            // sends a word-sized message as its word (tell)
   friend class detail::ActorCell;   // one test finds the types it acts on itself

@@ -18,7 +18,7 @@
 #include "coreactor/ActorSystem.hpp"
 
 namespace coreactor::detail {
-// runtime/Crossings.cpp: the sum of Crossings::bytesReserved() over the
+// runtime/CrossingReceiver.cpp: the sum of Link::bytesReserved() over the
 // system's isolates (this target cannot include runtime/SystemCore.hpp).
 std::size_t transportBytesReserved(SystemCore& core) noexcept;
 }  // namespace coreactor::detail

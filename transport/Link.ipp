@@ -1,5 +1,6 @@
-// The isolate-to-isolate transport (SPEC X1-X3). Read the Crossings class in
-// runtime/SystemCore.hpp first.
+// The link's member definitions (SPEC X1-X3). Read Link.hpp first. Included
+// once, by the translation unit that instantiates Link<Receiver> for its
+// receiver (runtime/CrossingReceiver.cpp).
 //
 // Waking. A receiver raises its sleeping flag, fences, and looks at its rings
 // once more before it sleeps (Isolate::waitForWork, pending()). A sender
@@ -24,15 +25,18 @@
 // (or, when it is full, the overflow list in front of it, which keeps the
 // ring's order): messages between one sender and one receiver keep their
 // order (SPEC A2), system messages included.
+#pragma once
+
 #include <algorithm>
 #include <cassert>
 #include <new>
+#include <utility>
 
-#include "SystemCore.hpp"
+#include "Link.hpp"
 
-namespace coreactor::detail {
+namespace coreactor::transport {
 
-namespace {
+namespace linkdetail {
 
 /// Appends `value` to `v` and counts in `bytes` what the vector grew by.
 template <class V, class T>
@@ -51,51 +55,52 @@ void reserveCounted(V& v, std::size_t n, std::size_t& bytes) {
   bytes += (v.capacity() - before) * sizeof(typename V::value_type);
 }
 
-}  // namespace
+}  // namespace linkdetail
 
-Crossings::Crossings(SystemCore& core, IsolateRuntime& home, std::size_t isolates,
-                     std::size_t ringSlots, std::size_t overflowLimit)
-    : core_(core),
-      home_(home),
+template <class Receiver>
+Link<Receiver>::Link(Receiver receiver, Isolate& isolate, std::uint32_t index,
+                     std::size_t isolates, std::size_t ringSlots, std::size_t overflowLimit)
+    : receiver_(std::move(receiver)),
+      isolate_(isolate),
+      index_(index),
       ringSlots_(ringSlots),
       overflowLimit_(overflowLimit),
       directorySize_(static_cast<std::uint32_t>((isolates + kPeerPage - 1) / kPeerPage)) {
-  charge(sizeof(Crossings));
+  charge(sizeof(Link));
 }
 
-Crossings::~Crossings() {
+template <class Receiver>
+Link<Receiver>::~Link() {
   drainAtTeardown();
 }
 
-std::uint64_t Crossings::targetOf(std::uint64_t key) const noexcept {
-  return (std::uint64_t{home_.index} << kIsolateShift) | key;
-}
-
-Crossings::Peer& Crossings::lookUp(IsolateRuntime& to) {
-  assert(to.index / kPeerPage < directorySize_);
+template <class Receiver>
+typename Link<Receiver>::Peer& Link<Receiver>::lookUp(Link& to) {
+  assert(to.index_ / kPeerPage < directorySize_);
   Peer* peer = nullptr;
   if (!pages_.empty()) {  // else this isolate has sent to no other yet
-    if (const PeerPage* page = pages_[to.index >> kPeerPageBits].get()) {
-      peer = page->peers[to.index & (kPeerPage - 1)];
+    if (const PeerPage* page = pages_[to.index_ >> kPeerPageBits].get()) {
+      peer = page->peers[to.index_ & (kPeerPage - 1)];
     }
   }
   if (peer == nullptr) [[unlikely]] {
     peer = &makePeer(to);
   }
-  memo_ = Memo{to.index, peer};
+  memo_ = Memo{to.index_, peer};
   return *peer;
 }
 
 // Everything is allocated before anything is published: a throw (out of
 // memory) leaves no peer half made, at worst a ring adopted by `to` that
 // no one fills.
-Crossings::Peer& Crossings::makePeer(IsolateRuntime& to) {
+template <class Receiver>
+typename Link<Receiver>::Peer& Link<Receiver>::makePeer(Link& to) {
   std::size_t bytes = 0;
   if (pages_.empty()) {
     pages_.resize(directorySize_);
     bytes += pages_.capacity() * sizeof(pages_[0]);
   }
-  std::unique_ptr<PeerPage>& page = pages_[to.index >> kPeerPageBits];
+  std::unique_ptr<PeerPage>& page = pages_[to.index_ >> kPeerPageBits];
   if (page == nullptr) {
     page = std::make_unique<PeerPage>();
     bytes += sizeof(PeerPage);
@@ -104,22 +109,23 @@ Crossings::Peer& Crossings::makePeer(IsolateRuntime& to) {
   peer->to = &to;
   bytes += sizeof(Peer);
   const std::size_t peers = peers_.size() + 1;
-  reserveCounted(peers_, peers, bytes);
-  reserveCounted(owed_, peers, bytes);
-  reserveCounted(backlog_, peers, bytes);
-  reserveCounted(stillBacklogged_, peers, bytes);
+  linkdetail::reserveCounted(peers_, peers, bytes);
+  linkdetail::reserveCounted(owed_, peers, bytes);
+  linkdetail::reserveCounted(backlog_, peers, bytes);
+  linkdetail::reserveCounted(stillBacklogged_, peers, bytes);
   // A slot of ringSlots_ is a line: one crossing, or two words.
   auto ring = std::make_unique<Ring>(2 * ringSlots_, kStreamRun);
   peer->ring = ring.get();
-  to.crossings->adopt(std::move(ring), home_);
+  to.adopt(std::move(ring), *this);
   Peer& made = *peer;
   peers_.push_back(std::move(peer));  // room reserved: does not throw
-  page->peers[to.index & (kPeerPage - 1)] = &made;
+  page->peers[to.index_ & (kPeerPage - 1)] = &made;
   charge(bytes);
   return made;
 }
 
-void Crossings::adopt(std::unique_ptr<Ring> ring, IsolateRuntime& from) {
+template <class Receiver>
+void Link<Receiver>::adopt(std::unique_ptr<Ring> ring, Link& from) {
   // The cells, the size the ring rounded them to, and the ring itself.
   std::size_t bytes =
       sizeof(Ring) + ring->capacity() * (sizeof(WordCrossing) + sizeof(std::uint64_t));
@@ -132,19 +138,20 @@ void Crossings::adopt(std::unique_ptr<Ring> ring, IsolateRuntime& from) {
     Lines<Incoming> grown(size, Incoming{nullptr, nullptr});
     std::copy_n(list, count, grown.begin());
     bytes += size * sizeof(Incoming);
-    pushCounted(incomingArrays_, std::move(grown), bytes);
+    linkdetail::pushCounted(incomingArrays_, std::move(grown), bytes);
     list = incomingArrays_.back().data();
     incoming_.store(list, std::memory_order_release);
   }
   Ring* const adopted = ring.get();
-  pushCounted(owned_, std::move(ring), bytes);
+  linkdetail::pushCounted(owned_, std::move(ring), bytes);
   list[count] = Incoming{adopted, &from};
   incomingCount_.store(count + 1, std::memory_order_release);
   charge(bytes);
 }
 
+template <class Receiver>
 template <class F>
-void Crossings::forEachIncoming(F&& f) const {
+void Link<Receiver>::forEachIncoming(F&& f) const {
   // The count first: the array loaded after it holds every entry it covers.
   const std::uint32_t count = incomingCount_.load(std::memory_order_acquire);
   const Incoming* list = incoming_.load(std::memory_order_acquire);
@@ -154,13 +161,15 @@ void Crossings::forEachIncoming(F&& f) const {
 // A crossing that did not go into the ring (full, or a run or the overflow
 // list already waits, which keeps the ring's order) is built by
 // make(void* at) where it is kept, in the overflow list, not moved there.
-// Past the list's bound, a user message is refused (a dead letter, counted);
-// a system message never is. `already`: what the crossing was counted as
+// Past the list's bound, a refusable crossing goes to the receiver's
+// refuse() (counted); one that is not (a system message, to the runtime)
+// never is refused. `already`: what the crossing was counted as
 // before (a word of a run that spills), so that each is counted once.
+template <class Receiver>
 template <class Make>
-void Crossings::overflowWith(Peer& peer, std::uint64_t target, bool system, Counted already,
-                             Make&& make) {
-  if (!system && peer.overflow.size() >= overflowLimit_) {
+void Link<Receiver>::overflowWith(Peer& peer, std::uint64_t target, bool refusable,
+                                  Counted already, Make&& make) {
+  if (refusable && peer.overflow.size() >= overflowLimit_) {
     alignas(Crossing) unsigned char storage[sizeof(Crossing)];
     make(static_cast<void*>(storage));
     Crossing& crossing = *std::launder(reinterpret_cast<Crossing*>(storage));
@@ -168,11 +177,8 @@ void Crossings::overflowWith(Peer& peer, std::uint64_t target, bool system, Coun
     // It never crossed.
     if (already != Counted::Nothing) unbump(stats_.sent);
     if (already == Counted::SentAndListed) unbump(stats_.overflowed);
-    Envelope refused = unwrap(std::move(crossing));
+    receiver_.refuse(target, std::move(crossing), Refusal::Backpressure);
     crossing.~Crossing();
-    core_.failAskOf(refused.sender, make_error_code(Error::ErrMailboxFull));
-    core_.deadLetter(core_.refOf(target), std::move(refused),
-                     "backpressure: the overflow list to its isolate is full");
     return;
   }
   if (!peer.listed) {
@@ -206,12 +212,13 @@ void Crossings::overflowWith(Peer& peer, std::uint64_t target, bool system, Coun
 // case (a run to push or start, a word alone, the overflow list) is the
 // tail call, so this path saves no registers (callgrind, a flood of words
 // across that the ring holds: 48.8 -> 36.3 instructions a word for the two).
-void Crossings::sendWord(IsolateRuntime& to, std::uint64_t target, std::uint64_t sender,
-                         const MessageType* type, std::uint64_t word) {
+template <class Receiver>
+void Link<Receiver>::sendWord(Link& to, std::uint64_t target, std::uint64_t sender,
+                         const detail::MessageType* type, std::uint64_t word) {
   // The ring's key drops the target's isolate, which must be the ring's consumer.
-  assert((target >> kIsolateShift) == to.index);
+  assert((target >> kIsolateShift) == to.index_);
   // A flood goes to the peer sent to last: the memo's.
-  if (to.index == memo_.index) [[likely]] {
+  if (to.index_ == memo_.index) [[likely]] {
     Peer& peer = *memo_.peer;
     Gathering& run = peer.run;
     if (run.count - 1 < WordRun::kWords - 1 && run.kind == WordKind{target, sender, type} &&
@@ -227,8 +234,9 @@ void Crossings::sendWord(IsolateRuntime& to, std::uint64_t target, std::uint64_t
   sendWordOtherwise(to, target, sender, type, word);
 }
 
-void Crossings::sendWordOtherwise(IsolateRuntime& to, std::uint64_t target, std::uint64_t sender,
-                                  const MessageType* type, std::uint64_t word) {
+template <class Receiver>
+void Link<Receiver>::sendWordOtherwise(Link& to, std::uint64_t target, std::uint64_t sender,
+                                  const detail::MessageType* type, std::uint64_t word) {
   Peer& peer = peerFor(to);
   if (peer.overflow.empty()) [[likely]] {
     Gathering& run = peer.run;
@@ -265,12 +273,13 @@ void Crossings::sendWordOtherwise(IsolateRuntime& to, std::uint64_t target, std:
       return;
     }
   }
-  overflowWith(peer, target, /*system=*/false, Counted::Nothing, [&](void* at) noexcept {
+  overflowWith(peer, target, /*refusable=*/true, Counted::Nothing, [&](void* at) noexcept {
     ::new (at) Crossing{sender, Message(type, word)};
   });
 }
 
-bool Crossings::pushRun(Peer& peer) noexcept {
+template <class Receiver>
+bool Link<Receiver>::pushRun(Peer& peer) noexcept {
   Gathering& run = peer.run;
   bool pushed;
   const WordKind& kind = run.kind;
@@ -302,20 +311,22 @@ bool Crossings::pushRun(Peer& peer) noexcept {
   return pushed;
 }
 
-void Crossings::spillRun(Peer& peer) {
+template <class Receiver>
+void Link<Receiver>::spillRun(Peer& peer) {
   const Gathering run = peer.run;
   peer.run.count = 0;
   peer.run.listed = 0;
   peer.last = {};
   for (std::uint32_t i = 0; i < run.count; ++i) {
-    overflowWith(peer, run.kind.target, /*system=*/false,
+    overflowWith(peer, run.kind.target, /*refusable=*/true,
                  i < run.listed ? Counted::SentAndListed : Counted::Sent,
                  [&](void* at) noexcept { ::new (at) Crossing(run.crossingAt(i)); });
   }
 }
 
-void Crossings::send(IsolateRuntime& to, std::uint64_t target, Crossing&& crossing) {
-  assert((target >> kIsolateShift) == to.index);
+template <class Receiver>
+void Link<Receiver>::send(Link& to, std::uint64_t target, Crossing&& crossing, bool refusable) {
+  assert((target >> kIsolateShift) == to.index_);
   Peer& peer = peerFor(to);
   // What was sent before goes first: a run being gathered ends here. One
   // that finds no room goes to the list, unless the list already waits
@@ -326,11 +337,12 @@ void Crossings::send(IsolateRuntime& to, std::uint64_t target, Crossing&& crossi
     counted(peer);
     return;
   }
-  overflowWith(peer, target, crossing.message.is<CrossingSystemMessage>(), Counted::Nothing,
+  overflowWith(peer, target, refusable, Counted::Nothing,
                [&crossing](void* at) noexcept { ::new (at) Crossing(std::move(crossing)); });
 }
 
-bool Crossings::tryRing(Peer& peer, std::uint64_t target, Crossing& crossing) noexcept {
+template <class Receiver>
+bool Link<Receiver>::tryRing(Peer& peer, std::uint64_t target, Crossing& crossing) noexcept {
   const Message& m = crossing.message;
   if (m.type_ != nullptr && m.type_->word) {
     return peer.ring->tryPush(WordCrossing{crossing.sender, m.type_, m.storedWord()},
@@ -339,12 +351,14 @@ bool Crossings::tryRing(Peer& peer, std::uint64_t target, Crossing& crossing) no
   return peer.ring->tryPushBig(std::move(crossing), keyOf(target));
 }
 
-void Crossings::counted(Peer& peer) {
+template <class Receiver>
+void Link<Receiver>::counted(Peer& peer) {
   bump(stats_.sent);
   oweWake(peer);
 }
 
-void Crossings::oweWake(Peer& peer) {
+template <class Receiver>
+void Link<Receiver>::oweWake(Peer& peer) {
   if (!peer.owesWake) {
     peer.owesWake = true;
     owed_.push_back(&peer);
@@ -352,54 +366,8 @@ void Crossings::oweWake(Peer& peer) {
   }
 }
 
-[[gnu::always_inline]] inline void Crossings::deliverWords(std::uint64_t targetId,
-                                                           std::uint64_t sender,
-                                                           const MessageType* type,
-                                                           const std::uint64_t* words,
-                                                           std::uint64_t count) noexcept {
-  const ActorRef target = core_.makeRef(targetId);
-  std::uint64_t i = 0;
-  if (ActorCell* cell = core_.cellOf(home_, target); cell != nullptr) [[likely]] {
-    const ActorRef from = core_.refOf(sender);
-    if (cell->idleForCrossedWords()) {
-      // Handled at once; what is left goes the general way below (the
-      // turn may have stopped the actor: no look at the cell again). The
-      // turn catches what its handler throws; what escapes it is the
-      // scheduling of the next turn, reported as for any delivery.
-      try {
-        cell->turnOnCrossedWords(type, words, count, from, i);
-      } catch (...) {
-        deliveryFailed(target);
-      }
-      for (; i < count; ++i) deliverWord(targetId, WordCrossing{sender, type, words[i]});
-      return;
-    }
-    while (i < count && cell->pushWordInPlace(type, words[i], from, &core_)) ++i;
-    if (i != 0 && cell->wantsTurn()) {
-      try {
-        cell->scheduleTurnUrgent();
-      } catch (...) {
-        deliveryFailed(target);
-      }
-    }
-  }
-  // What the mailbox did not take in place (a bounded mailbox, a new
-  // segment, an actor gone, a reply slot) goes the general way, in order.
-  for (; i < count; ++i) deliverWord(targetId, WordCrossing{sender, type, words[i]});
-}
-
-[[gnu::always_inline]] inline void Crossings::deliverWordInline(std::uint64_t targetId,
-                                                                const WordCrossing& w) noexcept {
-  deliverWords(targetId, w.sender, w.type, &w.word, 1);
-}
-
-void Crossings::deliverRun(std::uint64_t targetId, const Crossing& crossing,
-                           std::uint64_t count) noexcept {
-  const WordRun& run = *crossing.message.get<WordRun>();
-  deliverWords(targetId, crossing.sender, run.type, run.words, count);
-}
-
-void Crossings::take(std::size_t batch, bool betweenUnits) {
+template <class Receiver>
+void Link<Receiver>::take(std::size_t batch, bool betweenUnits) {
   // Lowered, then a full fence, before the rings are read, against the
   // peer's fence between its push and its look at the bell (payWakes):
   // either the peer sees the bell down and rings it, or this read of the
@@ -417,17 +385,19 @@ void Crossings::take(std::size_t batch, bool betweenUnits) {
     Ring* ring = incoming.ring;
     const std::size_t taken = ring->consume(
         [this](WordCrossing&& w, std::uint64_t key) noexcept -> std::size_t {
-          deliverWordInline(targetOf(key), w);
+          receiver_.deliverWords(targetOf(key), w.sender, w.type, &w.word, 1);
           return 1;
         },
         // A run counts its words against the batch: a look takes about as
         // many messages as a turn handles, whatever came in runs.
         [this](Crossing&& c, std::uint64_t key) noexcept -> std::size_t {
           if (const std::uint64_t count = key >> kRunShift; count != 0) {
-            deliverRun(targetOf(key & kRunKeyMask), c, count);
+            const WordRun& run = *c.message.get<WordRun>();
+            receiver_.deliverWords(targetOf(key & kRunKeyMask), c.sender, run.type, run.words,
+                                   count);
             return count;
           }
-          deliver(targetOf(key), std::move(c));
+          receiver_.deliver(targetOf(key), std::move(c));
           return 1;
         },
         batch);
@@ -440,7 +410,7 @@ void Crossings::take(std::size_t batch, bool betweenUnits) {
     // a ring, not the few slots one batch freed. It went to sleep only with
     // less than half free, and this ring is drained to empty in the end.
     if (taken != 0 && ring->consumerHalfFree() && ring->takeWaiting()) {
-      incoming.from->isolate->wake();  // its sender sleeps on a full ring: room now
+      incoming.from->isolate_.wake();  // its sender sleeps on a full ring: room now
     }
   });
   if (!backlog_.empty()) {
@@ -466,14 +436,16 @@ void Crossings::take(std::size_t batch, bool betweenUnits) {
   if (leftBehind || !backlog_.empty()) ring(doorbell_);
 }
 
-bool Crossings::backlogCanMove() const noexcept {
+template <class Receiver>
+bool Link<Receiver>::backlogCanMove() const noexcept {
   for (const Peer* peer : backlog_) {
     if (peer->ring->producerHalfFree()) return true;
   }
   return false;
 }
 
-void Crossings::flushOverflow(Peer& peer) {
+template <class Receiver>
+void Link<Receiver>::flushOverflow(Peer& peer) {
   Gathering& run = peer.run;
   // A run gathered before goes first: it was sent before the list's words.
   bool room = run.count == 0 || pushRun(peer);
@@ -509,7 +481,8 @@ void Crossings::flushOverflow(Peer& peer) {
   }
 }
 
-void Crossings::payWakes() noexcept {
+template <class Receiver>
+void Link<Receiver>::payWakes() noexcept {
   for (Peer* owed : owed_) {
     Peer& to = *owed;
     to.owesWake = false;
@@ -522,16 +495,17 @@ void Crossings::payWakes() noexcept {
     to.last = {};
     // What this iteration pushed is whole: a streaming consumer takes it.
     to.ring->flush();
-    IsolateRuntime& peer = *to.to;
-    peer.isolate->wake();  // fences; a syscall only if it sleeps
+    Link& peer = *to.to;
+    peer.isolate_.wake();  // fences; a syscall only if it sleeps
     // After that fence: a peer that cleared its doorbell before our pushes
     // were visible sees it rung now (or has seen the pushes).
-    ring(peer.crossings->doorbell_);
+    ring(peer.doorbell_);
   }
   owed_.clear();
 }
 
-bool Crossings::pending() const noexcept {
+template <class Receiver>
+bool Link<Receiver>::pending() const noexcept {
   // Undelivered overflow is work as long as a ring has half its slots free.
   // With less than that in every ring the loop may sleep: each ring is told
   // its producer waits, and its consumer wakes us once half of it is free.
@@ -543,11 +517,13 @@ bool Crossings::pending() const noexcept {
   return anyIncoming();
 }
 
-bool Crossings::ready() const noexcept {
+template <class Receiver>
+bool Link<Receiver>::ready() const noexcept {
   return (!backlog_.empty() && backlogCanMove()) || anyIncoming();
 }
 
-bool Crossings::anyIncoming() const noexcept {
+template <class Receiver>
+bool Link<Receiver>::anyIncoming() const noexcept {
   const std::uint32_t count = incomingCount_.load(std::memory_order_acquire);
   const Incoming* list = incoming_.load(std::memory_order_acquire);
   for (std::uint32_t k = 0; k < count; ++k) {
@@ -556,79 +532,10 @@ bool Crossings::anyIncoming() const noexcept {
   return false;
 }
 
-Envelope Crossings::unwrap(Crossing&& c) noexcept {
-  if (CrossingWithForeignSender* boxed = c.message.get<CrossingWithForeignSender>()) [[unlikely]] {
-    return std::move(boxed->envelope);
-  }
-  return Envelope{std::move(c.message), core_.refOf(c.sender)};
-}
-
-void Crossings::deliverWord(std::uint64_t targetId, const WordCrossing& w) noexcept {
-  const ActorRef target = core_.makeRef(targetId);
-  try {
-    // Into the mailbox as its type and word, as a tell on one isolate does;
-    // what that path does not take (a bounded or priority mailbox, a reply
-    // slot, an actor gone) goes the general way, as a Message.
-    if (core_.deliverWordLocal(home_, target, w.type, w.word, w.sender)) [[likely]] {
-      return;
-    }
-    core_.deliverLocal(home_, target, Message(w.type, w.word), core_.refOf(w.sender),
-                       /*urgent=*/true);
-  } catch (...) {
-    deliveryFailed(target);
-  }
-}
-
-void Crossings::deliver(std::uint64_t targetId, Crossing&& c) noexcept {
-  const ActorRef target = core_.makeRef(targetId);
-  try {
-    if (CrossingSystemMessage* system = c.message.get<CrossingSystemMessage>()) {
-      std::unique_ptr<SystemMessage> message = std::move(system->message);
-      core_.deliverSystemLocal(home_, target, std::move(*message));
-    } else if (c.message.is<CrossingWithForeignSender>()) [[unlikely]] {
-      Envelope envelope = unwrap(std::move(c));
-      core_.deliverLocal(home_, target, std::move(envelope.message), envelope.sender,
-                         /*urgent=*/true);
-    } else {
-      // Urgent: the turn it starts goes ahead of the local units waiting,
-      // so a busy isolate answers a peer within about one unit.
-      core_.deliverLocal(home_, target, std::move(c.message), core_.refOf(c.sender),
-                         /*urgent=*/true);
-    }
-  } catch (...) {
-    deliveryFailed(target);
-  }
-}
-
-void Crossings::deliveryFailed(const ActorRef& target) noexcept {
-  try {
-    throw;
-  } catch (const std::system_error& e) {
-    // A full bounded mailbox with the Fail policy: the sender is on another
-    // isolate and cannot be told; the message is already a dead letter.
-    if (e.code() != Error::ErrMailboxFull) {
-      core_.reportDispatcherError("crossings", std::current_exception(), target);
-    }
-  } catch (...) {
-    core_.reportDispatcherError("crossings", std::current_exception(), target);
-  }
-}
-
-// The sum of bytesReserved() over a system's isolates, for the tests: their
-// target cannot include SystemCore.hpp (it needs the project's root on the
-// include path), so tests/runtime/CrossingsMemoryTest.cpp declares it.
-std::size_t transportBytesReserved(SystemCore& core) noexcept {
-  std::size_t bytes = 0;
-  for (std::size_t i = 0; i < core.isolateCount(); ++i) {
-    bytes += core.runtime(i).crossings->bytesReserved();
-  }
-  return bytes;
-}
-
-void Crossings::drainAtTeardown() noexcept {
+template <class Receiver>
+void Link<Receiver>::drainAtTeardown() noexcept {
   const auto drop = [this](std::uint64_t target, Crossing&& c) noexcept {
-    if (c.message.is<CrossingSystemMessage>()) return;  // lifecycle signals end with the system
-    core_.deadLetter(core_.makeRef(target), unwrap(std::move(c)), "the system stopped");
+    receiver_.refuse(target, std::move(c), Refusal::Stopped);
   };
   const auto dropTaken = [&](Crossing&& c, std::uint64_t key) noexcept {
     if (const std::uint64_t count = key >> kRunShift; count != 0) {
@@ -665,4 +572,4 @@ void Crossings::drainAtTeardown() noexcept {
   owed_.clear();
 }
 
-}  // namespace coreactor::detail
+}  // namespace coreactor::transport

@@ -24,7 +24,6 @@ struct IsolateRuntime;
 struct SystemMessage;
 struct Envelope;
 
-
 using transport::Crossing;
 using transport::Refusal;
 using transport::WordCrossing;
@@ -42,9 +41,8 @@ class CrossingReceiver {
   /// once; what the mailbox does not take in place goes the general way, in
   /// order. Defined in CrossingReceiver.cpp, where the link is instantiated
   /// and calls it inline.
-  inline void deliverWords(std::uint64_t target, std::uint64_t sender,
-                           const MessageType* type, const std::uint64_t* words,
-                           std::uint64_t count) noexcept;
+  inline void deliverWords(std::uint64_t target, std::uint64_t sender, const MessageType* type,
+                           const std::uint64_t* words, std::uint64_t count) noexcept;
   /// One crossing that is no word: a message, a system message, a message
   /// of a foreign sender.
   void deliver(std::uint64_t target, Crossing&& crossing) noexcept;

@@ -1,6 +1,8 @@
-// The inside of an ActorSystem: its isolates, their actor tables, the send
-// paths, actor cells and ask slots. Nothing here is installed; users see
-// include/coreactor/ActorSystem.hpp.
+// The inside of an ActorSystem: its isolates, the send paths, spawning and
+// the top-level registry, ask, the scheduler's calls, running and stopping.
+// Nothing here is installed; users see include/coreactor/ActorSystem.hpp.
+// The actor cell is ActorCell.hpp, an ask's reply slot AskEndpoint.hpp, what
+// the system keeps per isolate IsolateRuntime.hpp.
 //
 // Following one tell: ActorRef::deliver -> SystemCore::send -> (the target's
 // isolate is this thread's) deliverLocal -> ActorTable::find -> ActorCell::enqueue
@@ -8,9 +10,9 @@
 // From another of the system's isolates, send() pushes the envelope on the
 // ring of that pair (the isolate's transport::Link, transport/Link.hpp),
 // which the target's isolate drains into its CrossingReceiver
-// (runtime/CrossingReceiver.cpp) and from there into the local path. From a thread that is no isolate, it
-// wraps the envelope in a RemoteDelivery task posted to the target isolate's
-// inbox.
+// (runtime/CrossingReceiver.cpp) and from there into the local path. From
+// a thread that is no isolate, it posts the envelope to the target
+// isolate's inbox as a task.
 #pragma once
 
 #include <atomic>
@@ -28,26 +30,21 @@
 
 #include <spdlog/logger.h>
 
+#include "ActorCell.hpp"
 #include "ActorTable.hpp"
-#include "AskTimeouts.hpp"
+#include "AskEndpoint.hpp"
 #include "CrossingReceiver.hpp"
-#include "CompactString.hpp"
-#include "isolate/LineAllocator.hpp"
+#include "IsolateRuntime.hpp"
 #include "Mailbox.hpp"
-#include "ObjectRing.hpp"
 #include "ScheduleNames.hpp"
 #include "Scheduler.hpp"
-#include "isolate/SegmentFifo.hpp"
-#include "isolate/SmallBlocks.hpp"
 #include "SpinLock.hpp"
+#include "SystemMessage.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Dispatcher.hpp"
-#include "coreactor/HybridDispatcher.hpp"
 #include "coreactor/Isolate.hpp"
 
 namespace coreactor::detail {
-
-class SystemCore;
 
 // This thread's serial, 0 until threadSerial() first gives it one: a manual
 // system keeps its creating thread's serial (that thread drives its loops),
@@ -57,423 +54,6 @@ class SystemCore;
 inline thread_local std::uint64_t tThreadSerial = 0;
 /// This thread's serial (never 0), given on first use.
 std::uint64_t threadSerial() noexcept;
-
-/// Work to run inside a turn of an actor: an ask's reply, a coroutine's
-/// resumption. Owned by the system message carrying it; freed unrun if the
-/// actor is gone.
-class Continuation {
- public:
-  virtual ~Continuation() = default;
-  virtual void run(ReceiveContext& ctx) = 0;
-  /// The message it carries (an ask's reply), for a dead letter if it cannot run.
-  virtual Message* carried() noexcept { return nullptr; }
-  /// The incarnation of the actor it belongs to: a restart makes the old
-  /// instance's continuations undeliverable (they capture the old instance).
-  std::uint32_t incarnation = 0;
-  /// The next in the cell's line of continuations (ActorCell::Rare).
-  Continuation* next = nullptr;
-};
-
-struct SystemMessage {
-  enum class Kind : std::uint8_t {
-    Start,            // first turn: make the actor, preStart
-    Stop,             // stop the actor and its subtree
-    Watch,            // ref = the watcher
-    Unwatch,          // ref = the watcher
-    Failed,           // to a parent: ref = the failed child, cause
-    Resume,           // to a failed child
-    Restart,          // to a child: cause
-    ChildTerminated,  // to a parent: ref = the child
-    Continue,         // run `run` in a turn: an ask's reply, a coroutine's resumption
-  };
-  Kind kind;
-  ActorRef ref;
-  std::exception_ptr cause;
-  std::unique_ptr<Continuation> continuation = {};
-};
-
-struct IsolateRuntime;
-
-/// A system message crossing between isolates, carried in a Crossing's
-/// message (inline: one owning pointer).
-struct CrossingSystemMessage {
-  std::unique_ptr<SystemMessage> message;
-};
-
-/// A user message whose sender belongs to another system, which no id can
-/// name: it crosses whole, boxed (one allocation), through the same ring as
-/// the sending isolate's other messages, so that it keeps its place among
-/// them (SPEC A2).
-struct CrossingWithForeignSender {
-  Envelope envelope;
-};
-
-// Aligned: the runtimes of a system's isolates are made one after the other
-// on one thread, and each isolate writes its own (the actor table's free list)
-// while the others read theirs.
-struct alignas(64) IsolateRuntime {
-  std::uint32_t index = 0;
-  SystemCore* core = nullptr;
-  std::unique_ptr<Isolate> isolate;
-  std::shared_ptr<Dispatcher> dispatcher;  // the system default, one per isolate
-  ActorTable table;
-  std::unique_ptr<Crossings> crossings;
-  std::unique_ptr<AskTimeouts> asks;     // goes before the isolate it arms
-  std::unique_ptr<Scheduler> scheduler;  // last: goes before the isolate it arms
-};
-
-// ---- the actor cell --------------------------------------------------------------
-
-class ActorCell final : public Task, public Endpoint {
- public:
-  enum class State : std::uint8_t { Created, Running, Suspended, Terminating, Dead };
-
-  ActorCell(IsolateRuntime& home, ActorRef self, ActorRef parent, std::string_view path,
-            const ActorOptions& options, ActorFactory&& factory, Dispatcher& dispatcher,
-            std::uint32_t throughput, bool guardian);
-  ~ActorCell();
-
-  // Cells are made and freed in bursts (a fan-out spawned, a subtree
-  // stopped): their blocks recycle through the thread's small-block lists.
-  static void* operator new(std::size_t size) { return SmallBlocks::get(size); }
-  static void operator delete(void* block, std::size_t size) noexcept {
-    SmallBlocks::put(block, size);
-  }
-
-  /// A user message from the send path. Isolate-local. Inline: the common
-  /// case is one push and, for an idle actor, one dispatcher call. `urgent`:
-  /// it crossed from another isolate, and an idle actor's turn is handed
-  /// over with Dispatcher::executeUrgent.
-  void enqueue(Message&& message, const ActorRef& sender, bool urgent = false) {
-    if (state_ < State::Terminating &&
-        mailbox_.tryPushUnbounded(std::move(message), sender, home_.core)) [[likely]] {
-      scheduleForMessage(urgent);
-      return;
-    }
-    enqueueSlow(Envelope{std::move(message), sender});
-  }
-  /// enqueue() of a word message (Message::kWord), given as its type and
-  /// word: false, and nothing done, unless it goes to an unbounded mailbox
-  /// of a living actor (the caller then builds the Message and enqueues it).
-  bool enqueueWord(const MessageType* type, std::uint64_t word, const ActorRef& sender,
-                   bool urgent = false) {
-    if (state_ >= State::Terminating || !mailbox_.tryPushWord(type, word, sender, home_.core)) {
-      return false;
-    }
-    scheduleForMessage(urgent);
-    return true;
-  }
-  /// The common case of enqueueWord(), with no call: false, and nothing
-  /// done, unless the actor lives and its unbounded mailbox has room in
-  /// place. Then wantsTurn() says whether scheduleTurn() must follow.
-  /// `core`: this actor's system, which the caller holds already (the
-  /// target's reference names it): read through the cell, it was two more
-  /// loads, each waiting on the one before, on every tell.
-  [[gnu::always_inline]] bool pushWordInPlace(const MessageType* type, std::uint64_t word,
-                                              const ActorRef& sender, SystemCore* core) noexcept {
-    assert(core == home_.core);
-    return state_ < State::Terminating && mailbox_.tryPushWordInPlace(type, word, sender, core);
-  }
-  bool wantsTurn() const noexcept { return state_ == State::Running && !scheduled_; }
-  /// Words that crossed from another isolate may be handled at once, in a
-  /// turn of their own (turnOnCrossedWords): the actor runs on a hybrid
-  /// dispatcher with no turn queued or running, no system message, no
-  /// coroutine and nothing in its unbounded mailbox. Its turn would be an
-  /// urgent unit (Dispatcher::executeUrgent): the next one while fewer than
-  /// Isolate::kUrgentStreak ran in a row, after the same messages.
-  bool idleForCrossedWords() const noexcept {
-    return onHybrid_ && state_ == State::Running && !scheduled_ && pending_ == 0 && !hasAsync_ &&
-           mailbox_.unboundedAndEmpty();
-  }
-  /// Precondition: idleForCrossedWords(), count > 0. Handles up to
-  /// `throughput` of `words` (each a `type` from `sender`) in one turn, for
-  /// as long as the actor runs and its mailbox stays empty, and counts in
-  /// `handled` (0 on entry) how many it handled, also when the scheduling
-  /// of its next turn throws: the caller queues the rest, in order. The
-  /// cell may be gone afterwards (the turn stopped the actor).
-  [[gnu::noinline]] void turnOnCrossedWords(const MessageType* type, const std::uint64_t* words,
-                                            std::uint64_t count, const ActorRef& sender,
-                                            std::uint64_t& handled);
-  /// scheduleTurn() for a message that came from another isolate
-  /// (Dispatcher::executeUrgent).
-  void scheduleTurnUrgent() { scheduleUrgent(); }
-  /// Hands a turn to the dispatcher. Out of line: the word path stays a
-  /// leaf that saves no registers and calls this as its tail.
-  [[gnu::noinline]] void scheduleTurn();
-  /// A system message from the send path. Isolate-local.
-  void enqueueSystem(SystemMessage&& message);
-  /// A Continue (an ask's reply, a coroutine's resumption), isolate-local:
-  /// enqueueSystem() without building a SystemMessage when none is queued.
-  void enqueueContinue(std::unique_ptr<Continuation> continuation);
-
-  inline ActorRef self() const noexcept;    // defined after SystemCore
-  inline ActorRef parent() const noexcept;  // none for the guardian
-  std::string_view path() const noexcept { return path_.view(); }
-  std::string_view name() const noexcept;
-  SystemCore& core() const noexcept { return *home_.core; }
-  IsolateRuntime& home() const noexcept { return home_; }
-  State state() const noexcept { return state_; }
-  std::uint32_t incarnation() const noexcept { return incarnation_; }
-
-  // Used by ReceiveContext.
-  ActorRef spawnChild(std::string name, ActorOptions options, ActorFactory factory);
-  std::vector<ActorRef> children() const;
-  ActorRef child(std::string_view name) const;
-  void requestStop() noexcept;
-  /// Stops any actor; a child of ours gives its name back at once.
-  void stopChild(const ActorRef& child);
-
-  // Coroutine handlers (coreactor/Async.hpp).
-  void runAsync(AsyncActor& actor, ReceiveContext& ctx);
-  std::uint64_t runningCoroutine() const noexcept;
-  bool coroutineLive(std::coroutine_handle<> h, std::uint64_t token) const noexcept;
-  void resumeCoroutine(std::coroutine_handle<> h, std::uint64_t token);
-
-  /// The anchor of this actor's schedules (made on first use, S6).
-  std::uint32_t scheduleAnchor();
-  /// A passivation check (SPEC A10): false once the actor was idle for its
-  /// whole timeout and has been told to stop.
-  bool passivationCheck();
-
-  /// Tears the cell down without running any hook (system stop): its
-  /// mailbox becomes dead letters. Only when no loop runs.
-  void abandon() noexcept;
-
- private:
-  struct Child {
-    ActorRef ref;
-    std::string name;
-    std::uint64_t seq;
-    std::vector<std::chrono::steady_clock::time_point> restarts;
-  };
-  struct Family {
-    std::unordered_map<std::uint64_t, Child> byId;
-    std::unordered_map<std::string, std::uint64_t> byName;
-    std::uint64_t nextSeq = 0;
-    std::uint64_t generatedNames = 0;
-  };
-
-  struct AsyncState;
-  bool blocked() const noexcept { return hasAsync_ && asyncBlocked(); }
-  bool asyncBlocked() const noexcept;
-  void destroyCoroutines() noexcept;
-  static void runTurn(Task& task);
-  static void disposeTurn(Task& task) noexcept;
-  void turn();
-  [[gnu::noinline]] void turnOnWord();
-  [[gnu::noinline]] void turnInGeneral();
-  // The turn's messages, up to `n`: false when none is left.
-  [[gnu::always_inline]] inline bool consumeMessages(ReceiveContext& ctx, std::uint32_t n);
-  // consumeMessages() out of line, for the one-word turn whose handler queued more.
-  [[gnu::noinline]] bool consumeMore(ReceiveContext& ctx, std::uint32_t n);
-  // What every turn ends with; `more`: user messages are left.
-  [[gnu::always_inline]] inline void endTurn(bool more);
-  [[gnu::always_inline]] inline void finishIfStopping();
-  [[gnu::noinline, gnu::cold]] bool turnFailed();
-  [[gnu::noinline]] std::uint32_t consumeRun(ReceiveContext& ctx, std::uint32_t max);
-  [[gnu::noinline]] void runSystemMessages();
-  void schedule() {
-    scheduled_ = true;
-    if (onHybrid_) [[likely]] {
-      // The default: no call through the vtable (HybridDispatcher is final).
-      static_cast<HybridDispatcher*>(dispatcher_)->HybridDispatcher::execute(*this);
-    } else {
-      dispatcher_->execute(*this);
-    }
-  }
-  void scheduleUrgent() {
-    scheduled_ = true;
-    dispatcher_->executeUrgent(*this);
-  }
-  /// A message was queued: a running actor with no turn queued gets one
-  /// (`urgent`: it crossed from another isolate, Dispatcher::executeUrgent).
-  void scheduleForMessage(bool urgent) {
-    if (state_ != State::Running || scheduled_) return;
-    if (urgent) {
-      scheduleUrgent();
-    } else {
-      schedule();
-    }
-  }
-  void enqueueSlow(Envelope&& envelope);
-  [[gnu::always_inline]] inline void invoke(ReceiveContext& ctx, Message& message,
-                                            const ActorRef& sender);
-  void handleSystem(SystemMessage& message);
-  void start();
-  template <class Hook>
-  bool becomeNewInstance(const char* what, Hook&& hook);
-  void fail(std::exception_ptr cause);
-  void supervise(const ActorRef& child, const std::exception_ptr& cause);
-  void restart(const std::exception_ptr& cause);
-  void beginStop();
-  void finishStop();
-  Family* family() const noexcept { return rare_ != nullptr ? rare_->family.get() : nullptr; }
-  AsyncState* async() const noexcept { return hasAsync_ ? rare_->async.get() : nullptr; }
-  bool hasSystem() const noexcept { return (pending_ & kSystemQueued) != 0; }
-  /// Lines up a Continue while no other system message is queued.
-  void pushContinuation(std::unique_ptr<Continuation> continuation);
-  /// Runs the lined-up continuations, oldest first.
-  void runContinuations();
-  /// What a Continue does in a turn: runs it, holds it, or drops it.
-  void handleContinue(std::unique_ptr<Continuation> continuation);
-  /// The lined-up continuations of a cell that stopped: dropped (a reply, a dead letter).
-  void dropContinuations(const char* reason);
-  /// Queues a system message behind the pending flags, and says so in pending_.
-  void pushSystem(SystemMessage&& message) {
-    rare().system.push(std::move(message));
-    pending_ |= kSystemQueued;
-  }
-  /// The oldest queued system message. Precondition: hasSystem().
-  SystemMessage popSystem() {
-    SystemMessage message = rare_->system.pop();
-    if (rare_->system.empty()) pending_ &= ~kSystemQueued;
-    return message;
-  }
-  bool hasChildren() const noexcept {
-    const Family* f = family();
-    return f != nullptr && !f->byId.empty();
-  }
-  void forgetChild(const ActorRef& child);
-  void reportHookError(const char* hook, std::exception_ptr error) noexcept;
-
-  // An idle actor is mostly this cell (bench actor/memory): 168 bytes, one
-  // 176-byte malloc chunk. What few actors use lives in Rare.
-  // Hot: touched on every message. The one-byte fields come first: they
-  // fill the tail of the Endpoint base, after the Task base.
-  State state_ = State::Created;
-  bool scheduled_ = false;
-  bool guardian_ = false;
-  // What the turn must look at before the user messages, in one byte, so
-  // that the common turn tests it once: a Start not yet handled, a Stop not
-  // yet handled (enqueueSystem), and system messages in rare_->system.
-  static constexpr std::uint8_t kStartPending = 1;
-  static constexpr std::uint8_t kStopPending = 2;
-  static constexpr std::uint8_t kSystemQueued = 4;
-  static constexpr std::uint8_t kContinuePending = 8;  // rare_->firstContinuation is set
-  // A cell starts with its Start pending: the Start message only wakes it,
-  // so whatever reaches it first by another path (a Stop across isolates
-  // overtaking a Start posted from a foreign thread) still finds preStart
-  // ahead of it.
-  std::uint8_t pending_ = kStartPending;
-  bool active_ = false;    // handled a message since the last passivation check
-  bool hasAsync_ = false;  // rare_->async is set: it has coroutine handlers
-  bool onHybrid_;          // dispatcher_ is a HybridDispatcher (the default's kind)
-  std::uint32_t throughput_;
-  std::uint32_t incarnation_ = 0;  // bumped by each restart
-  Mailbox mailbox_;
-  Dispatcher* dispatcher_;
-  std::unique_ptr<Actor> actor_;
-  IsolateRuntime& home_;  // its core is the system's (core())
-  std::uint64_t selfId_;
-  std::uint64_t parentId_;  // SystemCore::kNoRefId for none
-  // Cold.
-  CompactString path_;
-  ActorFactory factory_;
-  // What few actors use, allocated on first use: an idle actor carries 8 bytes for it.
-  // System messages the pending flags do not hold: the oldest in `first`
-  // while the ring is empty, the rest in the ring. An asking actor's
-  // replies (Continue) come one at a time and take no ring buffer, which
-  // the ring would otherwise take and give back around every ask.
-  struct SystemQueue {
-    std::optional<SystemMessage> first;
-    ObjectRing<SystemMessage> ring;
-    bool empty() const noexcept { return !first && ring.empty(); }
-    void push(SystemMessage&& message) {
-      if (!first && ring.empty()) {
-        first.emplace(std::move(message));
-      } else {
-        ring.push(std::move(message));
-      }
-    }
-    /// Precondition: !empty().
-    SystemMessage pop() {
-      if (!first) return ring.pop();
-      SystemMessage message = std::move(*first);
-      first.reset();
-      return message;
-    }
-    void shrinkIdle() noexcept { ring.shrinkIdle(); }
-  };
-  struct Rare {
-    Rare() = default;
-    Rare(const Rare&) = delete;
-    Rare& operator=(const Rare&) = delete;
-    ~Rare();
-    SystemQueue system;
-    // Continue messages (an ask's reply, a coroutine's resumption) that came
-    // while no other system message was queued: a line through the
-    // continuations themselves, owned, older than everything in `system`.
-    // A reply moves no SystemMessage in or out of a queue.
-    Continuation* firstContinuation = nullptr;
-    Continuation* lastContinuation = nullptr;
-    std::shared_ptr<Dispatcher> ownDispatcher;  // keeps a per-actor dispatcher alive
-    std::vector<ActorRef> watchers;
-    ObjectRing<SystemMessage> held;  // continuations held while suspended
-    std::unique_ptr<Family> family;
-    std::unique_ptr<AsyncState> async;  // only actors with coroutine handlers
-    std::uint32_t scheduleAnchor = Scheduler::kNil;
-    Clock::duration passivateAfter{0};  // 0: never
-    std::uint32_t quietChecks = 0;
-  };
-  Rare& rare();  // made on first use (runtime/ActorCell.cpp, where AsyncState is complete)
-  std::unique_ptr<Rare> rare_;
-};
-
-// ---- the reply slot of an ask ----------------------------------------------------
-
-// The reply slot of one ask. From outside, its completion runs where the
-// slot lives; from an actor, the slot itself becomes the continuation that
-// carries the reply into the asker's turn (no further allocation).
-class AskEndpoint final : public Endpoint,
-                          public Task,
-                          public Continuation,
-                          public AskTimeouts::Entry {
- public:
-  AskEndpoint(IsolateRuntime& home, std::uint32_t slot, AskCompletion completion);
-  AskEndpoint(IsolateRuntime& home, std::uint32_t slot, const ActorRef& asker,
-              AskContinuation continuation);
-  ~AskEndpoint() override;
-  AskEndpoint(const AskEndpoint&) = delete;
-  AskEndpoint& operator=(const AskEndpoint&) = delete;
-  void run(ReceiveContext& ctx) override;
-  Message* carried() noexcept override { return &reply_; }
-  /// Isolate-local: arms the timeout (in its isolate's AskTimeouts, or a
-  /// timer of its own when those lanes are all taken).
-  void arm(std::chrono::nanoseconds timeout);
-  /// Completes once: cancels the timer, frees the slot, runs the completion, deletes itself.
-  void complete(Message* reply, std::error_code error) noexcept;
-
-  // Reply slots come and go at the rate of asks: their memory recycles
-  // through the thread's block cache (its smallest class) instead of a
-  // malloc and a free each (callgrind: 95 of an ask's ~1,700 instructions
-  // went to operator delete alone). The caches hold plain blocks, so a
-  // slot made on one thread (an ask from outside) may be freed on another.
-  static void* operator new(std::size_t size) {
-    static_assert(sizeof(AskEndpoint) <= BlockCache::kSmallest);
-    static_cast<void>(size);
-    return BlockCache::local().get(0);
-  }
-  static void operator delete(void* block) noexcept { BlockCache::local().put(block, 0); }
-
- private:
-  static void onTimeout(Task& task);
-  static void onDiscard(Task& task) noexcept;
-  SystemCore& core() const noexcept;
-  IsolateRuntime& home_;
-  std::uint32_t slot_;
-  ActorRef asker_;  // none for an ask from outside
-  union {
-    AskCompletion completion_;                      // from outside
-    AskContinuation continuation_;  // from an actor (asker_)
-  };
-  Message reply_;
-  // The outcome's error, set by complete(), in parts: a default
-  // std::error_code would cost a call (std::system_category()) per ask.
-  const std::error_category* errorCategory_ = nullptr;  // null: a reply
-  int errorValue_ = 0;
-  TimerId timer_;
-  bool completing_ = false;
-};
 
 // ---- the system ------------------------------------------------------------------
 
@@ -573,8 +153,8 @@ class SystemCore {
   /// The word of crossingFromHere() into the ring from `here`.
   void sendWordAcrossFromHere(IsolateRuntime& here, const ActorRef& target, const MessageType* type,
                               std::uint64_t word, const ActorRef& sender) {
-    here.crossings->sendWord(*isolates_[target.isolateIndex()]->crossings, target.id(), idOf(sender), type,
-                             word);
+    here.crossings->sendWord(*isolates_[target.isolateIndex()]->crossings, target.id(),
+                             idOf(sender), type, word);
   }
   /// Another isolate's (or no) actor: through the inbox, or a dead letter.
   void sendElsewhere(const ActorRef& target, Envelope&& envelope);
@@ -750,8 +330,8 @@ class SystemCore {
   /// Counts the driving thread's runUntilIdle() calls in progress (manual
   /// systems); the outermost frees an orphaned core as it returns.
   class DriveScope;
-  friend class RemoteDelivery;
-  friend class RemoteSystemDelivery;
+  friend struct RemoteDelivery;
+  friend struct RemoteSystemDelivery;
   friend class CrossingReceiver;
   friend class AskEndpoint;
   /// The runtime of the isolate whose loop runs on this thread, if it is one
@@ -805,10 +385,6 @@ class SystemCore {
   bool stopLoopsWhenEmpty_ = false;  // guarded by topMutex_
 };
 
-// bench actor/memory counts on it: a cell that grows past 168 bytes takes
-// the next malloc chunk (192), 16 more bytes for every idle actor.
-static_assert(sizeof(ActorCell) <= 168, "an idle actor is mostly its cell");
-
 inline ActorRef ActorCell::self() const noexcept {
   return home_.core->makeRef(selfId_);  // never none
 }
@@ -824,5 +400,3 @@ inline ReceiveContext::ReceiveContext(detail::ActorCell& cell) noexcept
     : cell_(cell), self_(cell.self()) {}
 
 }  // namespace coreactor
-
-namespace coreactor::detail {}  // namespace coreactor::detail

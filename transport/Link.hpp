@@ -197,7 +197,7 @@ class Link final : public Isolate::Poller {
     // into it as words; one made from the list's words (flushOverflow)
     // waits ahead of it.
     Gathering run;
-    WordKind last;     // of the last word that crossed alone; none since the wake-ups were paid
+    WordKind last;       // of the last word that crossed alone; none since the wake-ups were paid
     Link* to = nullptr;  // the isolate it stands for
     /// Neither a run nor the list waits: a crossing may go into the ring.
     bool nothingWaits() const noexcept { return run.count == 0 && overflow.empty(); }
@@ -291,8 +291,7 @@ class Link final : public Isolate::Poller {
   /// ring (SPEC X3): queued there, or, past its bound and `refusable`,
   /// refused.
   template <class Make>
-  void overflowWith(Peer& peer, std::uint64_t target, bool refusable, Counted already,
-                    Make&& make);
+  void overflowWith(Peer& peer, std::uint64_t target, bool refusable, Counted already, Make&& make);
   void flushOverflow(Peer& peer);
   void payWakes() noexcept;
   bool backlogCanMove() const noexcept;

@@ -58,8 +58,8 @@ void reserveCounted(V& v, std::size_t n, std::size_t& bytes) {
 }  // namespace linkdetail
 
 template <class Receiver>
-Link<Receiver>::Link(Receiver receiver, Isolate& isolate, std::uint32_t index,
-                     std::size_t isolates, std::size_t ringSlots, std::size_t overflowLimit)
+Link<Receiver>::Link(Receiver receiver, Isolate& isolate, std::uint32_t index, std::size_t isolates,
+                     std::size_t ringSlots, std::size_t overflowLimit)
     : receiver_(std::move(receiver)),
       isolate_(isolate),
       index_(index),
@@ -167,8 +167,8 @@ void Link<Receiver>::forEachIncoming(F&& f) const {
 // before (a word of a run that spills), so that each is counted once.
 template <class Receiver>
 template <class Make>
-void Link<Receiver>::overflowWith(Peer& peer, std::uint64_t target, bool refusable,
-                                  Counted already, Make&& make) {
+void Link<Receiver>::overflowWith(Peer& peer, std::uint64_t target, bool refusable, Counted already,
+                                  Make&& make) {
   if (refusable && peer.overflow.size() >= overflowLimit_) {
     alignas(Crossing) unsigned char storage[sizeof(Crossing)];
     make(static_cast<void*>(storage));
@@ -214,7 +214,7 @@ void Link<Receiver>::overflowWith(Peer& peer, std::uint64_t target, bool refusab
 // across that the ring holds: 48.8 -> 36.3 instructions a word for the two).
 template <class Receiver>
 void Link<Receiver>::sendWord(Link& to, std::uint64_t target, std::uint64_t sender,
-                         const detail::MessageType* type, std::uint64_t word) {
+                              const detail::MessageType* type, std::uint64_t word) {
   // The ring's key drops the target's isolate, which must be the ring's consumer.
   assert((target >> kIsolateShift) == to.index_);
   // A flood goes to the peer sent to last: the memo's.
@@ -236,7 +236,7 @@ void Link<Receiver>::sendWord(Link& to, std::uint64_t target, std::uint64_t send
 
 template <class Receiver>
 void Link<Receiver>::sendWordOtherwise(Link& to, std::uint64_t target, std::uint64_t sender,
-                                  const detail::MessageType* type, std::uint64_t word) {
+                                       const detail::MessageType* type, std::uint64_t word) {
   Peer& peer = peerFor(to);
   if (peer.overflow.empty()) [[likely]] {
     Gathering& run = peer.run;

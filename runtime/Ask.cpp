@@ -1,0 +1,184 @@
+// Ask (SPEC A3): the reply slot (AskEndpoint.hpp) and the asks from
+// outside the system and from an actor.
+#include "SystemCore.hpp"
+
+namespace coreactor::detail {
+
+namespace {
+// The category of an empty std::error_code, looked up once: a default
+// error_code calls std::system_category() each time.
+const std::error_category& kNoErrorCategory = std::system_category();
+}  // namespace
+
+AskEndpoint::AskEndpoint(IsolateRuntime& home, std::uint32_t slot, AskCompletion completion)
+    : Endpoint(Kind::Ask),
+      Task(&onTimeout, &onDiscard),
+      home_(home),
+      slot_(slot),
+      completion_(std::move(completion)) {}
+
+AskEndpoint::AskEndpoint(IsolateRuntime& home, std::uint32_t slot, const ActorRef& asker,
+                         AskContinuation continuation)
+    : Endpoint(Kind::Ask),
+      Task(&onTimeout, &onDiscard),
+      home_(home),
+      slot_(slot),
+      asker_(asker),
+      continuation_(std::move(continuation)) {}
+
+AskEndpoint::~AskEndpoint() {
+  if (asker_) {
+    std::destroy_at(&continuation_);
+  } else {
+    std::destroy_at(&completion_);
+  }
+}
+
+SystemCore& AskEndpoint::core() const noexcept {
+  return *home_.core;
+}
+
+void AskEndpoint::run(ReceiveContext& ctx) {
+  if (errorCategory_ == nullptr) {
+    continuation_(ctx, &reply_, std::error_code(0, kNoErrorCategory));
+  } else {
+    continuation_(ctx, nullptr, std::error_code(errorValue_, *errorCategory_));
+  }
+}
+
+void AskEndpoint::arm(std::chrono::nanoseconds timeout) {
+  // Coarse: an ask's timeout needs no better than one loop pass of
+  // precision, and a clock read per ask is a tenth of its cost.
+  if (home_.asks->arm(*this, timeout)) return;
+  timer_ = home_.isolate->setTimeout(timeout, static_cast<Task&>(*this),
+                                     TimerOptions{.referenced = true, .coarse = true});
+}
+
+void AskEndpoint::complete(Message* reply, std::error_code error) noexcept {
+  completing_ = true;  // clearTimeout disposes of our timer task: onDiscard must not re-enter
+  home_.asks->cancel(*this);
+  if (timer_.valid()) home_.isolate->clearTimeout(timer_);
+  home_.table.release(slot_, /*askDone=*/true);
+  if (asker_) {
+    // Into the asker's turn, carried by this very object.
+    if (reply != nullptr) reply_ = std::move(*reply);
+    if (error) {
+      errorValue_ = error.value();
+      errorCategory_ = &error.category();
+    }
+    // The asker lives here (askFromActor) and this runs on its loop, or
+    // after the loops stopped (the isolate's disposal of its timers, the
+    // system's teardown): then the reply cannot run any more.
+    std::unique_ptr<Continuation> self(this);
+    try {
+      ActorCell* cell = core().cellOf(home_, asker_);
+      if (cell != nullptr && !home_.isolate->stopped()) {
+        cell->enqueueContinue(std::move(self));
+      } else {
+        core().dropContinuation(asker_, std::move(self), "the asking actor has stopped");
+      }
+    } catch (...) {
+      core().log().error("an ask's reply was lost: {}", describe(std::current_exception()));
+    }
+    return;
+  }
+  try {
+    completion_(reply, error);
+  } catch (...) {
+    core().log().error("an ask's completion threw: {}", describe(std::current_exception()));
+  }
+  delete this;
+}
+
+void AskEndpoint::onTimeout(Task& task) {
+  auto& self = static_cast<AskEndpoint&>(task);
+  self.timer_ = TimerId{};
+  self.complete(nullptr, make_error_code(Error::ErrAskTimeout));
+}
+
+// The isolate stopped with the timeout still armed.
+void AskEndpoint::onDiscard(Task& task) noexcept {
+  auto& self = static_cast<AskEndpoint&>(task);
+  if (self.completing_) return;
+  self.timer_ = TimerId{};
+  self.complete(nullptr, make_error_code(Error::ErrActorSystemNotStarted));
+}
+
+namespace {
+void checkTimeout(std::chrono::nanoseconds timeout) {
+  if (timeout <= std::chrono::nanoseconds::zero()) {
+    throwError(Error::ErrInvalidTimeout,
+               "ask with a timeout of " + std::to_string(timeout.count()) + " ns");
+  }
+}
+}  // namespace
+
+void SystemCore::ask(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
+                     AskCompletion completion) {
+  checkTimeout(timeout);
+  if (!running()) {
+    completion(nullptr, make_error_code(Error::ErrActorSystemNotStarted));
+    return;
+  }
+  if (!isOurs(target)) {  // none, or another system's: no actor of ours answers
+    completion(nullptr, make_error_code(Error::ErrDead));
+    return;
+  }
+  // From outside, the reply slot lives on the target's isolate (from an
+  // actor, on the asker's: askFromActor).
+  IsolateRuntime& rt = *isolates_[target.isolateIndex()];
+  const auto reservation = rt.table.reserve(isLocal(rt));
+  auto* endpoint = new AskEndpoint(rt, reservation.slot, std::move(completion));
+  startAsk(rt, endpoint, reservation.slot, reservation.generation, target, std::move(message),
+           timeout);
+}
+
+void SystemCore::askFromActor(const ActorRef& asker, std::uint32_t incarnation,
+                              const ActorRef& target, Message&& message,
+                              std::chrono::nanoseconds timeout, AskContinuation&& continuation) {
+  checkTimeout(timeout);
+  // The reply slot lives on the asker's isolate: this one.
+  IsolateRuntime& rt = *isolates_[asker.isolateIndex()];
+  const auto reservation = rt.table.reserve(true);
+  auto* endpoint = new AskEndpoint(rt, reservation.slot, asker, std::move(continuation));
+  endpoint->incarnation = incarnation;
+  if (!isOurs(target)) {  // none, or another system's: no actor of ours answers
+    rt.table.publish(reservation.slot, endpoint);
+    endpoint->complete(nullptr, make_error_code(Error::ErrDead));
+    return;
+  }
+  startAsk(rt, endpoint, reservation.slot, reservation.generation, target, std::move(message),
+           timeout);
+}
+
+void SystemCore::startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32_t slot,
+                          std::uint32_t generation, const ActorRef& target, Message&& message,
+                          std::chrono::nanoseconds timeout) {
+  rt.table.publish(slot, endpoint);
+  const ActorRef replyTo = makeRef(rt.index, slot, generation);
+  if (isLocal(rt)) {
+    endpoint->arm(timeout);
+    sendRequest(target, std::move(message), replyTo);
+    return;
+  }
+  try {
+    rt.isolate->post([this, endpoint, timeout, target, replyTo,
+                      m = std::make_shared<Message>(std::move(message))]() mutable {
+      endpoint->arm(timeout);
+      sendRequest(target, std::move(*m), replyTo);
+    });
+  } catch (const std::system_error&) {
+    endpoint->complete(nullptr, make_error_code(Error::ErrActorSystemNotStarted));
+  }
+}
+
+void SystemCore::sendRequest(const ActorRef& target, Message&& message, const ActorRef& replyTo) {
+  // A word takes a tell's word path (a word left in `message` needs no
+  // clean-up when that path refuses it: it goes down send() below).
+  if (const MessageType* type = message.type_; type != nullptr && type->word) [[likely]] {
+    if (sendWord(target, type, message.storedWord(), replyTo)) return;
+  }
+  send(target, std::move(message), replyTo);
+}
+
+}  // namespace coreactor::detail

@@ -1,0 +1,34 @@
+// What a system keeps for each of its isolates: the loop, the default
+// dispatcher's instance, the actor table, the link to the other isolates,
+// the ask timeouts and the scheduler. Made and owned by SystemCore.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "ActorTable.hpp"
+#include "AskTimeouts.hpp"
+#include "CrossingReceiver.hpp"
+#include "Scheduler.hpp"
+#include "coreactor/Dispatcher.hpp"
+#include "coreactor/Isolate.hpp"
+
+namespace coreactor::detail {
+
+class SystemCore;
+
+// Aligned: the runtimes of a system's isolates are made one after the other
+// on one thread, and each isolate writes its own (the actor table's free list)
+// while the others read theirs.
+struct alignas(64) IsolateRuntime {
+  std::uint32_t index = 0;
+  SystemCore* core = nullptr;
+  std::unique_ptr<Isolate> isolate;
+  std::shared_ptr<Dispatcher> dispatcher;  // the system default, one per isolate
+  ActorTable table;
+  std::unique_ptr<Crossings> crossings;
+  std::unique_ptr<AskTimeouts> asks;     // goes before the isolate it arms
+  std::unique_ptr<Scheduler> scheduler;  // last: goes before the isolate it arms
+};
+
+}  // namespace coreactor::detail

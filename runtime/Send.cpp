@@ -1,0 +1,302 @@
+// The send paths: a tell from any thread to any actor (the front door,
+// ActorRef::deliver and the word path), system messages, messages to actors
+// of other isolates and from threads that are no isolate, dead letters and
+// the asks a failed delivery fails. See the top comment of SystemCore.hpp.
+#include <thread>
+
+#include "PostedWork.hpp"
+#include "SystemCore.hpp"
+
+namespace coreactor::detail {
+
+using SysKind = SystemMessage::Kind;
+
+// ---- work posted to another isolate (PostedWork.hpp) --------------------------------
+
+// A message for an actor of another isolate, from a thread that is no
+// isolate. If that isolate stops first, the message becomes a dead letter.
+struct RemoteDelivery {
+  SystemCore& core;
+  ActorRef target;
+  Envelope envelope;
+  void run() {
+    try {
+      core.deliverLocal(core.runtime(target.isolateIndex()), target, std::move(envelope.message),
+                        envelope.sender);
+    } catch (const std::system_error& e) {
+      // A full bounded mailbox with the Fail policy: the sender is on another
+      // thread and cannot be told; the message is already a dead letter.
+      if (e.code() != Error::ErrMailboxFull) throw;
+    }
+  }
+  void discard() noexcept { core.deadLetter(target, std::move(envelope), "its isolate stopped"); }
+};
+
+// A system message for an actor of another isolate, from a thread that is
+// no isolate. Lifecycle signals end with a stopped isolate.
+struct RemoteSystemDelivery {
+  SystemCore& core;
+  ActorRef target;
+  SystemMessage message;
+  void run() {
+    core.deliverSystemLocal(core.runtime(target.isolateIndex()), target, std::move(message));
+  }
+  void discard() noexcept {}
+};
+
+}  // namespace coreactor::detail
+
+namespace coreactor {
+
+// The front door of every tell. Kept in this file with send, deliverLocal and
+// ActorCell::enqueue so that the compiler sees the whole local path at once.
+namespace {
+[[noreturn, gnu::cold, gnu::noinline]] void throwNoSystem(const Message& message) {
+  throwError(Error::ErrDead, "tell of " + std::string(message.typeName()) +
+                                 " to an empty ActorRef with no sender: no system to report to");
+}
+}  // namespace
+
+void ActorRef::deliver(Message&& message, ActorRef sender) const {
+  detail::SystemCore* core = system_ != nullptr ? system_ : sender.system_;
+  if (core == nullptr) [[unlikely]] {
+    throwNoSystem(message);
+  }
+  core->send(*this, std::move(message), sender);
+}
+
+// The common case, a word into an unbounded mailbox on this thread's
+// isolate, makes no call but its tail (the turn, for an idle actor): it
+// saves no registers. It starts on a cache line of its own, as the turn
+// does (runtime/ActorCell.cpp says why).
+[[gnu::aligned(64)]] void ActorRef::deliverWord(const detail::MessageType* type, std::uint64_t word,
+                                                ActorRef sender) const {
+  if (system_ != nullptr) [[likely]] {
+    if (detail::Endpoint* endpoint = system_->endpointHere(*this)) [[likely]] {
+      if (endpoint->kind == detail::Endpoint::Kind::Cell) [[likely]] {
+        auto* cell = static_cast<detail::ActorCell*>(endpoint);
+        if (cell->pushWordInPlace(type, word, sender, system_)) [[likely]] {
+          if (cell->wantsTurn()) cell->scheduleTurn();
+          return;
+        }
+        deliverWordToCell(cell, type, word, sender);
+        return;
+      }
+      // The reply to an ask whose reply slot lives on this isolate.
+      system_->replyWord(*static_cast<detail::AskEndpoint*>(endpoint), type, word);
+      return;
+    }
+  }
+  deliverWordSlow(type, word, sender);
+}
+
+void detail::ActorCell::scheduleTurn() {
+  schedule();
+}
+
+[[gnu::noinline]] void ActorRef::deliverWordToCell(detail::ActorCell* cell,
+                                                   const detail::MessageType* type,
+                                                   std::uint64_t word, ActorRef sender) const {
+  if (cell->enqueueWord(type, word, sender)) return;
+  deliver(Message(type, word), sender);
+}
+
+// A word to another isolate of this system, from one of its isolates (a
+// flood's every message): its checks make no call, and the ring's send is
+// its tail, so this path saves no registers. Everything else goes on in
+// deliverWordElsewhere().
+[[gnu::noinline]] void ActorRef::deliverWordSlow(const detail::MessageType* type,
+                                                 std::uint64_t word, ActorRef sender) const {
+  if (system_ != nullptr) [[likely]] {
+    if (detail::IsolateRuntime* here = system_->crossingFromHere(*this, sender)) [[likely]] {
+      system_->sendWordAcrossFromHere(*here, *this, type, word, sender);
+      return;
+    }
+  }
+  deliverWordElsewhere(type, word, sender);
+}
+
+[[gnu::noinline]] void ActorRef::deliverWordElsewhere(const detail::MessageType* type,
+                                                      std::uint64_t word, ActorRef sender) const {
+  if (system_ != nullptr && system_->sendWord(*this, type, word, sender)) return;
+  deliver(Message(type, word), sender);
+}
+
+}  // namespace coreactor
+
+namespace coreactor::detail {
+
+bool SystemCore::sendWordAcross(IsolateRuntime& to, const ActorRef& target, const MessageType* type,
+                                std::uint64_t word, const ActorRef& sender) {
+  IsolateRuntime* here = currentRuntime();
+  if (here == nullptr || !carriesAsId(sender)) return false;
+  here->crossings->sendWord(*to.crossings, target.id(), idOf(sender), type, word);
+  return true;
+}
+
+void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
+  if (target.isNone() || target.isolateIndex() >= isolates_.size()) {
+    deadLetter(target, std::move(envelope), "no such actor");
+    return;
+  }
+  IsolateRuntime& rt = *isolates_[target.isolateIndex()];
+  IsolateRuntime* here = currentRuntime();
+  // From another of our isolates: the ring of that pair (SPEC X1). A sender
+  // of another system cannot travel as an id: that rare message crosses
+  // boxed, in the same ring, so it keeps its place (SPEC A2).
+  if (here != nullptr) {
+    if (carriesAsId(envelope.sender)) [[likely]] {
+      here->crossings->send(*rt.crossings, target.id(),
+                            Crossing{idOf(envelope.sender), std::move(envelope.message)});
+    } else {
+      here->crossings->send(
+          *rt.crossings, target.id(),
+          Crossing{Crossing::kNoSender, Message(CrossingWithForeignSender{std::move(envelope)})});
+    }
+    return;
+  }
+  // From a thread that is no isolate: the target isolate's MPSC inbox,
+  // waiting while it is full (SPEC X3: block for foreign threads).
+  // Only a thread that runs no loop at all waits: an isolate of another
+  // system must not stall its own loop on ours.
+  if (rt.isolate->inboxSizeApprox() >= options_.foreignInboxLimit() && !options_.manualRun() &&
+      Isolate::current() == nullptr) {
+    foreignBlocked_.fetch_add(1, std::memory_order_relaxed);
+    for (int spins = 0; rt.isolate->inboxSizeApprox() >= options_.foreignInboxLimit() &&
+                        running() && !rt.isolate->stopped();
+         ++spins) {
+      if (spins < 64) {
+        std::this_thread::yield();
+      } else {
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      }
+    }
+  }
+  postOrDiscard(*rt.isolate, RemoteDelivery{*this, target, std::move(envelope)});
+}
+
+[[gnu::noinline]] void SystemCore::replyWord(AskEndpoint& endpoint, const MessageType* type,
+                                             std::uint64_t word) {
+  Message reply(type, word);
+  endpoint.complete(&reply, {});
+}
+
+void SystemCore::deliverUncommon(IsolateRuntime& rt, const ActorRef& target, Endpoint* endpoint,
+                                 Envelope&& envelope) {
+  if (endpoint == nullptr) {
+    failAskOf(envelope.sender, make_error_code(Error::ErrDead));
+    deadLetter(target, std::move(envelope),
+               rt.table.answeredAsk(target.slot(), target.generation())
+                   ? "a reply to an ask that has already completed (answered, failed or timed out)"
+                   : "the actor has stopped");
+    return;
+  }
+  static_cast<AskEndpoint*>(endpoint)->complete(&envelope.message, {});
+}
+
+void SystemCore::sendSystem(const ActorRef& target, SystemMessage&& message) {
+  if (target.isNone()) return;
+  if (target.system_ != this || target.isolateIndex() >= isolates_.size()) {
+    // Another system's reference (or one no isolate of ours can hold) names
+    // no actor of this system, whatever its id: it is treated as dead here,
+    // never as the actor of ours with the same id.
+    deliverToNoActor(target, std::move(message));
+    return;
+  }
+  IsolateRuntime& rt = *isolates_[target.isolateIndex()];
+  if (isLocal(rt)) {
+    deliverSystemLocal(rt, target, std::move(message));
+    return;
+  }
+  if (IsolateRuntime* here = currentRuntime()) {
+    // Never refused: lifecycle signals must arrive (SPEC X3's bound is for user messages).
+    here->crossings->send(
+        *rt.crossings, target.id(),
+        Crossing{Crossing::kNoSender, Message(CrossingSystemMessage{
+                                          std::make_unique<SystemMessage>(std::move(message))})},
+        /*refusable=*/false);
+    return;
+  }
+  postOrDiscard(*rt.isolate, RemoteSystemDelivery{*this, target, std::move(message)});
+}
+
+void SystemCore::deliverSystemLocal(IsolateRuntime& rt, const ActorRef& target,
+                                    SystemMessage&& message) {
+  Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
+  if (endpoint == nullptr || endpoint->kind != Endpoint::Kind::Cell) {
+    deliverToNoActor(target, std::move(message));
+    return;
+  }
+  static_cast<ActorCell*>(endpoint)->enqueueSystem(std::move(message));
+}
+
+void SystemCore::deliverToNoActor(const ActorRef& target, SystemMessage&& message) {
+  // Watching an actor that is gone means hearing at once that it is; a
+  // reply it was waiting for is undeliverable; a stop has nothing to stop.
+  if (message.kind == SysKind::Watch) message.ref.tell(Terminated{target}, target);
+  if (message.kind == SysKind::Continue) {
+    dropContinuation(target, std::move(message.continuation), "the asking actor has stopped");
+  }
+}
+
+IsolateRuntime* SystemCore::runtimeOfOurs(const ActorRef& ref) const noexcept {
+  if (ref.isNone() || ref.system_ != this || ref.isolateIndex() >= isolates_.size()) return nullptr;
+  return isolates_[ref.isolateIndex()].get();
+}
+
+void SystemCore::failAskOf(const ActorRef& sender, std::error_code error) {
+  // An ask's reply slot lives on the target's isolate: an ask to a dead actor
+  // fails at once instead of waiting for its timeout.
+  IsolateRuntime* home = runtimeOfOurs(sender);
+  if (home == nullptr) return;
+  IsolateRuntime& rt = *home;
+  if (!isLocal(rt)) {
+    // The asker's reply slot lives elsewhere: look there.
+    try {
+      rt.isolate->post([this, sender, error] { failAskOf(sender, error); });
+    } catch (const std::system_error&) {
+      // That isolate stopped: its reply slots were failed with it.
+    }
+    return;
+  }
+  failAskHere(rt, sender, error);
+}
+
+bool SystemCore::failLocalAskOf(const ActorRef& sender, std::error_code error) {
+  IsolateRuntime* home = runtimeOfOurs(sender);
+  return home != nullptr && isLocal(*home) && failAskHere(*home, sender, error);
+}
+
+bool SystemCore::failAskHere(IsolateRuntime& rt, const ActorRef& sender, std::error_code error) {
+  Endpoint* endpoint = rt.table.find(sender.slot(), sender.generation());
+  if (endpoint == nullptr || endpoint->kind != Endpoint::Kind::Ask) return false;
+  static_cast<AskEndpoint*>(endpoint)->complete(nullptr, error);
+  return true;
+}
+
+void SystemCore::dropContinuation(const ActorRef& actor, std::unique_ptr<Continuation> continuation,
+                                  const char* reason) {
+  // A coroutine's resumption carries nothing; an ask's reply becomes a dead letter.
+  if (continuation == nullptr) return;
+  Message* carried = continuation->carried();
+  if (carried != nullptr && !carried->empty()) {
+    deadLetter(actor, Envelope{std::move(*carried), ActorRef()}, reason);
+  }
+}
+
+void SystemCore::deadLetter(const ActorRef& recipient, Envelope&& envelope, const char* reason) {
+  deadLetters_.fetch_add(1, std::memory_order_relaxed);
+  if (!events_.hasSubscribers<DeadLetter>()) return;
+  // A DeadLetter event that cannot reach its subscriber is counted, not
+  // published again: that would feed itself for ever.
+  if (envelope.message.is<DeadLetter>()) return;
+  if (StrictTick* tick = envelope.message.get<StrictTick>()) {
+    Message inner = std::move(tick->message);  // subscribers see what was scheduled
+    envelope.message = std::move(inner);
+  }
+  DeadLetter letter{recipient, envelope.sender, std::string(envelope.message.typeName()), reason,
+                    std::make_shared<const Message>(std::move(envelope.message))};
+  events_.publish(letter);
+}
+
+}  // namespace coreactor::detail

@@ -1,0 +1,205 @@
+// Running and stopping a system: driving a manual one, graceful shutdown,
+// immediate stop, destruction (also from inside a handler), and the
+// teardown that turns what is left into dead letters and failed asks.
+#include <thread>
+
+#include "SystemCore.hpp"
+
+namespace coreactor::detail {
+
+using SysKind = SystemMessage::Kind;
+
+// The outermost runUntilIdle() of a manual system's driving thread frees the
+// core if a handler destroyed its owner meanwhile (orphan()): nothing of the
+// core is touched after the scope ends.
+class SystemCore::DriveScope {
+ public:
+  explicit DriveScope(SystemCore& core) noexcept : core_(core) { ++core_.driving_; }
+  ~DriveScope() {
+    if (--core_.driving_ == 0 && core_.orphaned_) delete &core_;
+  }
+  DriveScope(const DriveScope&) = delete;
+  DriveScope& operator=(const DriveScope&) = delete;
+
+ private:
+  SystemCore& core_;
+};
+
+void SystemCore::runUntilIdle() {
+  if (!options_.manualRun()) {
+    throwError(Error::ErrNotManual, "runUntilIdle on system '" + name_ + "'");
+  }
+  if (!drivenHere()) {
+    throwError(Error::ErrNotOnIsolate, "runUntilIdle of manual system '" + name_ +
+                                           "' from a thread other than the one that created it");
+  }
+  const DriveScope scope(*this);
+  // Isolates can feed each other: go round until a whole pass ran nothing.
+  for (;;) {
+    std::uint64_t before = 0;
+    std::uint64_t after = 0;
+    for (auto& rt : isolates_) {
+      const auto& s = rt->isolate->stats();
+      before += s.macrotasks + s.microtasks + s.timersFired + s.ioHandlers;
+      if (!rt->isolate->stopped()) rt->isolate->runUntilIdle();
+      after += s.macrotasks + s.microtasks + s.timersFired + s.ioHandlers;
+    }
+    if (after == before || orphaned_) return;
+  }
+}
+
+bool SystemCore::onOwnIsolate() const noexcept {
+  return currentRuntime() != nullptr;
+}
+
+void SystemCore::shutdown() {
+  State expected = State::Running;
+  const bool first = state_.compare_exchange_strong(expected, State::ShuttingDown);
+  const bool inside = onOwnIsolate();
+  if (first) {
+    if (inside) {
+      // From an actor: a loop cannot wait for itself. The stops go out now
+      // and the last top-level actor to stop stops the loops
+      // (uncountTopLevel); a shutdown() or the destructor from outside
+      // waits for that, then joins and tears down.
+      std::lock_guard<std::mutex> lock(topMutex_);
+      stopLoopsWhenEmpty_ = true;
+    }
+    for (const ActorRef& ref : topLevel()) {
+      sendSystem(ref, SystemMessage{SysKind::Stop, {}, nullptr});
+    }
+    if (inside) {
+      std::lock_guard<std::mutex> lock(topMutex_);
+      if (topLive_.load(std::memory_order_relaxed) == 0) stopLoops();
+      return;
+    }
+  } else if (inside) {
+    return;  // on its way already, and a loop cannot wait for itself
+  }
+  // From outside: whoever began it, wait for the graceful stop to finish.
+  if (options_.manualRun() && drivenHere()) {
+    const DriveScope scope(*this);  // a handler may destroy the owner meanwhile
+    awaitGracefulStop();
+    stop();
+    return;
+  }
+  awaitGracefulStop();
+  stop();
+}
+
+void SystemCore::awaitGracefulStop() {
+  if (state_.load(std::memory_order_acquire) == State::Running) return;
+  if (options_.manualRun()) {
+    // The driving thread runs what the stops set going; another thread
+    // cannot drive this system and has nothing to wait for.
+    if (drivenHere() && Isolate::current() == nullptr) runUntilIdle();
+    return;
+  }
+  // Until the top-level actors have reported their subtrees stopped, or an
+  // immediate stop ended the loops. The bound only guards against a hook
+  // that never returns.
+  std::unique_lock<std::mutex> lock(topMutex_);
+  if (!topChanged_.wait_for(lock, std::chrono::seconds(60), [&] {
+        return topLive_.load(std::memory_order_relaxed) == 0 ||
+               state_.load(std::memory_order_acquire) == State::Stopped;
+      })) {
+    logger_->error("shutdown: {} top-level actors did not stop within 60 s; stopping anyway",
+                   topLive_.load(std::memory_order_relaxed));
+  }
+}
+
+void SystemCore::stopLoops() noexcept {
+  state_.store(State::Stopped, std::memory_order_release);
+  for (auto& rt : isolates_) rt->isolate->stop();
+}
+
+void SystemCore::stop() {
+  if (onOwnIsolate()) {
+    // From an actor: the loops stop after their current step; joining and
+    // tearing down is left to the destructor (or a stop() from outside).
+    stopLoops();
+    wakeShutdownWaiters();
+    return;
+  }
+  std::lock_guard<std::mutex> guard(stopMutex_);
+  stopLoops();
+  wakeShutdownWaiters();
+  if (tornDown_) return;
+  tornDown_ = true;
+  for (auto& rt : isolates_) rt->isolate->join();
+  teardown();
+}
+
+void SystemCore::wakeShutdownWaiters() noexcept {
+  // Under the lock, so that a waiter between its check and its sleep
+  // cannot miss the call.
+  try {
+    std::lock_guard<std::mutex> lock(topMutex_);
+  } catch (...) {
+    // A mutex that cannot be locked wakes the waiters anyway.
+  }
+  topChanged_.notify_all();
+}
+
+void SystemCore::finish() {
+  if (state_.load(std::memory_order_acquire) == State::ShuttingDown) {
+    // A shutdown() begun inside a handler, or by another thread: every
+    // postStop runs before the loops stop.
+    if (options_.manualRun() && drivenHere()) {
+      const DriveScope scope(*this);
+      awaitGracefulStop();
+    } else {
+      awaitGracefulStop();
+    }
+  }
+  stop();
+}
+
+void SystemCore::orphan() {
+  owner_ = nullptr;
+  stopLoops();
+  wakeShutdownWaiters();
+  if (options_.manualRun()) {
+    if (driving_ > 0) {
+      orphaned_ = true;  // the outermost runUntilIdle() frees it (DriveScope)
+    } else {
+      // Its isolate is driven directly (ActorSystem::isolate(i).runUntilIdle()):
+      // no frame of ours returns after the handler, so nothing can free it safely.
+      logger_->error(
+          "system '{}' was destroyed from inside its own handler while an isolate of it was "
+          "driven directly; its memory is kept until the process exits",
+          name_);
+    }
+    return;
+  }
+  // A thread of its own joins the isolate threads, then tears down. The
+  // loop of this thread returns once the handler does.
+  std::thread([this] {
+    for (auto& rt : isolates_) rt->isolate->join();
+    delete this;
+  }).detach();
+}
+
+// After every loop has stopped: what is left is freed, and what it held
+// becomes dead letters or failed asks.
+void SystemCore::teardown() noexcept {
+  for (auto& rt : isolates_) rt->scheduler->clear();  // S5: no schedule outlives the system
+  for (auto& rt : isolates_) rt->crossings->drainAtTeardown();  // X2: in flight: dead letters
+  for (auto& rt : isolates_) {
+    std::vector<Endpoint*> endpoints;
+    rt->table.forEach([&](std::uint32_t, Endpoint* e) { endpoints.push_back(e); });
+    for (Endpoint* e : endpoints) {
+      if (e->kind == Endpoint::Kind::Cell) {
+        auto* cell = static_cast<ActorCell*>(e);
+        rt->table.release(cell->self().slot());
+        cell->abandon();
+        delete cell;
+      } else {
+        static_cast<AskEndpoint*>(e)->complete(nullptr,
+                                               make_error_code(Error::ErrActorSystemNotStarted));
+      }
+    }
+  }
+}
+
+}  // namespace coreactor::detail

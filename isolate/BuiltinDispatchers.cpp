@@ -44,7 +44,7 @@ void HybridDispatcher::executeSlow(Task& task) {
   }
   if (open_ != 0) {
     --open_;
-    isolate.queueMicrotaskFromDispatcher(task, *this);
+    detail::IsolateHooks::queueMicrotask(isolate, task, *this);
     return;
   }
   if (deferred_.empty() && !yielding_) {
@@ -52,14 +52,14 @@ void HybridDispatcher::executeSlow(Task& task) {
     left_ = yieldEvery_;
     yielding_ = true;
     deferred_.push(&task);
-    isolate.postFromDispatcher(yield_, *this);
+    detail::IsolateHooks::post(isolate, yield_, *this);
     return;
   }
   deferred_.push(&task);  // behind the yield, in arrival order
 }
 
 void HybridDispatcher::executeUrgent(Task& task) {
-  if (!loop().queueUrgentMicrotaskFromDispatcher(task, *this)) execute(task);
+  if (!detail::IsolateHooks::queueUrgentMicrotask(loop(), task, *this)) execute(task);
 }
 
 // The macrotask: runs the unit that spent the budget, and starts feeding the
@@ -70,7 +70,7 @@ void HybridDispatcher::runYield(Task& t) {
   Task* head = self.deferred_.pop();
   // Queue the pump before running the unit, so a throw cannot strand the rest.
   if (!self.deferred_.empty()) {
-    self.isolate()->queueMicrotaskFromDispatcher(self.pump_, self);
+    detail::IsolateHooks::queueMicrotask(*self.isolate(), self.pump_, self);
   } else {
     self.deferred_.shrinkIfEmpty();  // a drained burst gives its memory back
     self.reopen();
@@ -86,13 +86,13 @@ void HybridDispatcher::runPump(Task& t) {
   if (self.left_ == 0) {
     self.left_ = self.yieldEvery_;
     self.yielding_ = true;
-    isolate.postFromDispatcher(self.yield_, self);
+    detail::IsolateHooks::post(isolate, self.yield_, self);
     return;
   }
   --self.left_;
   Task* head = self.deferred_.pop();
   if (!self.deferred_.empty()) {
-    isolate.queueMicrotaskFromDispatcher(self.pump_, self);
+    detail::IsolateHooks::queueMicrotask(isolate, self.pump_, self);
   } else {
     self.deferred_.shrinkIfEmpty();  // a drained burst gives its memory back
     self.reopen();
@@ -132,7 +132,7 @@ void ThroughputDispatcher::execute(Task& task) {
   queue_.push(&task);
   if (!scheduled_) {
     scheduled_ = true;
-    isolate.postFromDispatcher(drain_, *this);
+    detail::IsolateHooks::post(isolate, drain_, *this);
   }
 }
 
@@ -146,7 +146,7 @@ void ThroughputDispatcher::runDrain(Task& t) {
     ~Reschedule() {
       if (!self.queue_.empty() && !self.scheduled_) {
         self.scheduled_ = true;
-        self.isolate()->postFromDispatcher(self.drain_, self);
+        detail::IsolateHooks::post(*self.isolate(), self.drain_, self);
       }
       self.queue_.shrinkIfEmpty();  // a drained burst gives its memory back
     }

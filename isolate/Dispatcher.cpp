@@ -71,7 +71,7 @@ void BoundDispatcher::checkOnLoop() const {
 
 void BoundDispatcher::discardUnit(Task& task) noexcept {
   if (loop_ != nullptr) {
-    loop_->discard(task);
+    detail::IsolateHooks::discard(*loop_, task);
   } else {
     task.discard();
   }

@@ -384,7 +384,7 @@ void Isolate::drainInbox() {
 }
 
 void Isolate::runPollers() {
-  for (Poller* p : pollers_) {
+  for (detail::Poller* p : pollers_) {
     try {
       p->poll();
     } catch (...) {
@@ -692,7 +692,7 @@ bool Isolate::waitForWork(Mode mode) {
   // that raced in) keeps the loop alive: let Asio decide by dropping our guard.
   const bool askAsio = mode == Mode::UntilIdle && !timersHoldUs;
 
-  for (Poller* p : pollers_) p->beforeSleep();
+  for (detail::Poller* p : pollers_) p->beforeSleep();
   // The idle poll window, before the sleeping flag goes up: senders see an
   // awake loop and write no wake-up.
   if (mode == Mode::UntilStop && options_.idlePoll.count() > 0 && pollWhileIdle()) {
@@ -763,7 +763,7 @@ bool Isolate::postedOrStopped() const noexcept {
 }
 
 bool Isolate::pollersHaveWork(bool beforeSleep) const noexcept {
-  for (const Poller* p : pollers_) {
+  for (const detail::Poller* p : pollers_) {
     if (beforeSleep ? p->pending() : p->ready()) return true;
   }
   return false;

@@ -388,7 +388,7 @@ void detail::AskWaitGuard::beforeWait(bool (*ready)(const void*), const void* fu
                                             "co_await ctx.ask instead of blocking");
   };
   SystemCore& core = system->core();
-  if (Isolate::currentUserData() == replyIsolate) {
+  if (detail::IsolateHooks::currentUserData() == replyIsolate) {
     refuse("on the isolate that must run the reply");
   }
   if (!manual || !core.drivenHere()) return;  // another thread runs the reply

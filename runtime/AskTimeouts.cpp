@@ -49,7 +49,7 @@ bool AskTimeouts::arm(Entry& entry, Clock::duration timeout) {
     lane->head = &entry;
   }
   lane->tail = &entry;
-  if (live_++ == 0) isolate_.holdTimers();
+  if (live_++ == 0) IsolateHooks::holdTimers(isolate_);
   return true;
 }
 
@@ -69,7 +69,7 @@ void AskTimeouts::unlink(Entry& entry) noexcept {
   entry.lane = kNoLane;
   // The timer stays where it is (it fires, finds nothing due and re-arms
   // if something is left); with no ask left it no longer holds a run until idle.
-  if (--live_ == 0) isolate_.releaseTimers();
+  if (--live_ == 0) IsolateHooks::releaseTimers(isolate_);
 }
 
 AskTimeouts::Lane* AskTimeouts::earliestLane() noexcept {

@@ -55,12 +55,13 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
                                                  .onThreadStart = [this, i] { pinIsolate(i); },
                                                  .idlePoll = placement_[i].idlePoll});
     rt->core = this;
-    rt->isolate->setUserData(rt.get());
+    IsolateHooks::setUserData(*rt->isolate, rt.get());
     rt->asks = std::make_unique<AskTimeouts>(*rt->isolate);
     rt->crossings =
         std::make_unique<Crossings>(CrossingReceiver(*this, *rt), *rt->isolate, rt->index, count,
                                     options_.ringSlots(), options_.overflowLimit());
-    if (count > 1) rt->isolate->addPoller(*rt->crossings);  // one isolate has no rings
+    if (count > 1)
+      IsolateHooks::addPoller(*rt->isolate, *rt->crossings);  // one isolate has no rings
     rt->scheduler = std::make_unique<Scheduler>(*this, *rt);
     // SPEC D8: one instance of the default dispatcher per isolate.
     if (options_.dispatcherFactory()) {

@@ -118,7 +118,7 @@ class SystemCore {
   /// (Isolate::currentUserData), not from the target: fewer loads that wait
   /// on one another.
   Endpoint* endpointHere(const ActorRef& target) const noexcept {
-    const auto* here = static_cast<const IsolateRuntime*>(Isolate::currentUserData());
+    const auto* here = static_cast<const IsolateRuntime*>(detail::IsolateHooks::currentUserData());
     if (here != nullptr && here->core == this && here->index == target.isolateIndex()) [[likely]] {
       return here->table.find(target.slot(), target.generation());
     }
@@ -337,7 +337,7 @@ class SystemCore {
   /// The runtime of the isolate whose loop runs on this thread, if it is one
   /// of this system's.
   IsolateRuntime* currentRuntime() const noexcept {
-    auto* rt = static_cast<IsolateRuntime*>(Isolate::currentUserData());
+    auto* rt = static_cast<IsolateRuntime*>(detail::IsolateHooks::currentUserData());
     return rt != nullptr && rt->core == this ? rt : nullptr;
   }
   friend class ActorCell;

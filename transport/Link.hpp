@@ -1,7 +1,7 @@
 // The link of one isolate to the others of its system (SPEC X1-X3): the
 // whole transport between isolates. As a receiver, it drains the rings its
 // peers fill, in batches, from the isolate's loop (it is one of its
-// Isolate::Pollers), and hands what it takes to its Receiver; as a sender, it
+// detail::Pollers), and hands what it takes to its Receiver; as a sender, it
 // keeps a Peer for each isolate it has sent to (made on first use, with its
 // ring), an overflow list per peer for when that ring is full (SPEC X3), and
 // the wake-ups it owes peers, paid once per loop iteration and before it
@@ -59,7 +59,7 @@
 namespace coreactor::transport {
 
 template <class Receiver>
-class Link final : public Isolate::Poller {
+class Link final : public detail::Poller {
  public:
   /// Words as small items (one 32-byte cell), everything else as big ones
   /// (a pair of cells, one line).

@@ -50,7 +50,7 @@ class HybridDispatcher final : public BoundDispatcher {
   [[gnu::aligned(64)]] void execute(Task& task) override {
     if (open_ != 0) [[likely]] {  // never before the first unit: bound
       --open_;
-      boundLoop().queueMicrotaskFromDispatcher(task, *this);
+      detail::IsolateHooks::queueMicrotask(boundLoop(), task, *this);
       return;
     }
     executeSlow(task);  // also binds an unbound instance, at its first unit

@@ -16,7 +16,7 @@ class ImmediateDispatcher final : public BoundDispatcher {
  public:
   std::string_view id() const noexcept override { return "immediate-dispatcher"; }
   using Dispatcher::execute;
-  void execute(Task& task) override { loop().postFromDispatcher(task, *this); }
+  void execute(Task& task) override { detail::IsolateHooks::post(loop(), task, *this); }
   std::unique_ptr<Dispatcher> clone() const override;
 };
 

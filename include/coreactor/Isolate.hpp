@@ -16,7 +16,7 @@
 //   3. I/O: ready Asio completions, at most `ioHandlersPerTurn` of them;
 //   3b. pollers (addPoller): the rings from other isolates of an actor
 //      system, drained in batches; also looked at between macrotasks and
-//      every kPollEveryUnits units of a microtask drain, so that a message
+//      every Isolate::kPollEveryUnits units of a microtask drain, so that a message
 //      from another isolate never waits behind a long microtask chain;
 //   4. macrotasks: the ones queued when this phase began (a snapshot, as Node's
 //      setImmediate): a macrotask posted by a macrotask runs next iteration,
@@ -72,6 +72,7 @@ class Dispatcher;
 class Isolate;
 
 namespace detail {
+struct IsolateHooks;
 // The isolate whose loop runs on this thread. Defined inline here, constant-
 // initialised, so reading it is one TLS load with no wrapper call: the send
 // path asks "is the target's isolate mine?" on every message.
@@ -131,43 +132,47 @@ struct TimerId {
   bool valid() const noexcept { return slot != UINT32_MAX; }
 };
 
+namespace detail {
+
+/// A source of work the loop looks at besides its own queues: the rings
+/// that bring messages from other isolates. Called on the loop thread only.
+class Poller {
+ public:
+  virtual ~Poller() = default;
+  /// Take what arrived. Once per loop iteration (after the inbox and I/O),
+  /// between macrotasks, and every Isolate::kPollEveryUnits units of a microtask
+  /// drain: keep it cheap when nothing came. What it queues runs in the
+  /// microtask drain that follows or is in progress.
+  virtual void poll() = 0;
+  /// Between two microtask units of a drain (every kPollEveryUnits): a
+  /// cheaper look than poll() if the poller has one. Called only while
+  /// attention(), if the poller has that flag, is up.
+  virtual void pollBetweenUnits() { poll(); }
+  /// A flag the loop reads between units, inline and without a call,
+  /// before it calls pollBetweenUnits(): up when there may be work. Null
+  /// (the default): pollBetweenUnits() is called every time. Read once,
+  /// when the poller is added: it must live as long as the poller.
+  virtual const std::atomic<bool>* attention() const noexcept { return nullptr; }
+  /// Before the loop raises its sleeping flag: publish what must be seen
+  /// by others (wake-ups owed to peers).
+  virtual void beforeSleep() noexcept {}
+  /// After the sleeping flag is up and fenced: true if there is work after
+  /// all (the loop then goes round again instead of sleeping).
+  virtual bool pending() const noexcept = 0;
+  /// From the idle poll window, before the sleeping flag goes up: true if
+  /// poll() would find work. Looked at thousands of times a second, so it
+  /// writes nothing other threads read; pending() may (it announces the
+  /// coming sleep). By default, pending().
+  virtual bool ready() const noexcept { return pending(); }
+};
+
+}  // namespace detail
+
 /// One single-threaded, JS-like event loop: macrotasks, microtasks, timers and
 /// Asio I/O on one thread. The file comment gives the order of one iteration
 /// and which calls are isolate-local.
 class Isolate {
  public:
-  /// A source of work the loop looks at besides its own queues: the rings
-  /// that bring messages from other isolates. Called on the loop thread only.
-  class Poller {
-   public:
-    virtual ~Poller() = default;
-    /// Take what arrived. Once per loop iteration (after the inbox and I/O),
-    /// between macrotasks, and every kPollEveryUnits units of a microtask
-    /// drain: keep it cheap when nothing came. What it queues runs in the
-    /// microtask drain that follows or is in progress.
-    virtual void poll() = 0;
-    /// Between two microtask units of a drain (every kPollEveryUnits): a
-    /// cheaper look than poll() if the poller has one. Called only while
-    /// attention(), if the poller has that flag, is up.
-    virtual void pollBetweenUnits() { poll(); }
-    /// A flag the loop reads between units, inline and without a call,
-    /// before it calls pollBetweenUnits(): up when there may be work. Null
-    /// (the default): pollBetweenUnits() is called every time. Read once,
-    /// when the poller is added: it must live as long as the poller.
-    virtual const std::atomic<bool>* attention() const noexcept { return nullptr; }
-    /// Before the loop raises its sleeping flag: publish what must be seen
-    /// by others (wake-ups owed to peers).
-    virtual void beforeSleep() noexcept {}
-    /// After the sleeping flag is up and fenced: true if there is work after
-    /// all (the loop then goes round again instead of sleeping).
-    virtual bool pending() const noexcept = 0;
-    /// From the idle poll window, before the sleeping flag goes up: true if
-    /// poll() would find work. Looked at thousands of times a second, so it
-    /// writes nothing other threads read; pending() may (it announces the
-    /// coming sleep). By default, pending().
-    virtual bool ready() const noexcept { return pending(); }
-  };
-
   /// Counters of the loop since it was made (stats()).
   struct Stats {
     std::uint64_t iterations = 0;   ///< loop iterations started
@@ -198,10 +203,6 @@ class Isolate {
 
   /// The isolate whose loop runs on the calling thread, or nullptr. Any thread.
   static Isolate* current() noexcept { return detail::tCurrentIsolate; }
-  /// userData() of the isolate whose loop runs on the calling thread, or
-  /// nullptr: one TLS load (set and cleared with current()), for a send
-  /// path that must find its own state without walking to it. Any thread.
-  static void* currentUserData() noexcept { return detail::tCurrentUserData; }
   /// True on the loop thread (or, before the first run, on the creating thread). Any thread.
   bool isLoopThread() const noexcept {
     return detail::tCurrentIsolate == this || isOwnerWhileIdle();
@@ -237,29 +238,10 @@ class Isolate {
     microtasks_.push(Unit{&makeTask(std::forward<F>(f)), nullptr});
   }
 
-  /// The dispatchers' path: isolate-local by contract and unchecked (the
-  /// dispatcher checked when it was bound). Hot: one ring push.
-  void queueMicrotaskFromDispatcher(Task& task, Dispatcher& owner) {
-    microtasks_.push(Unit{&task, &owner});
-  }
-  /// The dispatchers' path for an urgent unit (Dispatcher::executeUrgent):
-  /// queued ahead of the microtasks waiting, behind the urgent ones already
-  /// there (first in, first out among them). Refused (false), for the
-  /// caller to queue it the normal way, when this isolate has no pollers
-  /// (nothing from another isolate can be urgent) or when kUrgentStreak
-  /// urgent units wait ahead or ran in a row: other work gets at least one
-  /// unit in kUrgentStreak + 1. Isolate-local by contract and unchecked.
-  bool queueUrgentMicrotaskFromDispatcher(Task& task, Dispatcher& owner) {
-    if (pollers_.empty() || urgentAhead_ + urgentStreak_ >= kUrgentStreak) return false;
-    microtasks_.insertAt(urgentAhead_, Unit{&task, &owner});
-    ++urgentAhead_;
-    return true;
-  }
-  /// At most this many urgent units run in a row.
+  /// At most this many urgent units (Dispatcher::executeUrgent: turns for
+  /// messages from other isolates) run in a row: other work gets at least
+  /// one unit in kUrgentStreak + 1.
   static constexpr std::uint32_t kUrgentStreak = 8;
-  /// The dispatchers' path to the macrotask queue: isolate-local by contract
-  /// and unchecked, one ring push.
-  void postFromDispatcher(Task& task, Dispatcher& owner) { macrotasks_.push(Unit{&task, &owner}); }
 
   // ---- timers -------------------------------------------------------------
 
@@ -281,14 +263,6 @@ class Isolate {
   bool clearTimeout(TimerId id) noexcept;
   /// Timers armed and not yet fired. Isolate-local.
   std::size_t pendingTimers() const noexcept;
-  /// While held, runUntilIdle() waits for the isolate's timers, referenced
-  /// or not, as it waits for referenced ones. For a component that keeps
-  /// one unreferenced timer armed for work that comes and goes (an
-  /// isolate's ask timeouts): it holds while it has work and releases when
-  /// it has none, without touching the timer. A counter; isolate-local.
-  void holdTimers() noexcept { ++timerHolds_; }
-  /// Undoes one holdTimers().
-  void releaseTimers() noexcept { --timerHolds_; }
   /// What a coarse timer counts from (TimerOptions::coarse): the time the
   /// current loop pass read, once, or the clock's now outside a pass.
   /// Isolate-local.
@@ -326,26 +300,8 @@ class Isolate {
   /// Makes a sleeping loop take a look at its queues and clock. Any thread.
   /// Fences first, and costs a system call only when the loop sleeps.
   void wake() noexcept;
-  /// Adds a poller (kept by reference: it must outlive the loop's runs).
-  /// Before the loop first runs, or on the loop thread.
-  void addPoller(Poller& poller) {
-    pollers_.push_back(&poller);
-    attention_.push_back(poller.attention());
-  }
-  /// A pointer the isolate's owner may attach (the actor runtime finds its
-  /// per-isolate state through it). Set before the loop runs.
-  void setUserData(void* data) noexcept { userData_ = data; }
-  /// What setUserData() attached; nullptr before.
-  void* userData() const noexcept { return userData_; }
   /// True once the isolate has stopped and takes no more work. Any thread.
   bool stopped() const noexcept { return stopped_.load(std::memory_order_acquire); }
-
-  /// Disposes of a task that will never run (a dispatcher dropping what it
-  /// held when the loop stopped), counted in stats().discarded. Isolate-local.
-  void discard(Task& task) noexcept {
-    ++stats_.discarded;
-    task.discard();
-  }
 
   /// The longest IsolateOptions::idlePoll an isolate takes (a bound, not
   /// advice: an actor system takes at most 100 ms).
@@ -354,11 +310,62 @@ class Isolate {
   /// Counters, for tests and benches. Isolate-local (plain counters).
   const Stats& stats() const noexcept { return stats_; }
 
+ private:
+  // The runtime's and the dispatchers' hooks, reached through
+  // detail::IsolateHooks (below): not for users.
+  friend struct detail::IsolateHooks;
+  /// The dispatchers' path: isolate-local by contract and unchecked (the
+  /// dispatcher checked when it was bound). Hot: one ring push.
+  void queueMicrotaskFromDispatcher(Task& task, Dispatcher& owner) {
+    microtasks_.push(Unit{&task, &owner});
+  }
+  /// The dispatchers' path for an urgent unit (Dispatcher::executeUrgent):
+  /// queued ahead of the microtasks waiting, behind the urgent ones already
+  /// there (first in, first out among them). Refused (false), for the
+  /// caller to queue it the normal way, when this isolate has no pollers
+  /// (nothing from another isolate can be urgent) or when kUrgentStreak
+  /// urgent units wait ahead or ran in a row: other work gets at least one
+  /// unit in kUrgentStreak + 1. Isolate-local by contract and unchecked.
+  bool queueUrgentMicrotaskFromDispatcher(Task& task, Dispatcher& owner) {
+    if (pollers_.empty() || urgentAhead_ + urgentStreak_ >= kUrgentStreak) return false;
+    microtasks_.insertAt(urgentAhead_, Unit{&task, &owner});
+    ++urgentAhead_;
+    return true;
+  }
+  /// The dispatchers' path to the macrotask queue: isolate-local by contract
+  /// and unchecked, one ring push.
+  void postFromDispatcher(Task& task, Dispatcher& owner) { macrotasks_.push(Unit{&task, &owner}); }
+
+  /// While held, runUntilIdle() waits for the isolate's timers, referenced
+  /// or not, as it waits for referenced ones. For a component that keeps
+  /// one unreferenced timer armed for work that comes and goes (an
+  /// isolate's ask timeouts): it holds while it has work and releases when
+  /// it has none, without touching the timer. A counter; isolate-local.
+  void holdTimers() noexcept { ++timerHolds_; }
+  /// Undoes one holdTimers().
+  void releaseTimers() noexcept { --timerHolds_; }
+  /// Adds a poller (kept by reference: it must outlive the loop's runs).
+  /// Before the loop first runs, or on the loop thread.
+  void addPoller(detail::Poller& poller) {
+    pollers_.push_back(&poller);
+    attention_.push_back(poller.attention());
+  }
+  /// A pointer the isolate's owner may attach (the actor runtime finds its
+  /// per-isolate state through it). Set before the loop runs.
+  void setUserData(void* data) noexcept { userData_ = data; }
+  /// What setUserData() attached; nullptr before.
+  void* userData() const noexcept { return userData_; }
+  /// Disposes of a task that will never run (a dispatcher dropping what it
+  /// held when the loop stopped), counted in stats().discarded. Isolate-local.
+  void discard(Task& task) noexcept {
+    ++stats_.discarded;
+    task.discard();
+  }
+
   /// Where a throw from a task is sent: `owner`'s error sink, or stderr when
   /// there is no owner. Never throws. Isolate-local.
   void reportError(Dispatcher* owner, std::exception_ptr error) noexcept;
 
- private:
   struct Unit {
     Task* task;
     Dispatcher* owner;
@@ -403,8 +410,8 @@ class Isolate {
   bool pollWhileIdle();
   bool idleHasWork() const noexcept;
   bool postedOrStopped() const noexcept;
-  /// A poller has work: Poller::pending() after the sleeping flag is up
-  /// (`beforeSleep`), Poller::ready() from the idle poll window.
+  /// A poller has work: detail::Poller::pending() after the sleeping flag is up
+  /// (`beforeSleep`), detail::Poller::ready() from the idle poll window.
   bool pollersHaveWork(bool beforeSleep) const noexcept;
   bool timerDue() const noexcept;
   void claimLoop();
@@ -430,8 +437,47 @@ class Isolate {
   std::uint32_t timerHolds_ = 0;    // holdTimers()
   std::uint32_t urgentAhead_ = 0;   // urgent units at the front of microtasks_
   std::uint32_t urgentStreak_ = 0;  // urgent units run in a row, in this drain
-  std::vector<Poller*> pollers_;
+  std::vector<detail::Poller*> pollers_;
   std::vector<const std::atomic<bool>*> attention_;  // [i]: pollers_[i]'s flag, or null
 };
+
+namespace detail {
+
+/// The calls the dispatchers and the actor runtime make on an isolate,
+/// which users have no use for: each is isolate-local by contract and
+/// unchecked (its caller checked, or is the loop itself). Internal.
+struct IsolateHooks {
+  /// A unit of `owner` as a microtask: one ring push.
+  static void queueMicrotask(Isolate& isolate, Task& task, Dispatcher& owner) {
+    isolate.queueMicrotaskFromDispatcher(task, owner);
+  }
+  /// An urgent unit of `owner` (Dispatcher::executeUrgent), or false.
+  static bool queueUrgentMicrotask(Isolate& isolate, Task& task, Dispatcher& owner) {
+    return isolate.queueUrgentMicrotaskFromDispatcher(task, owner);
+  }
+  /// A unit of `owner` as a macrotask: one ring push.
+  static void post(Isolate& isolate, Task& task, Dispatcher& owner) {
+    isolate.postFromDispatcher(task, owner);
+  }
+  /// Holds runUntilIdle() on the isolate's timers (see Isolate::holdTimers).
+  static void holdTimers(Isolate& isolate) noexcept { isolate.holdTimers(); }
+  /// Undoes one holdTimers().
+  static void releaseTimers(Isolate& isolate) noexcept { isolate.releaseTimers(); }
+  /// Adds a source of work the loop polls (the link to other isolates).
+  static void addPoller(Isolate& isolate, Poller& poller) { isolate.addPoller(poller); }
+  /// Attaches the runtime's per-isolate state.
+  static void setUserData(Isolate& isolate, void* data) noexcept { isolate.setUserData(data); }
+  /// What setUserData() attached to the isolate whose loop runs on this
+  /// thread, or nullptr: one TLS load.
+  static void* currentUserData() noexcept { return tCurrentUserData; }
+  /// Disposes of a task that will never run, counted in stats().discarded.
+  static void discard(Isolate& isolate, Task& task) noexcept { isolate.discard(task); }
+  /// Sends a task's throw to `owner`'s sink, or stderr.
+  static void reportError(Isolate& isolate, Dispatcher* owner, std::exception_ptr error) noexcept {
+    isolate.reportError(owner, std::move(error));
+  }
+};
+
+}  // namespace detail
 
 }  // namespace coreactor

@@ -20,7 +20,7 @@ class MicrotaskDispatcher final : public BoundDispatcher {
   using Dispatcher::execute;
   /// Starts a cache line, as the loop's hot functions do.
   [[gnu::aligned(64)]] void execute(Task& task) override {
-    loop().queueMicrotaskFromDispatcher(task, *this);
+    detail::IsolateHooks::queueMicrotask(loop(), task, *this);
   }
   std::unique_ptr<Dispatcher> clone() const override;
 };

@@ -305,7 +305,7 @@ TEST(HybridDispatcher, DisposesWhatWaitsBehindTheYieldWhenTheLoopStops) {
 // A poller that, at its first look between two units, hands `d` the
 // urgent units it holds: what the rings of another isolate do with a
 // message for an idle actor.
-struct UrgentSource final : Isolate::Poller {
+struct UrgentSource final : detail::Poller {
   HybridDispatcher* d = nullptr;
   std::vector<ReusableTask*> units;
   bool handed = false;
@@ -351,7 +351,7 @@ struct UrgentLoop {
   UrgentLoop() {
     d.bind(isolate);
     source.d = &d;
-    isolate.addPoller(source);
+    detail::IsolateHooks::addPoller(isolate, source);
   }
 };
 

@@ -123,11 +123,11 @@ TEST(Isolate, AHoldMakesRunUntilIdleWaitForAnUnreferencedTimer) {
   // as a referenced one does; released, it no longer does.
   Isolate isolate;
   bool first = false;
-  isolate.holdTimers();
+  detail::IsolateHooks::holdTimers(isolate);
   isolate.setTimeout(std::chrono::milliseconds(2), [&] { first = true; }, {.referenced = false});
   isolate.runUntilIdle();
   EXPECT_TRUE(first) << "held: the loop waited for it";
-  isolate.releaseTimers();
+  detail::IsolateHooks::releaseTimers(isolate);
   bool second = false;
   isolate.setTimeout(std::chrono::hours(1), [&] { second = true; }, {.referenced = false});
   isolate.runUntilIdle();

@@ -40,13 +40,9 @@ void HybridDispatcher::executeSlow(Task& task) {
   Isolate& isolate = loop();  // binds an unbound instance
   if (!started_) {            // the first unit opens the budget (execute() needs no bound check)
     started_ = true;
-    open_ = yieldEvery_;
+    grantMicrotasks(isolate, yieldEvery_);
   }
-  if (open_ != 0) {
-    --open_;
-    detail::IsolateHooks::queueMicrotask(isolate, task, *this);
-    return;
-  }
+  if (tryMicrotask(task)) return;
   if (deferred_.empty() && !yielding_) {
     // Budget spent: this unit goes through a macrotask, and the budget restarts.
     left_ = yieldEvery_;

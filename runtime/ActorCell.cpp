@@ -31,7 +31,7 @@ ActorCell::ActorCell(IsolateRuntime& home, ActorRef self, ActorRef parent, std::
     : Task(&runTurn, &disposeTurn),
       Endpoint(Kind::Cell),
       guardian_(guardian),
-      onHybrid_(dynamic_cast<HybridDispatcher*>(&dispatcher) != nullptr),
+      inPlace_(dispatcher.urgentUnitsMayRunInPlace()),
       throughput_(throughput),
       mailbox_(options.mailbox()),
       dispatcher_(&dispatcher),

@@ -22,7 +22,6 @@
 #include "SystemMessage.hpp"
 #include "coreactor/Actor.hpp"
 #include "coreactor/Dispatcher.hpp"
-#include "coreactor/HybridDispatcher.hpp"
 #include "isolate/SmallBlocks.hpp"
 
 namespace coreactor {
@@ -85,13 +84,14 @@ class ActorCell final : public Task, public Endpoint {
   }
   bool wantsTurn() const noexcept { return state_ == State::Running && !scheduled_; }
   /// Words that crossed from another isolate may be handled at once, in a
-  /// turn of their own (turnOnCrossedWords): the actor runs on a hybrid
-  /// dispatcher with no turn queued or running, no system message, no
+  /// turn of their own (turnOnCrossedWords): the actor's dispatcher lets
+  /// urgent units run in place (Dispatcher::urgentUnitsMayRunInPlace: the
+  /// default hybrid does), and it has no turn queued or running, no system message, no
   /// coroutine and nothing in its unbounded mailbox. Its turn would be an
   /// urgent unit (Dispatcher::executeUrgent): the next one while fewer than
   /// Isolate::kUrgentStreak ran in a row, after the same messages.
   bool idleForCrossedWords() const noexcept {
-    return onHybrid_ && state_ == State::Running && !scheduled_ && pending_ == 0 && !hasAsync_ &&
+    return inPlace_ && state_ == State::Running && !scheduled_ && pending_ == 0 && !hasAsync_ &&
            mailbox_.unboundedAndEmpty();
   }
   /// Precondition: idleForCrossedWords(), count > 0. Handles up to
@@ -183,12 +183,7 @@ class ActorCell final : public Task, public Endpoint {
   [[gnu::noinline]] void runSystemMessages();
   void schedule() {
     scheduled_ = true;
-    if (onHybrid_) [[likely]] {
-      // The default: no call through the vtable (HybridDispatcher is final).
-      static_cast<HybridDispatcher*>(dispatcher_)->HybridDispatcher::execute(*this);
-    } else {
-      dispatcher_->execute(*this);
-    }
+    dispatcher_->dispatch(*this);  // while it has credit, a push with no call
   }
   void scheduleUrgent() {
     scheduled_ = true;
@@ -266,7 +261,7 @@ class ActorCell final : public Task, public Endpoint {
   std::uint8_t pending_ = kStartPending;
   bool active_ = false;    // handled a message since the last passivation check
   bool hasAsync_ = false;  // rare_->async is set: it has coroutine handlers
-  bool onHybrid_;          // dispatcher_ is a HybridDispatcher (the default's kind)
+  bool inPlace_;           // dispatcher_->urgentUnitsMayRunInPlace()
   std::uint32_t throughput_;
   std::uint32_t incarnation_ = 0;  // bumped by each restart
   Mailbox mailbox_;

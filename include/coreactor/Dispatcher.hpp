@@ -55,6 +55,23 @@ class Dispatcher {
   /// Isolate-local; built-ins allocate nothing here in steady state.
   virtual void execute(Task& task) = 0;
 
+  /// What the actor runtime calls to hand over a turn: while this
+  /// dispatcher has granted microtask credit (grantMicrotasks), a push onto
+  /// its loop's microtask queue, inline and with no call; execute()
+  /// otherwise. The same for every dispatcher: one that grants no credit
+  /// gets every unit through execute(). Isolate-local.
+  void dispatch(Task& task) {
+    if (!tryMicrotask(task)) execute(task);
+  }
+
+  /// True when a unit handed to executeUrgent() may instead be run by its
+  /// caller at once, in place: the runtime then runs the turn of an idle
+  /// actor on messages that crossed from another isolate where they land,
+  /// instead of queuing it. A dispatcher that must see every unit
+  /// (tracing, metering) keeps the default, false. The hybrid says true:
+  /// its urgent units run next anyway.
+  virtual bool urgentUnitsMayRunInPlace() const noexcept { return false; }
+
   /// Hands over a unit that should run before the units already waiting: an
   /// idle actor's turn for a message that crossed from another isolate,
   /// whose sender waits for the answer while both isolates are busy. The
@@ -106,6 +123,23 @@ class Dispatcher {
 
  protected:
   Dispatcher() = default;
+  /// Lets the next `units` units handed to dispatch() go straight onto
+  /// `loop`'s microtask queue, with no call (replaces what was granted).
+  void grantMicrotasks(Isolate& loop, std::size_t units) noexcept {
+    creditLoop_ = &loop;
+    credit_ = units;
+  }
+  /// Units dispatch() may still push with no call.
+  std::size_t microtaskCredit() const noexcept { return credit_; }
+  /// Spends one unit of credit on `task`: false, nothing done, without any.
+  bool tryMicrotask(Task& task) {
+    if (credit_ == 0) [[unlikely]] {
+      return false;
+    }
+    --credit_;
+    detail::IsolateHooks::queueMicrotask(*creditLoop_, task, *this);
+    return true;
+  }
   /// For clone(): hands `copy` this instance's sink.
   std::unique_ptr<Dispatcher> withMySink(std::unique_ptr<Dispatcher> copy) const {
     copy->onError_ = onError_;
@@ -113,6 +147,9 @@ class Dispatcher {
   }
 
  private:
+  // Read and written on every unit: first, with the vtable pointer.
+  std::size_t credit_ = 0;         // grantMicrotasks()
+  Isolate* creditLoop_ = nullptr;  // where credited units go
   ErrorSink onError_;
 };
 

@@ -44,17 +44,18 @@ class HybridDispatcher final : public BoundDispatcher {
 
   std::string_view id() const noexcept override { return "hybrid-dispatcher"; }
   using Dispatcher::execute;
-  /// Inline: an actor cell on this dispatcher calls it directly, not
-  /// through the vtable (the common case is a count and a queue push). The
-  /// vtable's copy starts a cache line, as the loop's hot functions do.
+  /// The budget is Dispatcher's microtask credit: while it lasts, the
+  /// runtime's dispatch() pushes each unit with no call at all (a count and
+  /// a queue push); this is the rest. It starts a cache line, as the loop's
+  /// hot functions do.
   [[gnu::aligned(64)]] void execute(Task& task) override {
-    if (open_ != 0) [[likely]] {  // never before the first unit: bound
-      --open_;
-      detail::IsolateHooks::queueMicrotask(boundLoop(), task, *this);
+    if (tryMicrotask(task)) [[likely]] {  // never before the first unit: bound
       return;
     }
     executeSlow(task);  // also binds an unbound instance, at its first unit
   }
+  /// True: an urgent unit runs next anyway (within the isolate's bound).
+  bool urgentUnitsMayRunInPlace() const noexcept override { return true; }
   /// Ahead of the waiting microtasks (Isolate::queueUrgentMicrotaskFromDispatcher);
   /// past the isolate's bound, execute(). Not counted against yieldEvery:
   /// the isolate bounds urgent units itself.
@@ -78,14 +79,15 @@ class HybridDispatcher final : public BoundDispatcher {
 
   /// Lets the units that arrive next go straight to microtasks again: no
   /// yield is queued and none waits behind one.
-  void reopen() noexcept { open_ = left_; }
+  void reopen() noexcept { grantMicrotasks(*isolate(), left_); }
 
   std::size_t yieldEvery_;
   // Units that may still go as microtasks before the next yield. While no
-  // yield is queued and none waits (the common case), open_ holds that
-  // count and execute() tests and decrements it alone; otherwise open_ is 0
-  // and left_ holds it for the pump. The budget restarts at each yield.
-  std::size_t open_ = 0;  // 0 until the first unit (executeSlow) opens the budget
+  // yield is queued and none waits (the common case), the microtask credit
+  // (Dispatcher::grantMicrotasks) holds that count and dispatch() tests and
+  // decrements it alone; otherwise the credit is 0 and left_ holds it for
+  // the pump. The budget restarts at each yield. No credit until the first
+  // unit (executeSlow) opens the budget.
   std::size_t left_ = 0;
   bool started_ = false;
   bool yielding_ = false;  // the yield macrotask is queued

@@ -243,12 +243,13 @@ spdlog::logger& ReceiveContext::log() {
 
 ActorRef ReceiveContext::spawn(std::string name, FunctionActor::Receive receive,
                                ActorOptions options) {
-  return spawnChild(std::move(name), std::move(options), [receive = std::move(receive)] {
-    return std::unique_ptr<Actor>(std::make_unique<FunctionActor>(receive));
-  });
+  return spawn(std::move(name), ActorFactory([receive = std::move(receive)] {
+                 return std::unique_ptr<Actor>(std::make_unique<FunctionActor>(receive));
+               }),
+               std::move(options));
 }
 
-ActorRef ReceiveContext::spawnChild(std::string name, ActorOptions options, ActorFactory factory) {
+ActorRef ReceiveContext::spawn(std::string name, ActorFactory factory, ActorOptions options) {
   return cell_.spawnChild(std::move(name), std::move(options), std::move(factory));
 }
 
@@ -355,12 +356,13 @@ const std::string& ActorSystem::name() const noexcept {
 
 ActorRef ActorSystem::spawn(std::string name, FunctionActor::Receive receive,
                             ActorOptions options) {
-  return spawnTopLevel(std::move(name), std::move(options), [receive = std::move(receive)] {
-    return std::unique_ptr<Actor>(std::make_unique<FunctionActor>(receive));
-  });
+  return spawn(std::move(name), ActorFactory([receive = std::move(receive)] {
+                 return std::unique_ptr<Actor>(std::make_unique<FunctionActor>(receive));
+               }),
+               std::move(options));
 }
 
-ActorRef ActorSystem::spawnTopLevel(std::string name, ActorOptions options, ActorFactory factory) {
+ActorRef ActorSystem::spawn(std::string name, ActorFactory factory, ActorOptions options) {
   return core_->spawnTopLevel(std::move(name), options, std::move(factory));
 }
 

@@ -251,6 +251,20 @@ class ActorFactory {
   alignas(8) unsigned char storage_[8] = {};
 };
 
+namespace detail {
+/// A factory making an A from copies of `args`, taken now: each restart
+/// builds the new instance from the same values (spawn<A>(name, options, args...)).
+template <class A, class... Args>
+ActorFactory makeFactory(Args&... args) {
+  if constexpr (sizeof...(Args) == 0) {
+    return [] { return std::unique_ptr<Actor>(std::make_unique<A>()); };
+  } else {
+    return
+        [... captured = args] { return std::unique_ptr<Actor>(std::make_unique<A>(captured...)); };
+  }
+}
+}  // namespace detail
+
 /// An actor whose receive is a function (handy in tests and small programs).
 class FunctionActor final : public Actor {
  public:
@@ -437,7 +451,7 @@ class ReceiveContext {
   /// an empty name gets a generated one ("$1", "$2", ...).
   template <class A, class... Args>
   ActorRef spawn(std::string name, ActorOptions options, Args&&... args) {
-    return spawnChild(std::move(name), std::move(options), makeFactory<A>(args...));
+    return spawn(std::move(name), detail::makeFactory<A>(args...), std::move(options));
   }
   /// spawn() with the default options.
   template <class A>
@@ -448,7 +462,8 @@ class ReceiveContext {
   ActorRef spawn(std::string name, FunctionActor::Receive receive,
                  ActorOptions options = ActorOptions::create());
   /// Spawns a child that `factory` makes (at spawn and at each restart).
-  ActorRef spawnChild(std::string name, ActorOptions options, ActorFactory factory);
+  ActorRef spawn(std::string name, ActorFactory factory,
+                 ActorOptions options = ActorOptions::create());
 
   /// The living children, in spawn order.
   std::vector<ActorRef> children() const;
@@ -464,19 +479,6 @@ class ReceiveContext {
   void watch(const ActorRef& actor);
   /// Stops watching `actor`. A Terminated already sent may still arrive.
   void unwatch(const ActorRef& actor);
-
-  /// A factory making an A from copies of `args`, taken now: each restart
-  /// builds the new instance from the same values.
-  template <class A, class... Args>
-  static ActorFactory makeFactory(Args&... args) {
-    if constexpr (sizeof...(Args) == 0) {
-      return [] { return std::unique_ptr<Actor>(std::make_unique<A>()); };
-    } else {
-      return [... captured = args] {
-        return std::unique_ptr<Actor>(std::make_unique<A>(captured...));
-      };
-    }
-  }
 
  private:
   template <class R>

@@ -136,8 +136,7 @@ class ActorSystem {
   /// asynchronously: preStart runs on its isolate before its first message.
   template <class A, class... Args>
   ActorRef spawn(std::string name, ActorOptions options, Args&&... args) {
-    return spawnTopLevel(std::move(name), std::move(options),
-                         ReceiveContext::makeFactory<A>(args...));
+    return spawn(std::move(name), detail::makeFactory<A>(args...), std::move(options));
   }
   /// spawn() with the default options.
   template <class A>
@@ -148,7 +147,8 @@ class ActorSystem {
   ActorRef spawn(std::string name, FunctionActor::Receive receive,
                  ActorOptions options = ActorOptions::create());
   /// Spawns a top-level actor that `factory` makes (at spawn and at each restart).
-  ActorRef spawnTopLevel(std::string name, ActorOptions options, ActorFactory factory);
+  ActorRef spawn(std::string name, ActorFactory factory,
+                 ActorOptions options = ActorOptions::create());
 
   /// Stops an actor and its subtree (asynchronously).
   void stop(const ActorRef& actor);

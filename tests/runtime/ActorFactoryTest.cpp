@@ -5,9 +5,11 @@
 
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "coreactor/Actor.hpp"
+#include "coreactor/ActorSystem.hpp"
 
 namespace coreactor {
 namespace {
@@ -60,6 +62,34 @@ TEST(ActorFactory, AnEmptyFactoryThrowsBadFunctionCall) {
   ActorFactory none;
   EXPECT_FALSE(none);
   EXPECT_THROW(none(), std::bad_function_call);
+}
+
+TEST(ActorFactory, SpawnsAtTheTopAndAsAChildAndMakesEachRestartsInstance) {
+  // SPEC A1, A6: spawn(name, factory, options) on the system and on a
+  // context; a restart takes a fresh instance from the same factory.
+  auto system = ActorSystem::create("factory", ActorSystemOptions::create().withManualRun());
+  int made = 0;
+  struct Fails : Actor {
+    void receive(ReceiveContext& ctx) override {
+      if (ctx.is<int>()) throw std::runtime_error("restart me");
+    }
+  };
+  ActorFactory factory = [&made] {
+    ++made;
+    return std::unique_ptr<Actor>(std::make_unique<Fails>());
+  };
+  ActorRef top = system->spawn("top", factory);
+  ActorRef child;
+  ActorRef parent = system->spawn("parent", [&](ReceiveContext& ctx) {
+    if (ctx.is<std::string>()) child = ctx.spawn("child", factory);
+  });
+  parent.tell(std::string("spawn"));
+  system->runUntilIdle();
+  EXPECT_EQ(made, 2);
+  top.tell(1);
+  child.tell(1);
+  system->runUntilIdle();
+  EXPECT_EQ(made, 4) << "each restart made a fresh instance";
 }
 
 }  // namespace

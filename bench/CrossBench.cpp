@@ -137,7 +137,7 @@ constexpr std::int64_t kBulkCrossings = 250'000;
 /// Both rings' slots: the runtime's default ring between two isolates
 /// (ActorSystemOptions::withCrossIsolateBuffer).
 constexpr std::size_t kRingSlots = 1024;
-/// What a consumer takes at once: Crossings::kBatch, per peer and loop iteration.
+/// What a consumer takes at once: transport::Link::kBatch, per peer and loop iteration.
 constexpr std::size_t kConsumeBatch = 256;
 /// floor/busy-poll-rtt: round trips per round (~1 us each between the two
 /// vCPUs of this machine kind).
@@ -733,11 +733,11 @@ Timed burstRound(Stream& stream, const ActorRef& sender, const ActorRef& receive
   return stream.result;
 }
 
-/// isolates/tell/cross and isolates/tell/same. The issue's ratio compares a
+/// isolates/tell/cross and isolates/tell/same. The target's ratio compares a
 /// tell across with one on one isolate, "the receiving core does the
-/// mailbox and handler work". This VM's vCPUs do not always run at one
-/// speed (in the thirteenth session one ran a ping-pong 1.8x slower than
-/// the other, for minutes, and the two swapped), and the same row runs on
+/// mailbox and handler work". The vCPUs of a VM do not always run at one
+/// speed (one may run a ping-pong 1.8x slower than the other for minutes,
+/// and the two swap), and the same row runs on
 /// isolate 0's CPU. So with pinning, each round across is followed (off the
 /// clock) by the same burst on one isolate on the receiver's CPU (isolate 1),
 /// and the cross row reports the median of the per-round ratios.
@@ -973,7 +973,7 @@ void pingPongAcross(benchmark::State& state, Across how) {
   OpMeter meter;
   std::int64_t loadMessages = 0;  // handled by the loads during the rounds, both isolates
   std::int64_t rounds = 0;
-  // This VM's two CPUs change topology from minute to minute (the busy-poll
+  // A VM's two CPUs may change topology from minute to minute (the busy-poll
   // round trip reads 35 to 800 ns), so a ratio of two rows run minutes
   // apart can compare two phases. Each round of the awake and idle rows is
   // paired with a round of its floor right after it (off the clock).
@@ -1116,9 +1116,9 @@ double rateOf(const OpMeter::Timed& t) {
 
 /// isolates/scaling/<n>: n isolates, each running its own ping-pong pair, all
 /// at once; the figure is the aggregate: the window over every round trip
-/// completed in it. This VM's two vCPUs do not always run at one speed (in
-/// the thirteenth session, for minutes at a time, one ran a ping-pong 1.8x
-/// slower than the other), so "N x one isolate" is not one number. With
+/// completed in it. A VM's vCPUs do not always run at one speed (for
+/// minutes at a time one may run a ping-pong 1.8x slower than the other),
+/// so "N x one isolate" is not one number. With
 /// pinning, each round is followed (off the clock) by a window of each pair
 /// alone on its CPU, and the row reports the median over rounds of
 /// (sum of the pairs' rates alone) / (their rate together): 1 when the

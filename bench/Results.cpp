@@ -231,10 +231,10 @@ constexpr Target kTargets[] = {
     {"ask from the driving thread (*)", "actor/ask/from-driver", nullptr, 100, "ns"},
     {"spawn + start + stop, per actor", "actor/spawn/100", nullptr, 300, "ns"},
     {"memory per idle actor (RSS)", "actor/memory", nullptr, 256, "B"},
-    // The same bounds read in floors: the issue states them for a machine
-    // whose ring floor is ~2.5 ns. Each round of these rows is paired with
-    // a round of the floor on the same thread right after it
-    // (bench/RingFloor.hpp), so a slow vCPU slows both.
+    // The same bounds read in floors: they are stated for a machine whose
+    // ring floor is ~2.5 ns. Each round of these rows is paired with a
+    // round of the floor on the same thread right after it
+    // (bench/RingFloor.hpp), so a slow CPU slows both.
     {"tell (1k) / ring floor: 10 ns on 2.5", "actor/tell/1000", "floor/ring", 4.0, "", false,
      kPairedFloorRatioCounter},
     {"tell (10k) / ring floor: 10 ns on 2.5", "actor/tell/10000", "floor/ring", 4.0, "", false,

@@ -3,7 +3,7 @@
 // pointer (floor/ring). The dispatch rows compare the loop's hop with it; the
 // actor rows run a short round of it right after each of their rounds, on the
 // same thread (so the same CPU, in the same minute), and report their cost in
-// floors as well as in ns: this VM's vCPUs do not run at one speed.
+// floors as well as in ns: a VM's vCPUs do not always run at one speed.
 #pragma once
 
 #include <benchmark/benchmark.h>

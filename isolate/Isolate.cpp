@@ -257,7 +257,7 @@ struct Isolate::Cold {
   // as a raw eventfd round trip takes. Asio's condition variable costs a
   // third each time (glibc marks the mutex contended after a wait, so its
   // unlock is a futex wake that finds no one): one to two microseconds more
-  // per wake-up on this VM (bench isolates/pingpong/idle).
+  // per wake-up on a VM (bench isolates/pingpong/idle).
   enum Sleep : std::uint8_t { kAwake = 0, kInAsio = 1, kOnFutex = 2 };
   alignas(64) std::atomic<std::uint8_t> sleeping{kAwake};
   std::atomic<bool> wakePending{false};

@@ -14,12 +14,12 @@
 // Every call here runs on the actor's own isolate, inside one of its turns or
 // hooks: an actor is never entered by two threads, and needs no lock.
 //
-// Lifecycle (SPEC A5): preStart before the first message; postStop after the
+// Lifecycle (requirement A5): preStart before the first message; postStop after the
 // last, once its children have stopped. On a failure the parent's supervisor
-// strategy decides (SPEC A6): resume (keep state, skip the message), restart
+// strategy decides (requirement A6): resume (keep state, skip the message), restart
 // (preRestart on the old instance, a new instance, postRestart; same
 // reference, same mailbox), stop, or escalate to the grandparent.
-// A throw from receive never reaches the dispatcher (SPEC D10).
+// A throw from receive never reaches the dispatcher (requirement D10).
 #pragma once
 
 #include <chrono>
@@ -74,14 +74,14 @@ struct PoisonPill {};
 template <>
 inline constexpr bool detail::kHandledByCell<PoisonPill> = true;
 
-/// Sent to every watcher when a watched actor has fully stopped (SPEC A5).
+/// Sent to every watcher when a watched actor has fully stopped (requirement A5).
 struct Terminated {
   ActorRef actor;  ///< the watched actor, now stopped
 };
 
 // ---- supervision ---------------------------------------------------------------
 
-/// What a supervisor does with a child that failed (SPEC A6).
+/// What a supervisor does with a child that failed (requirement A6).
 enum class Directive {
   Resume,    ///< keep the child's state and go on; the failed message is skipped
   Restart,   ///< a new instance in place of the old: same reference, same mailbox
@@ -348,7 +348,7 @@ class ReceiveContext {
 
   /// The system logger (spdlog; include <spdlog/spdlog.h> to use it), with
   /// this turn's log context set: its records carry this actor's path, its
-  /// isolate and the current message's type (SPEC A9).
+  /// isolate and the current message's type (requirement A9).
   spdlog::logger& log();
 
   /// The current message; an empty Message in lifecycle hooks, in ask
@@ -403,7 +403,7 @@ class ReceiveContext {
   /// this actor, `d` from now (a timer on its isolate's clock).
   [[nodiscard]] detail::DelayAwaiter delay(std::chrono::nanoseconds d);
 
-  // ---- the scheduler (SPEC S1-S12; docs/scheduling.md) --------------------------
+  // ---- the scheduler (requirement S1-S12; docs/scheduling.md) --------------------------
   // A schedule made here lives on this actor's isolate and is owned by this
   // actor as well as by the system: this actor's full stop cancels it, a
   // restart keeps it (S6). Ticks come from this actor unless the options name

@@ -97,12 +97,12 @@ class ActorOptions {
   /// A dispatcher of the actor's own, bound to the actor's isolate (one
   /// instance serves one isolate: actors sharing it must live on the same one).
   ActorOptions withDispatcher(std::shared_ptr<Dispatcher> dispatcher) const;
-  /// Messages handled per turn (SPEC D7). Throws ErrInvalidThroughput for 0.
+  /// Messages handled per turn (requirement D7). Throws ErrInvalidThroughput for 0.
   ActorOptions withThroughput(std::size_t messagesPerTurn) const;
   /// The actor's mailbox (default: MailboxOptions::unbounded()).
   ActorOptions withMailbox(MailboxOptions mailbox) const;
   /// Places the actor on isolate `index` (checked at spawn: ErrIsolateOutOfRange).
-  /// Placement (SPEC X4): without any of the three calls here, a top-level
+  /// Placement (requirement X4): without any of the three calls here, a top-level
   /// actor goes round the isolates and a child lives on its parent's isolate.
   ActorOptions withIsolate(std::size_t index) const;
   /// Places the actor by key: the same key always lands on the same isolate
@@ -111,7 +111,7 @@ class ActorOptions {
   ActorOptions withKey(std::string key) const;
   /// Places the actor round-robin over the isolates, even as a child.
   ActorOptions withRoundRobin() const;
-  /// Passivation (SPEC A10): the actor stops itself (gracefully: postStop
+  /// Passivation (requirement A10): the actor stops itself (gracefully: postStop
   /// runs, watchers get Terminated) once it has handled no message for
   /// `idleTimeout`; it stops between 1 and 1.25 idle timeouts after its last
   /// message. Scheduler ticks are messages: a repeating schedule to it keeps
@@ -150,7 +150,7 @@ class ActorSystemOptions {
  public:
   /// Makes one dispatcher instance; called once per isolate.
   using DispatcherFactory = std::function<std::unique_ptr<Dispatcher>()>;
-  /// Messages an actor handles per turn unless told otherwise (SPEC D7).
+  /// Messages an actor handles per turn unless told otherwise (requirement D7).
   static constexpr std::size_t kDefaultThroughput = 16;
 
   /// The defaults: a HybridDispatcher per isolate, one isolate per CPU,
@@ -158,12 +158,12 @@ class ActorSystemOptions {
   static ActorSystemOptions create() { return ActorSystemOptions(); }
 
   /// The system-wide default dispatcher. With N isolates the system uses one
-  /// instance per isolate (SPEC D8): this one on isolate 0 and clones of it
+  /// instance per isolate (requirement D8): this one on isolate 0 and clones of it
   /// elsewhere (ErrDispatcherNotClonable at create() if it has no clone()).
   ActorSystemOptions withDispatcher(std::shared_ptr<Dispatcher> prototype) const;
   /// Or: a factory called once per isolate.
   ActorSystemOptions withDispatcherFactory(DispatcherFactory factory) const;
-  /// Default messages per turn for every actor (SPEC D7). ErrInvalidThroughput for 0.
+  /// Default messages per turn for every actor (requirement D7). ErrInvalidThroughput for 0.
   ActorSystemOptions withThroughput(std::size_t messagesPerTurn) const;
   /// How many isolates (loops, threads) the system runs. Default: one per
   /// CPU this process may use (hwloc, honouring its cpuset; with
@@ -185,11 +185,11 @@ class ActorSystemOptions {
   ActorSystemOptions withClock(const Clock* clock) const;
   /// Where the system logger writes (spdlog sinks; stderr by default). Each
   /// record made through ReceiveContext::log() carries the actor's path, its
-  /// isolate and the message type (SPEC A9).
+  /// isolate and the message type (requirement A9).
   ActorSystemOptions withLogSink(std::shared_ptr<spdlog::sinks::sink> sink) const;
   /// The lowest level the system logger writes (default: Info).
   ActorSystemOptions withLogLevel(LogLevel level) const;
-  /// The path between two isolates (SPEC X1, X3): a ring of `ringSlots`
+  /// The path between two isolates (requirement X1, X3): a ring of `ringSlots`
   /// 64-byte slots per ordered pair (rounded up to a power of two, at least
   /// 2), each holding a message, or two words (trivially copyable messages
   /// of at most 8 bytes),
@@ -198,7 +198,7 @@ class ActorSystemOptions {
   /// a dead letter ("backpressure"), counted. Defaults: 1024 and 1M.
   /// ErrInvalidOption for fewer than 2 or more than 1M slots.
   ActorSystemOptions withCrossIsolateBuffer(std::size_t ringSlots, std::size_t overflowLimit) const;
-  /// Backpressure on threads that are no isolate (SPEC X3): a tell from such
+  /// Backpressure on threads that are no isolate (requirement X3): a tell from such
   /// a thread to an isolate whose inbox holds `limit` messages waits until
   /// the isolate has taken some (counted in ActorSystem::transportStats).
   /// Only threads that run no loop wait; an isolate of another system never does.

@@ -6,10 +6,10 @@
 // incarnation of one actor: the isolate it lives on, a slot in that isolate's
 // actor table, and the slot's generation. After the actor has stopped, the
 // reference stays valid to hold and to use; what is sent to it becomes a dead
-// letter (SPEC A7). A restart keeps the reference (SPEC A6).
+// letter (requirement A7). A restart keeps the reference (requirement A6).
 //
 // tell() works the same from the actor's own isolate, from another isolate and
-// from a thread that is no isolate (SPEC A2). Messages from one sender to one
+// from a thread that is no isolate (requirement A2). Messages from one sender to one
 // receiver keep their order.
 //
 // Thread-safety: callable from any thread. A reference must not be used after

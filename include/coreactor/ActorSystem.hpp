@@ -1,6 +1,6 @@
 /// @file
 /// `coreactor/ActorSystem.hpp` — the actor system: isolates, actors, the event
-/// stream, ask (SPEC A1, A3).
+/// stream, ask (requirement A1, A3).
 //
 //   auto system = ActorSystem::create("app");
 //   ActorRef counter = system->spawn<Counter>("counter");
@@ -50,7 +50,7 @@ namespace detail {
 class SystemCore;
 }
 
-/// What crossed between isolates so far (SPEC X1, X3).
+/// What crossed between isolates so far (requirement X1, X3).
 struct TransportStats {
   std::uint64_t crossings = 0;       ///< messages sent isolate to isolate (rings)
   std::uint64_t overflowed = 0;      ///< of which waited in an overflow list first
@@ -186,7 +186,7 @@ class ActorSystem {
   void ask(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
            AskCompletion completion);
 
-  // ---- the scheduler (SPEC S1-S12; coreactor/Schedule.hpp, docs/scheduling.md) ----
+  // ---- the scheduler (requirement S1-S12; coreactor/Schedule.hpp, docs/scheduling.md) ----
   // Ticks are ordinary sends from the sender of the options (default: no
   // sender). A schedule made on one of the system's isolates lives there; one
   // made from another thread lives on the target's isolate.

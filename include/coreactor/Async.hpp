@@ -1,5 +1,5 @@
 /// @file
-/// `coreactor/Async.hpp` — handlers that are C++20 coroutines (SPEC A11).
+/// `coreactor/Async.hpp` — handlers that are C++20 coroutines (requirement A11).
 //
 //   struct Fetcher : coreactor::AsyncActor {
 //     coreactor::Async receiveAsync(coreactor::ReceiveContext& ctx) override {

@@ -3,10 +3,10 @@
 //
 // A unit is one actor's turn (or any Task). A dispatcher's whole job is to hand
 // units to its isolate's loop: as microtasks, as macrotasks, or through a queue
-// of its own. The interface is two members plus an optional error sink (SPEC
+// of its own. The interface is two members plus an optional error sink (requirement
 // D1): a tracing or metering wrapper implements `id` and `execute`, delegating.
 //
-// One instance, one loop (SPEC D8). The built-in dispatchers (BoundDispatcher)
+// One instance, one loop (requirement D8). The built-in dispatchers (BoundDispatcher)
 // bind to one isolate — explicitly with bind(), or on first execute() to the
 // isolate running it — and refuse a second one with ErrDispatcherBoundElsewhere:
 // the hybrid's budget only means something if its counter sees one loop's whole
@@ -18,7 +18,7 @@
 // dispatcher's isolate (that is where actors run). Setting the sink is not
 // synchronised: do it before the dispatcher is in use.
 //
-// Errors (SPEC D11, D12). A unit that throws is reported to this dispatcher's
+// Errors (requirement D11, D12). A unit that throws is reported to this dispatcher's
 // sink, `onError(error, dispatcherId)`. An unset sink reports to stderr (the
 // last resort of a dispatcher no system adopted); a system fills the sink only
 // where it is unset (adoptErrorSink); a sink that throws loses nothing: stderr
@@ -109,7 +109,7 @@ class Dispatcher {
   /// delegating wrapper has no loop of its own); built-ins accept one only.
   virtual void bind(Isolate& isolate) { static_cast<void>(isolate); }
 
-  // ---- the error sink (optional, SPEC D1, D12) ------------------------------
+  // ---- the error sink (optional, requirement D1, D12) ------------------------------
 
   /// The sink; empty when none is set.
   const ErrorSink& onError() const noexcept { return onError_; }

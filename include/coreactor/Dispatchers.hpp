@@ -1,5 +1,5 @@
 /// @file
-/// `coreactor/Dispatchers.hpp` — the factories of the built-in dispatchers (SPEC D9).
+/// `coreactor/Dispatchers.hpp` — the factories of the built-in dispatchers (requirement D9).
 //
 // Each call returns a fresh, unbound instance; a system binds one per isolate.
 //   Dispatchers::Hybrid(1000)   fewer yields for a compute pipeline with no I/O

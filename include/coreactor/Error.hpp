@@ -21,7 +21,7 @@ namespace coreactor {
 /// The named errors: the values of every std::error_code coreactor reports,
 /// in errorCategory(). docs/errors.md says when each arises.
 enum class Error : int {
-  // Scheduler sentinels (SPEC S12).
+  // Scheduler sentinels (requirement S12).
   ErrActorSystemNotStarted = 1,  ///< The system is stopping or stopped.
   ErrInvalidInterval,            ///< A schedule's delay or interval that is not positive.
   ErrScheduleAlreadyExists,      ///< A schedule reference that a live schedule holds.

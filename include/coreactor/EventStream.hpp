@@ -1,10 +1,10 @@
 /// @file
-/// `coreactor/EventStream.hpp` — the system's publish/subscribe channel (SPEC A8).
+/// `coreactor/EventStream.hpp` — the system's publish/subscribe channel (requirement A8).
 //
 // Subscribe by event type, with a callback or an actor:
 //   system->eventStream().subscribe<DeadLetter>([](const DeadLetter& d) { ... });
 //   system->eventStream().subscribe<DispatcherError>(alarmActor);
-// The runtime publishes DeadLetter (SPEC A7), DispatcherError (SPEC D11) and
+// The runtime publishes DeadLetter (requirement A7), DispatcherError (requirement D11) and
 // the lifecycle events below; users publish their own types.
 //
 // Delivery: a callback runs on the publishing thread, during publish(); an
@@ -36,7 +36,7 @@
 
 namespace coreactor {
 
-/// A message that could not be delivered (SPEC A7).
+/// A message that could not be delivered (requirement A7).
 struct DeadLetter {
   ActorRef recipient;       ///< whom it was sent to
   ActorRef sender;          ///< who sent it (none for a message without a sender)
@@ -47,14 +47,14 @@ struct DeadLetter {
 };
 
 /// A failure in the machinery around a handler, or in a unit handed straight
-/// to a dispatcher (SPEC D11). `actor` is none for work of no actor.
+/// to a dispatcher (requirement D11). `actor` is none for work of no actor.
 struct DispatcherError {
   std::string dispatcherId;  ///< the id() of the dispatcher that ran the work
   std::exception_ptr cause;  ///< what was thrown
   ActorRef actor;            ///< whose work it was; none for work of no actor
 };
 
-// Lifecycle events (SPEC A8).
+// Lifecycle events (requirement A8).
 
 /// An actor has started: it was made and its preStart has run.
 struct ActorStarted {

@@ -1,19 +1,19 @@
 /// @file
 /// `coreactor/HybridDispatcher.hpp` — microtask speed with a bounded escape;
-/// the default (SPEC D4, D5).
+/// the default (requirement D4, D5).
 //
 // Units go on the microtask queue, and every time `yieldEvery` consecutive
 // units have done so, the next one goes through a macrotask instead and the
 // count restarts: the loop reaches timers and I/O at least once every
 // yieldEvery + 1 units, i.e. every ~64 x 16 ≈ 1024 messages with the default
-// actor throughput (SPEC D7). The worst case is the ImmediateDispatcher; never
+// actor throughput (requirement D7). The worst case is the ImmediateDispatcher; never
 // anything new.
 //
 // The count belongs to the instance, not to an actor: two actors volleying
 // form one microtask chain, and the counter must see all of it. Hence one
-// instance per isolate (SPEC D8) and never a clock read: it counts.
+// instance per isolate (requirement D8) and never a clock read: it counts.
 //
-// FIFO across the yield (SPEC D5): while a yield is in flight, units handed
+// FIFO across the yield (requirement D5): while a yield is in flight, units handed
 // over wait behind it in a ring, in arrival order; when the yield runs, they
 // are fed back one per microtask step, counted like any other unit, and the
 // budget applies to them too. Each unit is moved once: O(1) per unit whatever

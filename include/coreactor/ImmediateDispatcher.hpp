@@ -1,5 +1,5 @@
 /// @file
-/// `coreactor/ImmediateDispatcher.hpp` — every unit as a macrotask (SPEC D3).
+/// `coreactor/ImmediateDispatcher.hpp` — every unit as a macrotask (requirement D3).
 //
 // Timers and I/O get a look between every two actor turns: the fairest
 // dispatcher, and the slowest for request/response traffic, which pays one loop

@@ -1,7 +1,7 @@
 /// @file
 /// `coreactor/Isolate.hpp` — one single-threaded, JS-like event loop.
 //
-// An isolate is one OS thread running one loop (SPEC L1). The loop owns
+// An isolate is one OS thread running one loop (requirement L1). The loop owns
 //   - a macrotask queue   (`post`, the setImmediate analogue),
 //   - a microtask queue   (`queueMicrotask`), drained to empty after every
 //                          macrotask, timer callback and I/O completion,
@@ -112,7 +112,7 @@ struct IsolateOptions {
 /// Options of one timer (Isolate::setTimeout).
 struct TimerOptions {
   /// A referenced timer keeps runUntilIdle() alive until it fires; an
-  /// unreferenced one (what the scheduler uses, SPEC S11) does not, but still
+  /// unreferenced one (what the scheduler uses, requirement S11) does not, but still
   /// fires if the loop is running anyway.
   bool referenced = true;
   /// A coarse timer's deadline counts from the time the loop read at the

@@ -1,10 +1,10 @@
 /// @file
-/// `coreactor/MicrotaskDispatcher.hpp` — every unit on the microtask queue (SPEC D2).
+/// `coreactor/MicrotaskDispatcher.hpp` — every unit on the microtask queue (requirement D2).
 //
 // The fastest dispatcher and a measurement tool, not a production choice: the
 // microtask queue drains to empty before the loop reaches timers or I/O, so
 // two actors volleying on it starve every timer and socket of the isolate for
-// as long as they volley (SPEC L3). Use HybridDispatcher, which is this plus a
+// as long as they volley (requirement L3). Use HybridDispatcher, which is this plus a
 // bound. Cost: one ring push per unit (bench: "hop/microtask").
 #pragma once
 

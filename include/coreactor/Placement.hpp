@@ -1,6 +1,6 @@
 /// @file
 /// `coreactor/Placement.hpp` — where isolates run: the pinning modes and the
-/// report of each isolate's CPUs (SPEC L5).
+/// report of each isolate's CPUs (requirement L5).
 //
 // A system asks for a placement with ActorSystemOptions::withPinning and
 // withNumaNode, and reports it through ActorSystem::placement(). Values only:
@@ -14,14 +14,14 @@
 
 namespace coreactor {
 
-/// How isolate threads are bound to CPUs (SPEC L5).
+/// How isolate threads are bound to CPUs (requirement L5).
 enum class Pinning {
   None,         ///< the kernel schedules them anywhere (the default)
   PerCore,      ///< isolate i on the i-th allowed CPU, alone
   PerNumaNode,  ///< isolate i on all CPUs of NUMA node (i mod nodes)
 };
 
-/// Where one isolate runs (SPEC L5): logged at start, and through
+/// Where one isolate runs (requirement L5): logged at start, and through
 /// ActorSystem::placement().
 struct IsolatePlacement {
   std::size_t isolate = 0;     ///< the isolate's index

@@ -1,6 +1,6 @@
 /// @file
 /// `coreactor/Schedule.hpp` — what the scheduler calls take and give back
-/// (SPEC S1-S4, S12).
+/// (requirement S1-S4, S12).
 // The calls themselves live on ActorSystem and on ReceiveContext:
 //
 //   ctx.scheduleOnce(Remind{}, ctx.self(), 5s, ScheduleOptions::create().withReference("remind"));
@@ -17,7 +17,7 @@
 // get()/wait(), or `co_await` it in a coroutine handler (coreactor/Async.hpp),
 // which resumes inside a turn of the actor.
 //
-// Errors (SPEC S12), as std::error_code of coreactor::Error:
+// Errors (requirement S12), as std::error_code of coreactor::Error:
 //   ErrActorSystemNotStarted  the system is stopping or stopped
 //   ErrInvalidInterval        a delay or interval that is not positive
 //   ErrScheduleAlreadyExists  the reference is held by a live schedule
@@ -47,7 +47,7 @@ namespace coreactor {
 
 class ReceiveContext;
 
-/// Options of schedule() and scheduleOnce() (SPEC S2, S3).
+/// Options of schedule() and scheduleOnce() (requirement S2, S3).
 class ScheduleOptions {
  public:
   /// The defaults: unnamed, the default sender, no strict cancel.
@@ -111,7 +111,7 @@ class ScheduleHandle {
   bool valid() const noexcept { return slot_ != kNone; }
   /// valid().
   explicit operator bool() const noexcept { return valid(); }
-  /// The isolate that holds the schedule (the one that made it, SPEC S9).
+  /// The isolate that holds the schedule (the one that made it, requirement S9).
   std::uint32_t isolateIndex() const noexcept { return isolate_; }
   /// The schedule's slot on that isolate.
   std::uint32_t slot() const noexcept { return slot_; }

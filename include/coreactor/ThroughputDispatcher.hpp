@@ -1,11 +1,11 @@
 /// @file
-/// `coreactor/ThroughputDispatcher.hpp` — run-N-then-yield on a queue of its own (SPEC D6).
+/// `coreactor/ThroughputDispatcher.hpp` — run-N-then-yield on a queue of its own (requirement D6).
 //
 // Units wait in the dispatcher's ring; one macrotask drains up to `throughput`
 // of them back to back, then yields, so timers and I/O get a look every
 // `throughput` units. Units usually belong to different actors: an actor has
 // at most one unit queued at a time, and how many messages it handles per unit
-// is its own knob (ActorOptions::withThroughput, SPEC D7), not this one.
+// is its own knob (ActorOptions::withThroughput, requirement D7), not this one.
 //
 // Cost: one ring push and pop per unit, one loop iteration per `throughput` units.
 #pragma once

@@ -1,5 +1,5 @@
 /// @file
-/// `coreactor/testkit/CallingThreadDispatcher.hpp` — runs units on the calling thread (SPEC D13).
+/// `coreactor/testkit/CallingThreadDispatcher.hpp` — runs units on the calling thread (requirement D13).
 //
 // FOR TESTS ONLY. execute() runs the unit before it returns, so a test can
 // "send N, observe N" with no loop at all. A unit handed over while another

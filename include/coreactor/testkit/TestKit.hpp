@@ -1,5 +1,5 @@
 /// @file
-/// `coreactor/testkit/TestKit.hpp` — testing actors (SPEC A12).
+/// `coreactor/testkit/TestKit.hpp` — testing actors (requirement A12).
 //
 //   testkit::TestKit kit;                       // a manual-run system on a ManualClock
 //   testkit::TestProbe probe = kit.probe();

@@ -17,6 +17,13 @@
 // At most kLanes different timeouts have lanes at once; an ask with yet
 // another timeout gets a timer of its own (arm() returns false). An emptied
 // lane gives its place to the next new timeout. Isolate-local throughout.
+//
+// A timeout past the end of the clock's timeline (nanoseconds::max(), a
+// century) saturates there (Clock::deadlineAfter, here and in the isolate's
+// own timers): its ask waits for ever, and the timer still follows the
+// nearest deadline of the other lanes
+// (AskTimeouts.AnAskWithAHugeTimeoutNeverDelaysAShortOnesTimeout,
+// AskTimeouts.AHugeTimeoutOnATimerOfItsOwnNeverDelaysTheLanes).
 #pragma once
 
 #include <array>

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <new>
 
+#include "ScheduleNames.hpp"  // mapPages
 #include "SystemCore.hpp"
 
 namespace coreactor::detail {
@@ -16,28 +18,175 @@ Scheduler::Scheduler(SystemCore& core, IsolateRuntime& home)
 
 Scheduler::~Scheduler() {
   clear();
+  for (std::uint32_t c = 0; c < chunks_.size(); ++c) {
+    if (chunks_[c] != nullptr) unmapChunk(c);
+  }
 }
 
 std::int64_t Scheduler::now() const noexcept {
   return clock_.now().time_since_epoch().count();
 }
 
+// ---- the chunk sets -----------------------------------------------------------------
+
+void Scheduler::ChunkSet::grow(std::size_t chunks) {
+  const std::size_t words = (chunks + 63) / 64;
+  if (words > bits_.size()) bits_.resize(words, 0);
+  const std::size_t summaries = (words + 63) / 64;
+  if (summaries > words_.size()) words_.resize(summaries, 0);
+}
+
+void Scheduler::ChunkSet::insert(std::uint32_t chunk) noexcept {
+  const std::uint32_t w = chunk >> 6;
+  bits_[w] |= std::uint64_t{1} << (chunk & 63);
+  words_[w >> 6] |= std::uint64_t{1} << (w & 63);
+}
+
+void Scheduler::ChunkSet::erase(std::uint32_t chunk) noexcept {
+  const std::uint32_t w = chunk >> 6;
+  bits_[w] &= ~(std::uint64_t{1} << (chunk & 63));
+  if (bits_[w] == 0) words_[w >> 6] &= ~(std::uint64_t{1} << (w & 63));
+}
+
+std::uint32_t Scheduler::ChunkSet::lowest() const noexcept {
+  for (std::size_t s = 0; s < words_.size(); ++s) {
+    if (words_[s] == 0) continue;
+    const std::size_t w = s * 64 + static_cast<std::size_t>(std::countr_zero(words_[s]));
+    return static_cast<std::uint32_t>(w * 64 +
+                                      static_cast<std::size_t>(std::countr_zero(bits_[w])));
+  }
+  return kNoChunk;
+}
+
+std::uint32_t Scheduler::ChunkSet::highest() const noexcept {
+  for (std::size_t s = words_.size(); s-- > 0;) {
+    if (words_[s] == 0) continue;
+    const std::size_t w = s * 64 + 63 - static_cast<std::size_t>(std::countl_zero(words_[s]));
+    return static_cast<std::uint32_t>(w * 64 + 63 -
+                                      static_cast<std::size_t>(std::countl_zero(bits_[w])));
+  }
+  return kNoChunk;
+}
+
+std::size_t Scheduler::ChunkSet::bytes() const noexcept {
+  return (bits_.capacity() + words_.capacity()) * sizeof(std::uint64_t);
+}
+
 // ---- entries ----------------------------------------------------------------------
 
+// The lowest chunk with a free slot gives it: live entries gather low, and
+// the high chunks empty out to be given back. The hot path reads and writes
+// the chunk's two counters; a chunk that fills up or was empty goes through
+// the sets, out of line.
 std::uint32_t Scheduler::allocate() {
-  if (freeHead_ == kNil) {
-    chunks_.push_back(std::make_unique<Entry[]>(kChunkSize));
-    // Thread the new chunk onto the free list, lowest slot first.
-    const std::uint32_t base = capacity_;
-    capacity_ += kChunkSize;
-    for (std::uint32_t i = kChunkSize; i-- > 0;) {
-      at(base + i).next = freeHead_;
-      freeHead_ = base + i;
-    }
+  std::uint32_t c = lowestRoomy_;
+  if (c == kNoChunk) [[unlikely]] {
+    c = mapChunk();
   }
-  const std::uint32_t slot = freeHead_;
-  freeHead_ = at(slot).next;
+  Chunk& chunk = chunkInfo_[c];
+  const std::uint32_t slot = chunk.freeHead;
+  chunk.freeHead = at(slot).next;
+  const std::uint32_t left = --chunk.freeCount;
+  if (left - 1 >= kChunkSize - 2) [[unlikely]] {  // left is 0 or kChunkSize - 1
+    if (left == kChunkSize - 1) chunkUnemptied(c);
+    if (left == 0) chunkFilled(c);
+  }
   return slot;
+}
+
+void Scheduler::freeSlot(std::uint32_t slot) noexcept {
+  const std::uint32_t c = slot >> kChunkBits;
+  Chunk& chunk = chunkInfo_[c];
+  Entry& e = at(slot);
+  chunk.generations = std::max(chunk.generations, e.generation);
+  e.next = chunk.freeHead;
+  chunk.freeHead = slot;
+  const std::uint32_t free = ++chunk.freeCount;
+  if (free - 2 >= kChunkSize - 2) [[unlikely]] {  // free is 1 or kChunkSize
+    if (free == 1) chunkUnfilled(c);
+    if (free == kChunkSize) chunkEmptied(c);  // may give the chunk back
+  }
+}
+
+void Scheduler::chunkFilled(std::uint32_t c) noexcept {
+  roomy_.erase(c);
+  lowestRoomy_ = roomy_.lowest();
+}
+
+void Scheduler::chunkUnfilled(std::uint32_t c) noexcept {
+  roomy_.insert(c);
+  lowestRoomy_ = std::min(lowestRoomy_, c);
+}
+
+void Scheduler::chunkUnemptied(std::uint32_t c) noexcept {
+  empty_.erase(c);
+  --emptyChunks_;
+}
+
+void Scheduler::chunkEmptied(std::uint32_t c) noexcept {
+  empty_.insert(c);
+  ++emptyChunks_;
+  // Beyond the reserve, the highest empty chunks go back. The reserve is
+  // weighed here only: one that shrank since the last chunk emptied (fewer
+  // schedules live) is applied when the next one does.
+  while (emptyChunks_ > reserveChunks()) unmapChunk(empty_.highest());
+}
+
+// Chunks come straight from the OS (mapPages, runtime/ScheduleNames.hpp), not
+// from malloc: a chunk given back leaves the process at once, where malloc
+// would keep a freed 480 KiB block mapped unless it ended its heap.
+std::uint32_t Scheduler::mapChunk() {
+  std::uint32_t c = 0;
+  if (mappedChunks_ < chunks_.size()) {
+    while (chunks_[c] != nullptr) ++c;  // the lowest chunk given back
+  } else {
+    if (chunks_.size() >= kMaxChunks) throw std::bad_alloc();
+    c = static_cast<std::uint32_t>(chunks_.size());
+    // Every table first: a throw leaves a consistent hole, not a half chunk.
+    roomy_.grow(c + 1);
+    empty_.grow(c + 1);
+    chunkInfo_.emplace_back();
+    chunks_.push_back(nullptr);
+    capacity_ = static_cast<std::uint32_t>(chunks_.size()) << kChunkBits;
+  }
+  auto* entries = static_cast<Entry*>(mapPages(kChunkBytes));
+  Chunk& chunk = chunkInfo_[c];
+  const std::uint32_t base = c << kChunkBits;
+  for (std::uint32_t i = kChunkSize; i-- > 0;) {  // the free list, lowest slot first
+    Entry* e = new (entries + i) Entry();
+    e->generation = chunk.generations;
+    e->next = chunk.freeHead;
+    chunk.freeHead = base + i;
+  }
+  chunk.freeCount = kChunkSize;
+  chunks_[c] = entries;
+  ++mappedChunks_;
+  ++chunkMaps_;
+  roomy_.insert(c);
+  lowestRoomy_ = std::min(lowestRoomy_, c);
+  empty_.insert(c);
+  ++emptyChunks_;
+  return c;
+}
+
+// Every entry of an empty chunk is free and holds no message (release()
+// reset it), so the entries' destructors have nothing to do and are not
+// run: the pages go back without being read again.
+void Scheduler::unmapChunk(std::uint32_t c) noexcept {
+  Chunk& chunk = chunkInfo_[c];
+  if (chunk.freeCount == kChunkSize) {
+    empty_.erase(c);
+    --emptyChunks_;
+  }
+  if (chunk.freeCount != 0) roomy_.erase(c);
+  if (lowestRoomy_ == c) lowestRoomy_ = roomy_.lowest();
+  chunk.freeHead = kNil;
+  chunk.freeCount = 0;
+  ++chunk.generations;  // above every generation a handle into it can carry
+  unmapPages(chunks_[c], kChunkBytes);
+  chunks_[c] = nullptr;
+  --mappedChunks_;
+  ++chunkUnmaps_;
 }
 
 void Scheduler::release(std::uint32_t slot) noexcept {
@@ -60,12 +209,29 @@ void Scheduler::release(std::uint32_t slot) noexcept {
   e.ownerPrev = e.ownerNext = kNil;
   e.prev = kNil;
   ++e.generation;
-  e.next = freeHead_;
-  freeHead_ = slot;
+  freeSlot(slot);  // may give the chunk back: `e` is gone after this
+}
+
+const Scheduler& Scheduler::of(SystemCore& core, std::size_t isolate) {
+  return *core.runtime(isolate).scheduler;
+}
+
+Scheduler::Memory Scheduler::memory() const noexcept {
+  Memory m;
+  m.chunks = mappedChunks_;
+  m.reservedBytes = mappedChunks_ * kChunkBytes + chunks_.capacity() * sizeof(Entry*) +
+                    chunkInfo_.capacity() * sizeof(Chunk) + roomy_.bytes() + empty_.bytes() +
+                    scratch_.capacity() * sizeof(Due);
+  m.chunkMaps = chunkMaps_;
+  m.chunkUnmaps = chunkUnmaps_;
+  return m;
 }
 
 // ---- buckets ----------------------------------------------------------------------
 
+// Deadlines are never negative (the clock counts from its epoch, and they
+// saturate at the timeline's end), so the highest differing bit of two of
+// them is at most bit 62: a deadline at the end lands in bucket 63 at most.
 std::size_t Scheduler::bucketOf(std::int64_t deadline) const noexcept {
   if (deadline <= last_) return 0;
   return 64 - static_cast<std::size_t>(std::countl_zero(static_cast<std::uint64_t>(deadline) ^
@@ -110,6 +276,7 @@ void Scheduler::armTimer(std::int64_t deadline) noexcept {
   Isolate& isolate = *home_.isolate;
   if (timerArmed_) isolate.clearTimeout(timer_);  // disposes: onTimerDropped
   try {
+    // No overflow: both are on the timeline, deadline <= its end.
     const std::int64_t delay = std::max<std::int64_t>(0, deadline - now());
     timer_ = isolate.setTimeout(Clock::duration(delay), *this, TimerOptions{.referenced = false});
     timerArmed_ = true;
@@ -186,27 +353,36 @@ void Scheduler::expire() {
   std::sort(due.begin(), due.end(), [](const Due& x, const Due& y) {
     return x.deadline < y.deadline || (x.deadline == y.deadline && x.seq < y.seq);
   });
+  // A tick may run a handler at once (a calling-thread dispatcher) that
+  // cancels or pauses what is due next, and a cancel may give its chunk
+  // back: only what is still there and still due fires.
+  const auto stillDue = [this](std::uint32_t slot, std::uint32_t generation) {
+    const Entry* e = find(slot);
+    return e != nullptr && e->generation == generation && e->state == State::Due;
+  };
   for (const Due& d : due) {
     const std::uint32_t slot = d.slot;
     const std::uint32_t generation = d.generation;
-    // A tick may run a handler at once (a calling-thread dispatcher) that
-    // cancels or pauses what is due next: only what is still due fires.
-    if (at(slot).generation != generation || at(slot).state != State::Due) continue;
+    if (!stillDue(slot, generation)) continue;
     if (!core_.running()) {
       at(slot).state = State::Armed;  // back into its bucket, for the teardown
       file(slot);
       continue;
     }
+    const std::uint64_t target = at(slot).target;
     try {
       fire(slot, t);
     } catch (...) {
       // One failed tick (a throwing copy or send) must not strand the rest.
-      core_.reportDispatcherError("scheduler", std::current_exception(),
-                                  core_.refOf(at(slot).target));
-      if (at(slot).generation == generation && at(slot).state == State::Due) release(slot);
+      core_.reportDispatcherError("scheduler", std::current_exception(), core_.refOf(target));
+      if (stillDue(slot, generation)) release(slot);
     }
   }
+  // A burst of due schedules leaves the scratch large: it goes once a later
+  // expiry uses under a quarter of it.
+  const std::size_t fired = due.size();
   due.clear();
+  if (due.capacity() > kScratchKept && fired < due.capacity() / 4) std::vector<Due>().swap(due);
   scratch_.swap(due);
   if (core_.running()) rearm();
 }
@@ -218,11 +394,11 @@ void Scheduler::fire(std::uint32_t slot, std::int64_t t) {
   // ticks the loop missed are skipped, counted, and the next one is due one
   // interval after the late one.
   const auto rearmAfter = [&] {
-    std::int64_t next = e.deadline + e.interval;
+    std::int64_t next = deadlineAfter(e.deadline, e.interval);
     if (next <= t) {
       stats_.skippedTicks.fetch_add(static_cast<std::uint64_t>((t - e.deadline) / e.interval),
                                     std::memory_order_relaxed);
-      next = t + e.interval;
+      next = deadlineAfter(t, e.interval);
     }
     arm(slot, next);
   };
@@ -269,9 +445,15 @@ ScheduleHandle Scheduler::add(Message&& message, const ActorRef& target, const A
   Entry& e = at(slot);
   const ScheduleHandle handle(home_.index, slot, e.generation);
   if (!reference.empty()) {
-    if (!core_.bindScheduleName(reference, handle, e.nameHash)) {
-      e.next = freeHead_;  // never used: straight back to the free list
-      freeHead_ = slot;
+    bool bound = false;
+    try {
+      bound = core_.bindScheduleName(reference, handle, e.nameHash);
+    } catch (...) {
+      freeSlot(slot);  // never used: straight back to its chunk
+      throw;
+    }
+    if (!bound) {
+      freeSlot(slot);
       return ScheduleHandle();
     }
     e.flags = kNamed;
@@ -290,7 +472,7 @@ ScheduleHandle Scheduler::add(Message&& message, const ActorRef& target, const A
   }
   const std::int64_t t = now();
   if (last_ == 0) last_ = t;
-  arm(slot, t + every.count());
+  arm(slot, deadlineAfter(t, every.count()));
   return handle;
 }
 
@@ -304,8 +486,9 @@ ScheduleHandle Scheduler::addPassivation(const ActorRef& target, Clock::duration
 
 std::error_code Scheduler::apply(Op op, ScheduleHandle handle) {
   const std::uint32_t slot = handle.slot();
-  if (slot >= capacity_) return make_error_code(Error::ErrScheduleNotFound);
-  Entry& e = at(slot);
+  Entry* found = find(slot);
+  if (found == nullptr) return make_error_code(Error::ErrScheduleNotFound);
+  Entry& e = *found;
   if (e.generation != handle.generation() || e.state == State::Free || e.state == State::Anchor ||
       (e.flags & kPassivation) != 0) {
     return make_error_code(Error::ErrScheduleNotFound);
@@ -324,22 +507,26 @@ std::error_code Scheduler::apply(Op op, ScheduleHandle handle) {
     case Op::Pause:
       if (e.state == State::Armed || e.state == State::Due) {
         if (e.state == State::Armed) unfile(slot);
-        e.deadline = std::max<std::int64_t>(0, e.deadline - now());  // the delay left
+        // The delay left (a saturated deadline keeps a delay that saturates again on resume).
+        e.deadline = std::max<std::int64_t>(0, e.deadline - now());
         e.state = State::Paused;
       }
       break;
     case Op::Resume:
       // S4: a one-shot keeps the delay it had left; a repeating schedule
       // fires one full interval after the resume.
-      if (e.state == State::Paused) arm(slot, now() + (e.interval != 0 ? e.interval : e.deadline));
+      if (e.state == State::Paused) {
+        arm(slot, deadlineAfter(now(), e.interval != 0 ? e.interval : e.deadline));
+      }
       break;
   }
   return {};
 }
 
 bool Scheduler::forgetName(ScheduleHandle handle) noexcept {
-  if (handle.slot() >= capacity_) return false;
-  Entry& e = at(handle.slot());
+  Entry* found = find(handle.slot());
+  if (found == nullptr) return false;
+  Entry& e = *found;
   if (e.generation != handle.generation() || (e.flags & kNamed) == 0) return false;
   e.flags &= static_cast<std::uint8_t>(~kNamed);
   return true;
@@ -354,19 +541,23 @@ std::uint32_t Scheduler::newAnchor() {
 }
 
 void Scheduler::releaseAnchor(std::uint32_t anchor) noexcept {
-  if (anchor >= capacity_ || at(anchor).state != State::Anchor) return;  // cleared already
+  const Entry* a = find(anchor);
+  if (a == nullptr || a->state != State::Anchor) return;  // cleared already
   while (at(anchor).ownerNext != anchor) release(at(anchor).ownerNext);
   at(anchor).ownerPrev = at(anchor).ownerNext = kNil;
   release(anchor);
 }
 
 void Scheduler::clear() noexcept {
-  for (std::uint32_t slot = 0; slot < capacity_; ++slot) {
-    Entry& e = at(slot);
-    if (e.state != State::Free) {
-      e.ownerPrev = e.ownerNext = kNil;                   // the whole circle goes anyway
-      if (e.state == State::Armed) e.state = State::Due;  // no unlink needed: buckets reset below
-      release(slot);
+  for (std::uint32_t c = 0; c < chunks_.size(); ++c) {
+    // A release may give this chunk back: look again before each entry.
+    for (std::uint32_t i = 0; i < kChunkSize && chunks_[c] != nullptr; ++i) {
+      Entry& e = chunks_[c][i];
+      if (e.state != State::Free) {
+        e.ownerPrev = e.ownerNext = kNil;                   // the whole circle goes anyway
+        if (e.state == State::Armed) e.state = State::Due;  // no unlink needed: buckets reset below
+        release((c << kChunkBits) + i);
+      }
     }
   }
   heads_.fill(kNil);

@@ -14,9 +14,26 @@
 // in one expiry fires in (deadline, arm order) order: equal deadlines fire in
 // the order they were armed.
 //
-// Entries live in fixed chunks (they never move) and are named by a slot and
-// a generation (ScheduleHandle), so a stale handle finds nothing. One entry is
-// 120 bytes with its message.
+// Deadlines saturate: a delay or an interval that would carry a deadline past
+// the end of the clock's timeline (nanoseconds::max(), or a few centuries on
+// a clock counting from boot) puts it at the end (Clock::deadlineAfter), where
+// it never comes due. It never wraps into the past, and it never holds the
+// one timer away from a nearer deadline.
+//
+// Entries live in chunks of kChunkSize (they never move) and are named by a
+// slot and a generation (ScheduleHandle), so a stale handle finds nothing.
+// One entry is 120 bytes with its message. A new entry takes a free slot of
+// the lowest chunk that has one, so live entries gather in the low chunks
+// and the high ones empty out as schedules end; an emptied chunk goes back
+// to the OS once more chunks stand empty than the reserve allows (one, plus
+// one per 16 chunks' worth of live entries), so that a count swinging around
+// one size neither maps nor unmaps a chunk per swing. A chunk mapped again
+// starts its slots' generations above any they had, so a handle from before
+// never matches a schedule made after. Making or ending a schedule stays
+// O(1) and allocation-free while no chunk is mapped or unmapped: a chunk's
+// counters, and a few word reads of two small bitmaps when a chunk fills up
+// or empties. Mapping or unmapping a chunk is a system call and 120 pages,
+// once per 4,096 schedules at most (docs/scheduling.md, "Memory").
 //
 // Ownership (S6): an actor that schedules through its context gets an
 // anchor entry; its schedules form a circle through the anchor, and the
@@ -110,6 +127,20 @@ class Scheduler final : public Task {
   std::size_t live() const noexcept { return live_.load(std::memory_order_relaxed); }
   const Stats& stats() const noexcept { return stats_; }
 
+  /// What the scheduler holds in memory, and how often it took and gave back
+  /// a chunk of entries. Isolate-local (or the thread driving a manual
+  /// system); no allocation.
+  struct Memory {
+    std::size_t chunks = 0;         ///< chunks of entries mapped now
+    std::size_t reservedBytes = 0;  ///< the chunks, their bookkeeping, the expiry's scratch
+    std::uint64_t chunkMaps = 0;    ///< chunks taken from the OS so far
+    std::uint64_t chunkUnmaps = 0;  ///< chunks given back so far
+  };
+  Memory memory() const noexcept;
+  /// The scheduler of isolate `isolate` (< core.isolateCount()), for tests
+  /// and benchmarks that read memory() without the system's internals.
+  static const Scheduler& of(SystemCore& core, std::size_t isolate);
+
  private:
   enum class State : std::uint8_t { Free, Armed, Due, Paused, Anchor };
   enum Flag : std::uint8_t { kPassivation = 1, kNamed = 2 };
@@ -136,13 +167,74 @@ class Scheduler final : public Task {
   static constexpr std::uint64_t kNoRef = ~std::uint64_t{0};  // SystemCore::kNoRefId
   static constexpr std::uint32_t kChunkBits = 12;
   static constexpr std::uint32_t kChunkSize = 1u << kChunkBits;
+  static constexpr std::size_t kChunkBytes = kChunkSize * sizeof(Entry);  // 480 KiB
+  // Slots stay below kNil (and ScheduleHandle's empty slot).
+  static constexpr std::uint32_t kMaxChunks = kNil >> kChunkBits;
+  static constexpr std::uint32_t kNoChunk = 0xFFFFFFFF;
   static constexpr std::size_t kBuckets = 65;
+  // An expiry's scratch is given back when a later one uses under a
+  // quarter of it, above this many entries (a burst of due schedules leaves
+  // it large).
+  static constexpr std::size_t kScratchKept = 4096;
+
+  // A set of chunk indices that finds its lowest and its highest member in
+  // a couple of word reads: a bit per chunk, and a summary bit per word of
+  // those (one summary word covers 4,096 chunks, 16M entries).
+  class ChunkSet {
+   public:
+    void grow(std::size_t chunks);  // room for the indices below `chunks`
+    void insert(std::uint32_t chunk) noexcept;
+    void erase(std::uint32_t chunk) noexcept;
+    std::uint32_t lowest() const noexcept;   // kNoChunk when empty
+    std::uint32_t highest() const noexcept;  // kNoChunk when empty
+    std::size_t bytes() const noexcept;
+
+   private:
+    std::vector<std::uint64_t> bits_;
+    std::vector<std::uint64_t> words_;  // bit w: bits_[w] != 0
+  };
+
+  // One chunk's bookkeeping; it outlives the chunk's entries.
+  struct Chunk {
+    std::uint32_t freeHead = kNil;  // its free slots, through Entry::next
+    std::uint32_t freeCount = 0;
+    // The highest generation any of its slots has reached: the chunk's
+    // slots start there when it is mapped again.
+    std::uint32_t generations = 0;
+  };
 
   Entry& at(std::uint32_t slot) noexcept {
     return chunks_[slot >> kChunkBits][slot & (kChunkSize - 1)];
   }
+  // The entry of `slot`, or nullptr when no chunk holds it (out of range, or given back).
+  Entry* find(std::uint32_t slot) noexcept {
+    if (slot >= capacity_) return nullptr;
+    Entry* chunk = chunks_[slot >> kChunkBits];
+    return chunk != nullptr ? chunk + (slot & (kChunkSize - 1)) : nullptr;
+  }
+  // `from + delay`, saturated at the end of the timeline (Clock::deadlineAfter).
+  static std::int64_t deadlineAfter(std::int64_t from, std::int64_t delay) noexcept {
+    return Clock::deadlineAfter(Clock::time_point(Clock::duration(from)), Clock::duration(delay))
+        .time_since_epoch()
+        .count();
+  }
   std::uint32_t allocate();
-  void release(std::uint32_t slot) noexcept;  // the entry ends: unlink, unname, free
+  void release(std::uint32_t slot) noexcept;   // the entry ends: unlink, unname, free
+  void freeSlot(std::uint32_t slot) noexcept;  // back onto its chunk's free list
+  std::uint32_t mapChunk();                    // throws std::bad_alloc
+  void unmapChunk(std::uint32_t chunk) noexcept;
+  // Empty chunks kept mapped: one, plus one per 16 chunks' worth of live
+  // schedules (6%). A count swinging by less than that maps and unmaps
+  // nothing (ScheduleMemory.ChurnAroundOneSizeNeitherMapsNorUnmapsChunks); a
+  // burst ended leaves that much behind (CancellingABurst...GivesItsChunksBack).
+  std::size_t reserveChunks() const noexcept {
+    return 1 + (live_.load(std::memory_order_relaxed) >> (kChunkBits + 4));
+  }
+  // The bookkeeping of a chunk that fills up or empties, off the hot path.
+  void chunkFilled(std::uint32_t chunk) noexcept;
+  void chunkUnfilled(std::uint32_t chunk) noexcept;   // was full, has a free slot now
+  void chunkEmptied(std::uint32_t chunk) noexcept;    // every slot free now
+  void chunkUnemptied(std::uint32_t chunk) noexcept;  // was empty, has an entry now
   std::size_t bucketOf(std::int64_t deadline) const noexcept;
   void file(std::uint32_t slot) noexcept;                        // into its bucket
   void unfile(std::uint32_t slot) noexcept;                      // out of its bucket
@@ -158,9 +250,16 @@ class Scheduler final : public Task {
   SystemCore& core_;
   IsolateRuntime& home_;
   const Clock& clock_;
-  std::vector<std::unique_ptr<Entry[]>> chunks_;
-  std::uint32_t capacity_ = 0;
-  std::uint32_t freeHead_ = kNil;
+  std::vector<Entry*> chunks_;  // nullptr: given back
+  std::vector<Chunk> chunkInfo_;
+  std::uint32_t capacity_ = 0;            // slots below it have a chunk index
+  ChunkSet roomy_;                        // mapped chunks with a free slot
+  ChunkSet empty_;                        // mapped chunks with every slot free
+  std::uint32_t lowestRoomy_ = kNoChunk;  // where the next entry comes from
+  std::size_t emptyChunks_ = 0;
+  std::size_t mappedChunks_ = 0;
+  std::uint64_t chunkMaps_ = 0;
+  std::uint64_t chunkUnmaps_ = 0;
   std::array<std::uint32_t, kBuckets> heads_;
   std::uint64_t mask_ = 0;  // bit i-1 set: bucket i (1..64) is not empty
   std::int64_t last_ = 0;

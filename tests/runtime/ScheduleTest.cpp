@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <future>
 #include <thread>
 
 #include "IsolateHold.hpp"
@@ -523,29 +524,220 @@ TEST(Schedule, PendingSchedulesAloneDoNotKeepTheLoopAlive) {
 }
 
 struct Beat {};
+// Beats every millisecond; its stop moves the manual clock on by a beat, so
+// the scheduler's timer falls due again between the turns of a shutdown.
 struct BeatingChild : Actor {
+  BeatingChild(ManualClock* clock, int* beats) : clock(clock), beats(beats) {}
   void preStart(ReceiveContext& ctx) override { ctx.schedule(Beat{}, ctx.self(), 1ms); }
-  void receive(ReceiveContext&) override {}
+  void receive(ReceiveContext& ctx) override { *beats += ctx.is<Beat>() ? 1 : 0; }
+  void postStop(ReceiveContext&) override { clock->advance(1ms); }
+  ManualClock* clock;
+  int* beats;
 };
 struct BeatingParent : Actor {
+  BeatingParent(ManualClock* clock, int* beats) : clock(clock), beats(beats) {}
   void preStart(ReceiveContext& ctx) override {
     ctx.schedule(Beat{}, ctx.self(), 1ms);
-    for (int i = 0; i < 200; ++i) ctx.spawn<BeatingChild>("c" + std::to_string(i));
+    for (int i = 0; i < 200; ++i) {
+      ctx.spawn<BeatingChild>("c" + std::to_string(i), ActorOptions::create(), clock, beats);
+    }
   }
-  void receive(ReceiveContext&) override {}
+  void receive(ReceiveContext& ctx) override { *beats += ctx.is<Beat>() ? 1 : 0; }
+  ManualClock* clock;
+  int* beats;
 };
 
 TEST(Schedule, AGracefulShutdownWhileOwnersStopOverSeveralTurnsLeavesNothing) {
   // SPEC S5, S6: a shutdown whose actors stop over several turns, while
-  // their schedules' timer keeps coming due, releases every schedule once.
-  for (int round = 0; round < 20; ++round) {
-    auto system =
-        ActorSystem::create("graceful", ActorSystemOptions::create().withLogLevel(LogLevel::Off));
-    system->spawn<BeatingParent>("p");
-    std::this_thread::sleep_for(3ms);
-    system->shutdown();
-    ASSERT_EQ(system->scheduleCount(), 0u) << "round " << round;
+  // their schedules' timer keeps falling due (each child's stop moves the
+  // clock on by a beat), releases every schedule once and sends no tick.
+  TestKit kit("graceful", ActorSystemOptions::create().withLogLevel(LogLevel::Off));
+  int beats = 0;
+  kit.system().spawn<BeatingParent>("p", ActorOptions::create(), &kit.clock(), &beats);
+  kit.run();
+  ASSERT_EQ(kit.system().scheduleCount(), 201u);
+  for (int i = 1; i <= 3; ++i) {
+    kit.advance(1ms);
+    ASSERT_EQ(beats, 201 * i) << "every schedule ticks once per beat";
   }
+  kit.system().shutdown();
+  EXPECT_EQ(kit.system().scheduleCount(), 0u);
+  EXPECT_EQ(beats, 603) << "a stopping system fires nothing more";
+  kit.clock().advance(1s);
+  EXPECT_EQ(beats, 603);
+}
+
+// ---- S10: a far deadline never delays a near one -------------------------------
+//
+// A delay or an interval past the end of the clock's timeline (a century,
+// nanoseconds::max()) is a deadline that never comes: it saturates there
+// (Clock::deadlineAfter) instead of wrapping, and the isolate's one timer
+// keeps following the near deadlines.
+
+struct Near {};
+struct Far {};
+struct Once {};
+
+// What a tally actor received, by kind.
+struct Tally {
+  int near = 0;
+  int far = 0;
+  int once = 0;
+};
+
+ActorRef spawnTally(ActorSystem& system, Tally& tally) {
+  return system.spawn("tally", [&tally](ReceiveContext& ctx) {
+    tally.near += ctx.is<Near>() ? 1 : 0;
+    tally.far += ctx.is<Far>() ? 1 : 0;
+    tally.once += ctx.is<Once>() ? 1 : 0;
+  });
+}
+
+// Far one-shots and repeating schedules made before and after a 10 ms beat,
+// named and not: the beat ticks exactly once per 10 ms, a 20 ms one-shot
+// made later fires exactly at 20 ms, and nothing far ever fires.
+void expectFarSchedulesLeaveTheNearOnesOnTime(std::chrono::nanoseconds far) {
+  TestKit kit;
+  ActorSystem& s = kit.system();
+  Tally tally;
+  ActorRef t = spawnTally(s, tally);
+  kit.run();
+  // The first one arms the isolate's timer at its own (far) deadline.
+  ASSERT_FALSE(s.scheduleOnce(Far{}, t, far).wait());
+  ASSERT_FALSE(s.schedule(Far{}, t, far).wait());
+  ASSERT_FALSE(s.schedule(Near{}, t, 10ms).wait());
+  ASSERT_FALSE(
+      s.scheduleOnce(Far{}, t, far, ScheduleOptions::create().withReference("far")).wait());
+  ASSERT_FALSE(s.schedule(Far{}, t, far).wait());
+  for (int i = 1; i <= 10; ++i) {
+    kit.advance(10ms);
+    ASSERT_EQ(tally.near, i) << "the beat, " << i * 10 << " ms in";
+  }
+  ASSERT_FALSE(s.scheduleOnce(Once{}, t, 20ms).wait());
+  kit.advance(19ms);
+  EXPECT_EQ(tally.once, 0);
+  kit.advance(1ms);
+  EXPECT_EQ(tally.once, 1) << "a one-shot made after the far ones fires on time";
+  EXPECT_EQ(tally.near, 12);
+  kit.advance(24h);  // one late tick of the beat, the rest skipped
+  EXPECT_EQ(tally.near, 13);
+  kit.advance(10ms);
+  EXPECT_EQ(tally.near, 14);
+  EXPECT_EQ(tally.far, 0);
+  EXPECT_EQ(s.scheduleCount(), 5u) << "the four far ones and the beat";
+}
+
+TEST(Schedule, ADelayOrIntervalOfNanosecondsMaxNeverDelaysANearSchedule) {
+  // SPEC S10.
+  expectFarSchedulesLeaveTheNearOnesOnTime(std::chrono::nanoseconds::max());
+}
+
+TEST(Schedule, ADelayOrIntervalOfACenturyNeverDelaysANearSchedule) {
+  // SPEC S10.
+  expectFarSchedulesLeaveTheNearOnesOnTime(std::chrono::years(100));
+}
+
+TEST(Schedule, PausingAndResumingAFarScheduleNeverDelaysANearOne) {
+  // SPEC S4, S10: a pause keeps the (saturated) delay left, a resume adds it
+  // or the interval to the time again.
+  TestKit kit;
+  ActorSystem& s = kit.system();
+  Tally tally;
+  ActorRef t = spawnTally(s, tally);
+  kit.run();
+  const ScheduleHandle farOnce = s.scheduleOnce(Far{}, t, std::chrono::nanoseconds::max()).handle();
+  const ScheduleHandle farBeat = s.schedule(Far{}, t, std::chrono::years(100)).handle();
+  const ScheduleHandle maxBeat = s.schedule(Far{}, t, std::chrono::nanoseconds::max()).handle();
+  const ScheduleHandle beat = s.schedule(Near{}, t, 10ms).handle();
+  int expected = 0;
+  for (int round = 0; round < 5; ++round) {
+    for (ScheduleHandle h : {farOnce, farBeat, maxBeat}) ASSERT_FALSE(s.pauseSchedule(h).wait());
+    kit.advance(10ms);
+    ASSERT_EQ(tally.near, ++expected) << "round " << round << ", far ones paused";
+    for (ScheduleHandle h : {farOnce, farBeat, maxBeat}) ASSERT_FALSE(s.resumeSchedule(h).wait());
+    kit.advance(10ms);
+    ASSERT_EQ(tally.near, ++expected) << "round " << round << ", far ones resumed";
+  }
+  // The near one paused and resumed among them: one full interval after.
+  ASSERT_FALSE(s.pauseSchedule(beat).wait());
+  kit.advance(50ms);
+  EXPECT_EQ(tally.near, expected);
+  ASSERT_FALSE(s.resumeSchedule(beat).wait());
+  kit.advance(9ms);
+  EXPECT_EQ(tally.near, expected);
+  kit.advance(1ms);
+  EXPECT_EQ(tally.near, expected + 1);
+  ASSERT_FALSE(s.scheduleOnce(Once{}, t, 5ms).wait());
+  kit.advance(5ms);
+  EXPECT_EQ(tally.once, 1);
+  EXPECT_EQ(tally.far, 0);
+  EXPECT_EQ(s.scheduleCount(), 4u);
+}
+
+// ---- A3 beside S10: ask timeouts saturate too -------------------------------------
+
+struct Silent {};
+
+TEST(AskTimeouts, AnAskWithAHugeTimeoutNeverDelaysAShortOnesTimeout) {
+  // SPEC A3, S10: asks share their isolate's timeout lanes and one timer;
+  // one whose deadline is past the timeline's end waits for ever, and the
+  // short ones beside it still time out exactly when due.
+  ManualClock clock;
+  auto system =
+      ActorSystem::create("asks", ActorSystemOptions::create().withManualRun().withClock(&clock));
+  ActorRef silent = system->spawn("silent", [](ReceiveContext&) {});  // never replies
+  auto never = system->ask<int>(silent, Silent{}, std::chrono::nanoseconds::max());
+  auto century = system->ask<int>(silent, Silent{}, std::chrono::years(100));
+  auto first = system->ask<int>(silent, Silent{}, 10ms);
+  system->runUntilIdle();
+  clock.advance(9ms);
+  system->runUntilIdle();
+  EXPECT_EQ(first.wait_for(0s), std::future_status::timeout) << "not before its time";
+  clock.advance(1ms);
+  system->runUntilIdle();
+  ASSERT_EQ(first.wait_for(0s), std::future_status::ready);
+  EXPECT_EQ(test::errorOf([&] { first.get(); }), Error::ErrAskTimeout);
+  // Another short one, after the huge ones took their lanes' heads.
+  auto second = system->ask<int>(silent, Silent{}, 20ms);
+  system->runUntilIdle();
+  clock.advance(19ms);
+  system->runUntilIdle();
+  EXPECT_EQ(second.wait_for(0s), std::future_status::timeout);
+  clock.advance(1ms);
+  system->runUntilIdle();
+  ASSERT_EQ(second.wait_for(0s), std::future_status::ready);
+  EXPECT_EQ(test::errorOf([&] { second.get(); }), Error::ErrAskTimeout);
+  clock.advance(24h);
+  system->runUntilIdle();
+  EXPECT_EQ(never.wait_for(0s), std::future_status::timeout) << "still pending";
+  EXPECT_EQ(century.wait_for(0s), std::future_status::timeout) << "still pending";
+}
+
+TEST(AskTimeouts, AHugeTimeoutOnATimerOfItsOwnNeverDelaysTheLanes) {
+  // SPEC A3, S10: with every lane taken by another timeout, an ask gets a
+  // timer of its own; a huge one there leaves the lanes' timer alone.
+  ManualClock clock;
+  auto system =
+      ActorSystem::create("asks", ActorSystemOptions::create().withManualRun().withClock(&clock));
+  ActorRef silent = system->spawn("silent", [](ReceiveContext&) {});
+  std::vector<std::future<int>> lanes;
+  for (int i = 1; i <= 8; ++i) {
+    lanes.push_back(system->ask<int>(silent, Silent{}, std::chrono::hours(i)));
+  }
+  auto never = system->ask<int>(silent, Silent{}, std::chrono::nanoseconds::max());
+  auto century = system->ask<int>(silent, Silent{}, std::chrono::years(100));
+  system->runUntilIdle();
+  for (int i = 1; i <= 8; ++i) {
+    clock.advance(1h);
+    system->runUntilIdle();
+    for (int k = 0; k < 8; ++k) {
+      ASSERT_EQ(lanes[k].wait_for(0s) == std::future_status::ready, k < i)
+          << "ask of " << k + 1 << " h at " << i << " h";
+    }
+  }
+  for (auto& f : lanes) EXPECT_EQ(test::errorOf([&] { f.get(); }), Error::ErrAskTimeout);
+  EXPECT_EQ(never.wait_for(0s), std::future_status::timeout) << "still pending";
+  EXPECT_EQ(century.wait_for(0s), std::future_status::timeout) << "still pending";
 }
 
 // ---- S12: errors -------------------------------------------------------------------
@@ -681,56 +873,80 @@ TEST(Schedule, FromAForeignThreadEveryCallCompletesOnTheHoldingIsolate) {
   system->shutdown();
 }
 
-TEST(Schedule, ACancelThatCompletedLetsNoFurtherTickBeSentAcrossIsolates) {
-  // Races: cancel against fire, pause against fire, from another isolate and
-  // from a foreign thread. The guarantee (docs/scheduling.md): once a cancel
-  // (or pause) has completed, the schedule sends nothing more; a tick sent
-  // before may still arrive, so the check waits for the mailbox to drain.
-  auto system = ActorSystem::create("race", ActorSystemOptions::create().withIsolates(2));
-  std::atomic<int> ticks{0};
-  ActorRef counter = system->spawn<Counter>("c", ActorOptions::create().withIsolate(1), &ticks);
-  // A controller on isolate 0 cancels what isolate 1 holds and awaits it.
-  struct Controller : AsyncActor {
-    Async receiveAsync(ReceiveContext& ctx) override {
-      const std::string ref = *ctx.get<std::string>();
-      ActorRef asker = ctx.sender();
-      std::error_code e = co_await ctx.cancelSchedule(ref);
-      asker.tell(e);
+struct CancelIt {
+  std::string reference;
+};
+struct PauseIt {
+  std::string reference;
+};
+
+// Cancels or pauses a schedule by reference, awaits the result, and tells
+// its error to the sender.
+struct Controller : AsyncActor {
+  Async receiveAsync(ReceiveContext& ctx) override {
+    const ActorRef asker = ctx.sender();
+    std::error_code e;
+    if (const CancelIt* c = ctx.get<CancelIt>()) {
+      e = co_await ctx.cancelSchedule(c->reference);
+    } else if (const PauseIt* p = ctx.get<PauseIt>()) {
+      e = co_await ctx.pauseSchedule(p->reference);
     }
-  };
-  ActorRef controller = system->spawn<Controller>("ctl", ActorOptions::create().withIsolate(0));
+    asker.tell(e);
+  }
+};
+
+TEST(Schedule, ACancelThatCompletedLetsNoFurtherTickBeSentAcrossIsolates) {
+  // Cancel and pause against fire, from an actor on another isolate and from
+  // a foreign thread, on the manual clock. The guarantee (docs/scheduling.md):
+  // once a cancel or a pause has completed, the schedule sends nothing more;
+  // a tick sent before may still arrive. In each round the clock reaches the
+  // next deadline while the call is on its way, so the call and the tick
+  // meet on the holding isolate; once the call has completed, every tick
+  // sent has arrived, and twenty more intervals send and deliver none.
+  TestKit kit("race", ActorSystemOptions::create().withIsolates(2));
+  ActorSystem& s = kit.system();
+  std::atomic<int> ticks{0};
+  ActorRef counter = s.spawn<Counter>("c", ActorOptions::create().withIsolate(1), &ticks);
+  ActorRef controller = s.spawn<Controller>("ctl", ActorOptions::create().withIsolate(0));
+  TestProbe report = kit.probe("report");
   for (int round = 0; round < 40; ++round) {
     const std::string ref = "r" + std::to_string(round);
-    ASSERT_FALSE(
-        system->schedule(Tick{1}, counter, 200us, ScheduleOptions::create().withReference(ref))
-            .wait());
-    const int seen = ticks.load();
-    eventually([&] { return ticks.load() > seen; });
-    if (round % 2 == 0) {
-      ASSERT_FALSE(system->pauseSchedule(ref).wait());
+    const bool pause = round % 2 == 0;
+    const bool foreign = round % 4 >= 2;
+    ScheduleResult made =
+        s.schedule(Tick{1}, counter, 10ms, ScheduleOptions::create().withReference(ref));
+    ASSERT_FALSE(made.wait());
+    ASSERT_EQ(made.handle().isolateIndex(), 1u) << "the target's isolate holds it";
+    const int before = ticks.load();
+    for (int i = 0; i < 1 + round % 3; ++i) kit.advance(10ms);
+    ASSERT_EQ(ticks.load(), before + 1 + round % 3) << "round " << round << ": it ticks";
+    ScheduleResult fromThread;
+    if (foreign) {
+      std::thread([&] {
+        fromThread = pause ? s.pauseSchedule(ref) : s.cancelSchedule(ref);
+      }).join();
+      EXPECT_FALSE(fromThread.ready()) << "from a foreign thread: completes on the holding isolate";
     } else {
-      std::error_code got{};
-      std::atomic<bool> answered{false};
-      ActorRef inbox = system->spawn("inbox" + std::to_string(round), [&](ReceiveContext& ctx) {
-        if (const std::error_code* e = ctx.get<std::error_code>()) {
-          got = *e;
-          answered = true;
-        }
-      });
-      controller.tell(ref, inbox);
-      ASSERT_TRUE(eventually([&] { return answered.load(); }));
-      ASSERT_FALSE(got) << got.message();
+      controller.tell(pause ? Message(PauseIt{ref}) : Message(CancelIt{ref}), report.ref());
     }
-    // Flush: an ask through the target's mailbox returns after every tick sent before.
-    system->ask<Remind>(counter, Remind{}, 10s).get();
-    const int after = ticks.load();
-    std::this_thread::sleep_for(3ms);  // fifteen intervals: a live schedule would tick
-    system->ask<Remind>(counter, Remind{}, 10s).get();
-    EXPECT_EQ(ticks.load(), after) << "round " << round;
-    system->cancelSchedule(ref).wait();
+    kit.clock().advance(10ms);  // the next tick falls due as the call arrives
+    kit.run();
+    if (foreign) {
+      ASSERT_TRUE(fromThread.ready()) << "round " << round;
+      EXPECT_FALSE(fromThread.wait()) << "round " << round;
+    } else {
+      EXPECT_FALSE(report.expectMsg<std::error_code>()) << "round " << round;
+    }
+    const std::uint64_t sent = s.tickCount();
+    EXPECT_EQ(static_cast<std::uint64_t>(ticks.load()), sent)
+        << "round " << round << ": every tick sent before the call completed has arrived";
+    for (int i = 0; i < 20; ++i) kit.advance(10ms);
+    EXPECT_EQ(s.tickCount(), sent) << "round " << round << ": nothing sent after it";
+    EXPECT_EQ(static_cast<std::uint64_t>(ticks.load()), sent) << "round " << round;
+    EXPECT_EQ(s.cancelSchedule(ref).wait(),
+              pause ? std::error_code() : make_error_code(Error::ErrScheduleNotFound));
   }
-  EXPECT_EQ(system->scheduleCount(), 0u);
-  system->shutdown();
+  EXPECT_EQ(s.scheduleCount(), 0u);
 }
 
 // ---- A10: passivation ------------------------------------------------------------

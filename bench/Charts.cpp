@@ -11,6 +11,7 @@
 #include "ChildProcess.hpp"
 #include "CrossBench.hpp"
 #include "DispatchBench.hpp"
+#include "Workloads.hpp"
 
 namespace coreactor::bench {
 namespace {
@@ -43,7 +44,7 @@ std::string script(const Chart& chart, const std::filesystem::path& png) {
   gp << "set ylabel " << quoted(chart.yLabel) << "\n";
   gp << "set datafile missing \"-\"\n";
   gp << "set grid ytics\n";
-  gp << "set key top left\n";
+  gp << (chart.keyOutside ? "set key outside right top\n" : "set key top left\n");
   if (chart.logX) gp << "set logscale x\n";
   if (chart.logY) gp << "set logscale y\n";
   if (chart.integerX) {
@@ -115,10 +116,12 @@ std::string script(const Chart& chart, const std::filesystem::path& png) {
     case Chart::Kind::kLines:
       gp << "plot ";
       for (std::size_t i = 0; i < chart.series.size(); ++i) {
-        const bool reference = chart.referenceLines && i > 0;
+        const bool styled = i < chart.styles.size();
+        const bool dashed = styled ? chart.styles[i].dashed : chart.referenceLines && i > 0;
         gp << (i == 0 ? "" : ", ") << "$data using 2:" << i + 3
-           << (reference ? " with lines dashtype 2 linewidth 1.5" : " with linespoints pointtype 7")
-           << " title " << quoted(chart.series[i]);
+           << (dashed ? " with lines dashtype 2 linewidth 1.5" : " with linespoints pointtype 7");
+        if (styled && chart.styles[i].colour > 0) gp << " linecolor " << chart.styles[i].colour;
+        gp << " title " << quoted(chart.series[i]);
       }
       // The first series' value beside each of its points.
       if (chart.referenceLines) {
@@ -187,6 +190,8 @@ std::optional<Chart> armsChart(const RunResults& results, const char* unit, cons
   chart.series = {"coreactor", "CAF 0.17 (one scheduler thread)"};
   for (const SharedRow& row : sharedRows(results)) {
     if (std::string(row.unit) != unit || (!row.ours && !row.caf)) continue;
+    // One thread against one isolate here; the parallel rows have their own chart.
+    if (row.name.starts_with(workloads::kParallelFamily)) continue;
     std::string label = row.name.starts_with("actor/") ? row.name.substr(6) : row.name;
     chart.rows.push_back({label, 0, {row.ours, row.caf}});
   }
@@ -233,6 +238,57 @@ std::optional<Chart> scalingChart(const RunResults& results) {
   return chart;
 }
 
+/// (d) Each parallel workload's aggregate throughput against the number of
+/// isolates (parallel/<workload>/<n>): ours solid, CAF's (n scheduler
+/// threads) dashed in the same colour. Log scale: the same rise is the same
+/// speedup, whatever the workload's throughput.
+std::optional<Chart> parallelChart(const RunResults& results) {
+  Chart chart;
+  chart.name = "parallel-speedup";
+  chart.kind = Chart::Kind::kLines;
+  chart.title =
+      "Parallel workloads (parallel/<workload>/<n>): aggregate throughput against isolates "
+      "(CAF: scheduler threads); higher is better";
+  chart.xLabel = "isolates (CAF: scheduler threads); the same work at every n";
+  chart.yLabel = "ops per second, millions, all isolates together (log scale)";
+  chart.integerX = true;
+  chart.logY = true;
+  chart.keyOutside = true;
+  std::vector<std::size_t> counts;
+  std::vector<std::vector<ParallelPoint>> perWorkload;
+  int colour = 0;
+  for (const char* workload : workloads::kParallelWorkloads) {
+    ++colour;
+    std::vector<ParallelPoint> points = parallelPoints(results, workload);
+    if (points.empty()) continue;
+    chart.series.push_back(std::string(workload) + " (coreactor)");
+    chart.styles.push_back({false, colour});
+    chart.series.push_back(std::string(workload) + " (CAF)");
+    chart.styles.push_back({true, colour});
+    for (const ParallelPoint& point : points) {
+      if (std::find(counts.begin(), counts.end(), point.isolates) == counts.end()) {
+        counts.push_back(point.isolates);
+      }
+    }
+    perWorkload.push_back(std::move(points));
+  }
+  const auto mops = [](const std::optional<double>& ns) {
+    return ns ? std::optional<double>(1e3 / *ns) : std::nullopt;
+  };
+  for (const std::size_t n : counts) {
+    Chart::Row row{std::to_string(n), static_cast<double>(n), {}};
+    for (const std::vector<ParallelPoint>& points : perWorkload) {
+      const auto at = std::find_if(points.begin(), points.end(),
+                                   [&](const ParallelPoint& p) { return p.isolates == n; });
+      row.values.push_back(at == points.end() ? std::nullopt : mops(at->ours));
+      row.values.push_back(at == points.end() ? std::nullopt : mops(at->caf));
+    }
+    chart.rows.push_back(std::move(row));
+  }
+  if (chart.rows.size() < 2) return std::nullopt;
+  return chart;
+}
+
 }  // namespace
 
 PlotOutcome plotChart(const Chart& chart, const std::filesystem::path& dir) {
@@ -271,12 +327,13 @@ RunCharts writeRunCharts(const RunResults& results, const std::filesystem::path&
       {"volley-vs-lateness", volleyAgainstLateness(results), "no volley/* with lateness/* rows"},
       {"coreactor-vs-caf",
        armsChart(results, "ns/op", "coreactor-vs-caf", "ns per op (log scale)", true),
-       "no CAF figures in this run"},
+       "no CAF figure of a one-thread row in this run"},
       {"coreactor-vs-caf-memory",
        armsChart(results, "B/actor", "coreactor-vs-caf-memory", "bytes per idle actor (RSS)",
                  false),
        "no CAF memory figure in this run"},
       {"isolate-scaling", scalingChart(results), "fewer than two isolates/scaling/<n> rows"},
+      {"parallel-speedup", parallelChart(results), "fewer than two parallel/<workload>/<n> rows"},
   };
   RunCharts charts;
   bool gnuplotMissing = false;

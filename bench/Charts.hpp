@@ -42,6 +42,15 @@ struct Chart {
   bool yFromZero = false;  ///< a linear y axis starting at 0
   /// kLines: every series but the first is a reference (dashed, no points)
   bool referenceLines = false;
+  /// kLines: how series i is drawn, where i < styles.size() (over
+  /// referenceLines): dashed without points, or solid with them; in gnuplot
+  /// colour `colour` (a linetype's colour; 0: gnuplot's own cycle).
+  struct Style {
+    bool dashed = false;
+    int colour = 0;
+  };
+  std::vector<Style> styles;
+  bool keyOutside = false;  ///< the key right of the plot instead of in its top left
   std::vector<std::string> series;
   std::vector<Row> rows;
 };
@@ -69,8 +78,10 @@ struct RunCharts {
 /// dispatcher's volley cost against its timer lateness; (b) coreactor-vs-caf
 /// (ns per op) and coreactor-vs-caf-memory (bytes per idle actor); (c)
 /// isolate-scaling, aggregate round trips per second against the number of
-/// isolates. A chart whose rows did not run is skipped, and an older file of
-/// that name removed.
+/// isolates; (d) parallel-speedup, each parallel workload's aggregate
+/// throughput against the number of isolates (ours solid, CAF's dashed, by
+/// its thread count). A chart whose rows did not run is skipped, and an older
+/// file of that name removed.
 RunCharts writeRunCharts(const RunResults& results, const std::filesystem::path& dir);
 
 }  // namespace coreactor::bench

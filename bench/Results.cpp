@@ -8,6 +8,7 @@
 
 #include "BenchSupport.hpp"
 #include "CrossBench.hpp"
+#include "ParallelBench.hpp"
 #include "ScheduleBench.hpp"
 #include "Workloads.hpp"
 
@@ -136,6 +137,46 @@ std::string describeCrossOp(std::string_view name) {
   return "";
 }
 
+/// What one op of a parallel row is (bench/ParallelBench.cpp).
+std::string describeParallelOp(std::string_view name) {
+  using namespace workloads;
+  const std::string_view rest = name.substr(std::string_view(kParallelFamily).size());
+  const std::size_t slash = rest.rfind('/');
+  if (slash == std::string_view::npos) return "";
+  const std::string_view workload = rest.substr(0, slash);
+  const std::string n(rest.substr(slash + 1));
+  const std::string over =
+      ", all of " + n + (n == "1" ? " isolate (CAF: thread)" : " isolates (CAF: threads)");
+  const auto count = [](std::int64_t value) {
+    std::string text = std::to_string(value);
+    for (int at = static_cast<int>(text.size()) - 3; at > 0; at -= 3) {
+      text.insert(static_cast<std::size_t>(at), ",");
+    }
+    return text;
+  };
+  if (workload == "pairs") {
+    return "one round trip of " + count(kPairs) + " pairs x " + count(kPairRoundTrips) + over;
+  }
+  if (workload == "forkjoin") {
+    return "one item of " + count(kForkJoinItems) + " to " + count(kForkJoinWorkers) +
+           " workers, computed, summed" + over;
+  }
+  if (workload == "ring-one") {
+    return "one hop of one token, ring of " + count(kRingActors) + over;
+  }
+  if (workload == "ring-many") {
+    return "one hop of " + count(kRingTokens) + " tokens, ring of " + count(kRingActors) + over;
+  }
+  if (workload == "all-to-all") {
+    return "one request answered, " + count(kAllToAllActors) + " actors x " +
+           count(kAllToAllMessages) + " to random peers" + over;
+  }
+  if (workload == "pipeline") {
+    return "one message through " + count(kPipelineStages) + " working stages" + over;
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string describeOp(std::string_view name) {
@@ -180,11 +221,13 @@ std::string describeOp(std::string_view name) {
     return "one actor spawned and started; " + std::string(name.substr(12)) + " at once";
   }
   if (name == "actor/memory") return "RSS per idle actor: 100k, one message each";
+  if (name.starts_with(workloads::kParallelFamily)) return describeParallelOp(name);
   if (name.starts_with("schedule/add+cancel/")) {
     return "one scheduleOnce or cancel by " + std::string(name.substr(20)) + ", 1M live";
   }
   if (name == "schedule/fire/1M") return "one due one-shot fired and handled, 1M due at once";
-  if (name == "schedule/memory") return "malloc'd bytes per live schedule, 8-byte message";
+  if (name == "schedule/memory") return "RSS per live schedule: 1M unnamed, 8-byte message";
+  if (name == "schedule/memory/named") return "RSS per live schedule: 1M named";
   if (name == "schedule/lateness/idle") return "p50 fire lateness, 200 one-shots, idle isolate";
   if (name == "schedule/lateness/volley") {
     return "p50 fire lateness, 200 one-shots, hybrid volley on the isolate";
@@ -273,6 +316,23 @@ constexpr Target kTargets[] = {
     {"scaling: {n} pairs alone / together", kScalingFamily, "isolates/scaling/1", 1 / 0.9, "", true,
      kPairedFloorRatioCounter},
     {"idle system, CPU", "isolates/idle-cpu", nullptr, 1, "% cpu"},
+    // The parallel workloads (bench/ParallelBench.cpp), N the most isolates
+    // that ran. Where the work divides (pairs, fork-join, pipeline): the
+    // aggregate throughput at N at least 0.8 x N x at one isolate, i.e.
+    // ns(N) x N / ns(1) <= 1 / 0.8. Where every message may cross (the
+    // rings, all-to-all): at N at least as fast as at one, ns(N) / ns(1) <= 1.
+    {"pairs: {n} x 1 isolate / {n} isolates", "parallel/pairs/", "parallel/pairs/1", 1 / 0.8, "",
+     true},
+    {"forkjoin: {n} x 1 isolate / {n} isolates", "parallel/forkjoin/", "parallel/forkjoin/1",
+     1 / 0.8, "", true},
+    {"ring-one: 1 isolate / {n} isolates", "parallel/ring-one/", "parallel/ring-one/1", 1.0, "",
+     false, nullptr, true},
+    {"ring-many: 1 isolate / {n} isolates", "parallel/ring-many/", "parallel/ring-many/1", 1.0, "",
+     false, nullptr, true},
+    {"all-to-all: 1 isolate / {n} isolates", "parallel/all-to-all/", "parallel/all-to-all/1", 1.0,
+     "", false, nullptr, true},
+    {"pipeline: {n} x 1 isolate / {n} isolates", "parallel/pipeline/", "parallel/pipeline/1",
+     1 / 0.8, "", true},
 };
 
 /// The largest n of the rows `family`<n> that ran, or 0.
@@ -304,7 +364,7 @@ std::vector<TargetResult> evaluateTargets(const ArmFigures& ours) {
   std::vector<TargetResult> results;
   for (const Target& target : kTargets) {
     TargetResult result{&target, target.label, target.numerator, std::nullopt, {}};
-    if (target.timesLargest) {
+    if (target.timesLargest || target.largest) {
       const std::size_t n = largestOfFamily(ours, target.numerator);
       if (n < 2) {
         result.label = withN(target.label, "N");
@@ -314,7 +374,7 @@ std::vector<TargetResult> evaluateTargets(const ArmFigures& ours) {
       }
       result.label = withN(target.label, std::to_string(n));
       result.numerator += std::to_string(n);
-      result.times = static_cast<double>(n);
+      if (target.timesLargest) result.times = static_cast<double>(n);
     }
     if (target.pairedCounter != nullptr) {
       if (const Figure* row = ours.find(result.numerator); row != nullptr && !row->failed()) {
@@ -357,6 +417,78 @@ std::vector<SharedRow> sharedRows(const RunResults& results) {
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+// ---- parallel/<workload>/<n> ------------------------------------------------------------
+
+namespace {
+
+/// The n of parallel/<workload>/<n>, or 0 for a row of another family.
+std::size_t parallelIsolates(const std::string& name, std::string_view workload) {
+  const std::string prefix = workloads::parallelRow(workload, 0);  // ".../0"
+  const std::string_view stem = std::string_view(prefix).substr(0, prefix.size() - 1);
+  if (!name.starts_with(stem)) return 0;
+  std::size_t n = 0;
+  const char* first = name.data() + stem.size();
+  const char* last = name.data() + name.size();
+  const auto [end, error] = std::from_chars(first, last, n);
+  return error == std::errc() && end == last ? n : 0;
+}
+
+}  // namespace
+
+void addSpeedups(ArmFigures& arm) {
+  for (const char* workload : workloads::kParallelWorkloads) {
+    std::string why;
+    const std::optional<double> one = medianOf(arm, workloads::parallelRow(workload, 1), why);
+    if (!one) continue;
+    const std::vector<std::string> names = arm.order();
+    for (const std::string& name : names) {
+      if (parallelIsolates(name, workload) == 0) continue;
+      if (const std::optional<double> at = medianOf(arm, name, why)) {
+        arm.figureFor(name).extras[kSpeedupCounter] = {*one / *at};
+      }
+    }
+  }
+}
+
+std::vector<ParallelPoint> parallelPoints(const RunResults& results, std::string_view workload) {
+  std::vector<ParallelPoint> points;
+  const auto pointFor = [&](const std::string& name) -> ParallelPoint* {
+    const std::size_t n = parallelIsolates(name, workload);
+    if (n == 0) return nullptr;
+    for (ParallelPoint& point : points) {
+      if (point.isolates == n) return &point;
+    }
+    points.push_back(ParallelPoint{n, name, {}, {}, {}, {}, {}, {}});
+    return &points.back();
+  };
+  std::string why;
+  for (const std::string& name : results.ours.order()) {
+    if (ParallelPoint* point = pointFor(name)) {
+      point->ours = medianOf(results.ours, name, why);
+      if (point->ours) {
+        const Figure& figure = *results.ours.find(name);
+        point->oursSpeedup = figure.extraMedian(kSpeedupCounter);
+        point->crossings = figure.extraMedian(kCrossingsPerOpCounter);
+      }
+    }
+  }
+  if (results.caf.ran()) {
+    for (const std::string& name : results.caf.figures.order()) {
+      if (ParallelPoint* point = pointFor(name)) {
+        const Figure& figure = *results.caf.figures.find(name);
+        point->caf = medianOf(results.caf.figures, name, why);
+        if (point->caf) point->cafSpeedup = figure.extraMedian(kSpeedupCounter);
+      }
+    }
+  }
+  for (ParallelPoint& point : points) {
+    if (point.ours && point.caf) point.ratio = *point.ours / *point.caf;
+  }
+  std::sort(points.begin(), points.end(),
+            [](const ParallelPoint& a, const ParallelPoint& b) { return a.isolates < b.isolates; });
+  return points;
 }
 
 }  // namespace coreactor::bench

@@ -116,6 +116,10 @@ struct Target {
   /// paired rounds (kPairedFloorRatioCounter); read instead of the ratio of
   /// the two medians when the row has it.
   const char* pairedCounter = nullptr;
+  /// As timesLargest (the row of the largest n of the family is the
+  /// numerator), but the ratio is not multiplied by n: "at N isolates at
+  /// least as fast as at one".
+  bool largest = false;
 };
 
 /// A target checked against this run: `value` is the ratio or the figure, or
@@ -150,5 +154,33 @@ struct SharedRow {
 
 /// The rows CAF's arm ran, in our order, with our figure beside each.
 std::vector<SharedRow> sharedRows(const RunResults& results);
+
+// ---- parallel/<workload>/<n> ------------------------------------------------------------
+
+/// Beside a parallel row's figure, added after the run (addSpeedups): its
+/// throughput over the same arm's 1-isolate (1-thread) row's, from the two
+/// medians of this run.
+inline constexpr const char* kSpeedupCounter = "speedup";
+
+/// Sets kSpeedupCounter on every parallel/<workload>/<n> row of `arm` whose
+/// 1-isolate row has a figure: median(<workload>/1) / median(<workload>/n).
+void addSpeedups(ArmFigures& arm);
+
+/// One isolate count of a parallel workload, in both arms: ns per op (the
+/// median), its speedup over 1, ours / CAF; empty where a row did not run
+/// or failed.
+struct ParallelPoint {
+  std::size_t isolates = 0;
+  std::string row;
+  std::optional<double> ours;
+  std::optional<double> oursSpeedup;
+  std::optional<double> crossings;  ///< ours: messages that crossed isolates per op
+  std::optional<double> caf;
+  std::optional<double> cafSpeedup;
+  std::optional<double> ratio;
+};
+
+/// The points of parallel/<workload>/<n> that either arm ran, by n.
+std::vector<ParallelPoint> parallelPoints(const RunResults& results, std::string_view workload);
 
 }  // namespace coreactor::bench

@@ -7,9 +7,14 @@
 // and nothing of the other.
 #pragma once
 
+#include <sched.h>
+
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace coreactor::bench::workloads {
 
@@ -74,6 +79,123 @@ inline std::string spawnRow(std::int64_t actors) {
   return "actor/spawn/" + std::to_string(actors);
 }
 inline constexpr const char* kMemoryRow = "actor/memory";
+
+// ---- the parallel workloads: parallel/<workload>/<n> ---------------------------------
+//
+// Threaded systems of n isolates (ours: ActorSystemOptions::withIsolates(n))
+// against CAF with n scheduler threads (scheduler.max-threads = n), n = 1 ..
+// N (parallelCounts()). The total work of a round is the same at every n, so
+// the figure at n over the figure at 1 (of the same arm, the same run) is the
+// speedup. One op is one unit of the workload (a round trip, an item, a hop,
+// a request answered, a message through the whole pipeline); the figure is
+// ns per op over all isolates together (aggregate), and ops per second
+// beside it (Google Benchmark's items_per_second).
+
+/// parallel/pairs/<n>: kPairs independent pairs, each playing kPairRoundTrips
+/// round trips (ping -> pong), all at once. Ours puts pair k (both actors) on
+/// isolate k mod n; CAF's scheduler places its actors itself.
+inline constexpr std::int64_t kPairs = 8;
+inline constexpr std::int64_t kPairRoundTrips = 10'000;
+
+/// One item's work (parallel/forkjoin) and one stage's (parallel/pipeline):
+/// kWorkSteps rounds of xorshift and multiply, a dependent chain the
+/// compiler can neither fold nor vectorise (~100 ns on this machine kind),
+/// so that the work is not free next to the messages that carry it.
+inline constexpr int kWorkSteps = 32;
+inline constexpr std::uint64_t work(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  for (int i = 0; i < kWorkSteps; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    x *= 0x2545F4914F6CDD1DULL;
+  }
+  return x;
+}
+
+/// parallel/forkjoin/<n>: a producer hands kForkJoinItems items (the item
+/// is its index i) round-robin to kForkJoinWorkers workers, all at once;
+/// each worker answers work(i); the producer sums the answers and checks the
+/// sum against forkJoinExpectedSum(), computed off the clock.
+inline constexpr std::int64_t kForkJoinWorkers = 64;
+inline constexpr std::int64_t kForkJoinItems = 50'000;
+inline std::uint64_t forkJoinExpectedSum() {
+  std::uint64_t sum = 0;
+  for (std::int64_t i = 0; i < kForkJoinItems; ++i) sum += work(static_cast<std::uint64_t>(i));
+  return sum;
+}
+
+/// parallel/ring-one/<n> and parallel/ring-many/<n>: kRingActors actors in a
+/// ring, each passing a token to the next. ring-one: one token, kRingHops
+/// hops. ring-many: kRingTokens tokens at once, started at evenly spaced
+/// actors, kRingHops / kRingTokens hops each: the same hops in total.
+inline constexpr std::int64_t kRingActors = 64;
+inline constexpr std::int64_t kRingHops = 64'000;
+inline constexpr std::int64_t kRingTokens = 32;
+static_assert(kRingHops % kRingTokens == 0 && kRingActors % kRingTokens == 0);
+
+/// parallel/all-to-all/<n>: kAllToAllActors actors; each sends
+/// kAllToAllMessages requests at once to pseudo-random peers
+/// (allToAllPeer), every request is answered, and each actor counts its
+/// replies.
+inline constexpr std::int64_t kAllToAllActors = 64;
+inline constexpr std::int64_t kAllToAllMessages = 1'000;
+/// The generator of actor `self`'s peers: xorshift64 from a fixed seed per
+/// actor, so that both arms send the same requests to the same peers.
+inline constexpr std::uint64_t allToAllSeed(std::int64_t self) {
+  return 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(self + 1);
+}
+/// The next peer of `self` (never `self`), advancing `state`.
+inline constexpr std::int64_t allToAllPeer(std::uint64_t& state, std::int64_t self) {
+  state ^= state << 13;
+  state ^= state >> 7;
+  state ^= state << 17;
+  const auto others = static_cast<std::uint64_t>(kAllToAllActors - 1);
+  return (self + 1 + static_cast<std::int64_t>(state % others)) % kAllToAllActors;
+}
+
+/// parallel/pipeline/<n>: a source sends kPipelineMessages messages (the
+/// k-th carries k) at once into the first of kPipelineStages stages; stage s
+/// turns v into pipelineStep(v, s) and passes it on; the last one counts the
+/// messages and sums their values, checked against pipelineExpectedSum().
+inline constexpr std::int64_t kPipelineStages = 8;
+inline constexpr std::int64_t kPipelineMessages = 10'000;
+inline constexpr std::uint64_t pipelineStep(std::uint64_t v, std::int64_t stage) {
+  return work(v + static_cast<std::uint64_t>(stage));
+}
+inline std::uint64_t pipelineExpectedSum() {
+  std::uint64_t sum = 0;
+  for (std::int64_t k = 0; k < kPipelineMessages; ++k) {
+    std::uint64_t v = static_cast<std::uint64_t>(k);
+    for (std::int64_t s = 0; s < kPipelineStages; ++s) v = pipelineStep(v, s);
+    sum += v;
+  }
+  return sum;
+}
+
+/// The workloads, in the order the rows run and the table lists them.
+inline constexpr const char* kParallelWorkloads[] = {"pairs",     "forkjoin",   "ring-one",
+                                                     "ring-many", "all-to-all", "pipeline"};
+inline constexpr const char* kParallelFamily = "parallel/";
+inline std::string parallelRow(std::string_view workload, std::size_t isolates) {
+  return std::string(kParallelFamily) + std::string(workload) + "/" + std::to_string(isolates);
+}
+
+/// The isolate (CAF: thread) counts of the parallel rows: 1 .. N, N the CPUs
+/// this process may run on (its affinity mask; at least 2, so that there is
+/// a speedup to read; past 8, powers of two and N). Both arms call it, in
+/// processes with the same mask, and so register the same rows.
+inline std::vector<std::size_t> parallelCounts() {
+  std::size_t cpus = 0;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = static_cast<std::size_t>(CPU_COUNT(&set));
+  const std::size_t most = cpus < 2 ? 2 : cpus;
+  std::vector<std::size_t> counts;
+  for (std::size_t n = 1; n <= most; n = n < 8 ? n + 1 : 2 * n) counts.push_back(n);
+  if (counts.back() != most) counts.push_back(most);
+  return counts;
+}
 
 /// The row of ours that a CAF row is set beside: the same name, but for
 /// kAskNoDeadlineRow.

@@ -1,9 +1,10 @@
 // bench/main.cpp — coreactor-bench, coreactor's "main job": runs every
 // dispatch benchmark (bench/DispatchBench.cpp), every actor benchmark
-// (bench/ActorBench.cpp), the scheduler's (bench/ScheduleBench.cpp) and the
-// cross-isolate ones with their floors (bench/CrossBench.cpp), then the CAF
-// arm (coreactor-bench-caf, a process of its own: bench/CafArm.hpp) on the
-// actor rows both arms share (bench/Workloads.hpp), and prints what one op
+// (bench/ActorBench.cpp), the scheduler's (bench/ScheduleBench.cpp), the
+// cross-isolate ones with their floors (bench/CrossBench.cpp) and the
+// parallel workloads on 1 .. N isolates (bench/ParallelBench.cpp), then the
+// CAF arm (coreactor-bench-caf, a process of its own: bench/CafArm.hpp) on
+// the actor and parallel rows both arms share (bench/Workloads.hpp), and prints what one op
 // costs, coreactor against CAF, and whether the design's targets hold, all
 // from the same run. Every row goes to a JSON file too, and the charts are
 // drawn next to it.
@@ -18,6 +19,9 @@
 //     isolates/idle-cpu;
 //   - coreactor against CAF: each shared row's two medians and their ratio,
 //     coreactor / CAF (below 1: we are faster);
+//   - the parallel workloads: for each, the figure at each isolate count in
+//     both arms, the speedup over one isolate (one CAF thread) and the
+//     workload's target;
 //   - the targets, each marked "met" or "MISSED by X%" (how far above the
 //     target the figure is). A ratio is computed from two medians of this same
 //     run (never against a figure from another run or machine); an absolute
@@ -62,6 +66,7 @@
 #include "DispatchBench.hpp"
 #include "JsonReport.hpp"
 #include "MemoryProbe.hpp"
+#include "ParallelBench.hpp"
 #include "Results.hpp"
 #include "ScheduleBench.hpp"
 #include "Workloads.hpp"
@@ -86,15 +91,16 @@ void printUsage(std::FILE* out) {
       "lateness/*), actor benchmarks (actor/tell/*, actor/pingpong/*, actor/ask/*,\n"
       "actor/spawn/*, actor/memory), scheduler benchmarks (schedule/*) and cross-isolate\n"
       "benchmarks with their two-thread floors (isolates/*, floor/spsc-bulk,\n"
-      "floor/busy-poll-rtt, floor/eventfd-rtt), then the same actor rows on CAF 0.17\n"
+      "floor/busy-poll-rtt, floor/eventfd-rtt) and parallel workloads on 1..N isolates\n"
+      "(parallel/*), then the same actor and parallel rows on CAF 0.17\n"
       "(%s, next to this program, in its own process), and prints on stdout each\n"
       "figure (median over repetitions: ns per op, bytes per idle actor, us of timer\n"
       "lateness, ns of a median ask, %% of a core), coreactor against CAF with their\n"
       "ratio, and the targets. Progress goes to stderr.\n"
       "\n"
-      "  --quick            %d repetitions of --benchmark_min_time=%s (about 17 s, and\n"
-      "                     about 15 s more for the CAF arm) instead of %d of %s\n"
-      "                     (about a minute and a half, and half a minute more for CAF)\n"
+      "  --quick            %d repetitions of --benchmark_min_time=%s (about 22 s, and\n"
+      "                     about 20 s more for the CAF arm) instead of %d of %s\n"
+      "                     (about two minutes, and three quarters of a minute more for CAF)\n"
       "  --filter <regex>   run only the rows whose name matches (both arms): say\n"
       "                     --filter 'actor/', --filter 'volley|lateness' or\n"
       "                     --filter 'actor/tell/1000$'; a filter that matches no row\n"
@@ -102,7 +108,8 @@ void printUsage(std::FILE* out) {
       "  --json <file>      where every row goes as JSON (default: %s next to\n"
       "                     this program); the charts are drawn next to it:\n"
       "                     volley-vs-lateness.png, coreactor-vs-caf.png,\n"
-      "                     coreactor-vs-caf-memory.png, isolate-scaling.png\n"
+      "                     coreactor-vs-caf-memory.png, isolate-scaling.png,\n"
+      "                     parallel-speedup.png\n"
       "                     (gnuplot; skipped without it)\n"
       "  --no-caf           do not run the CAF arm\n"
       "  --require-caf      fail (exit 2), before running anything, unless the CAF arm\n"
@@ -322,7 +329,14 @@ void printArms(const RunResults& results) {
   std::printf("%s\n\n", line.c_str());
   std::printf("  %-36s %11s %11s  %13s  %s\n", "row", "coreactor", "CAF", "coreactor/CAF",
               "spread ours / CAF");
+  bool anyParallel = false;
   for (const SharedRow& row : sharedRows(results)) {
+    // One CAF thread against one isolate here; the parallel rows, n against
+    // n, have a table of their own (printParallel).
+    if (row.name.starts_with(workloads::kParallelFamily)) {
+      anyParallel = true;
+      continue;
+    }
     const char* unit = std::string_view(row.unit) == "B/actor" ? "B" : "ns";
     const auto figure = [&](const std::optional<double>& value, const ArmFigures& arm,
                             const std::string& name) {
@@ -350,10 +364,87 @@ void printArms(const RunResults& results) {
       "   against one isolate: docs/benchmarks.md says how each arm is set up. CAF arms each\n"
       "   ask's deadline on its timer thread; .../no-deadline is CAF without one, beside our\n"
       "   ask, which always has one)\n");
+  if (anyParallel) std::printf("  (parallel/*, n CAF threads against n isolates: below)\n");
   for (const std::string& name : caf.figures.order()) {
     const Figure& figure = *caf.figures.find(name);
     if (figure.failed()) std::printf("  CAF %s FAILED: %s\n", name.c_str(), figure.error.c_str());
   }
+}
+
+/// The parallel workloads: each one's figure at each isolate count, in both
+/// arms, the speedups over one isolate (one CAF thread), ours / CAF, and the
+/// workload's target read as a speedup.
+void printParallel(const RunResults& results, const std::vector<TargetResult>& targets) {
+  bool any = false;
+  for (const std::string& name : results.ours.order()) {
+    any |= name.starts_with(workloads::kParallelFamily);
+  }
+  if (!any) return;
+  std::printf(
+      "\n  parallel workloads: threaded systems of n isolates (CAF: n scheduler threads), the\n"
+      "  same work at every n; ns per op over all isolates together, Mops/s, the speedup\n"
+      "  (throughput at n / at 1 in the same arm, this run) and, for ours, the messages that\n"
+      "  crossed between isolates per op\n\n");
+  std::printf("  %-11s %3s %10s %7s %8s %9s  %10s %8s  %13s\n", "workload", "n", "coreactor",
+              "Mops/s", "speedup", "crossings", "CAF", "speedup", "coreactor/CAF");
+  const auto figure = [](const std::optional<double>& ns, const ArmFigures& arm,
+                         const std::string& row) {
+    if (ns) return withUnit(*ns, "ns");
+    const Figure* f = arm.find(row);
+    return std::string(f == nullptr ? "-" : f->failed() ? "FAILED" : "n/a");
+  };
+  const auto times = [](const std::optional<double>& value, const char* format) {
+    char text[32] = "-";
+    if (value) std::snprintf(text, sizeof text, format, *value);
+    return std::string(text);
+  };
+  for (const char* workload : workloads::kParallelWorkloads) {
+    const std::vector<ParallelPoint> points = parallelPoints(results, workload);
+    if (points.empty()) continue;
+    bool first = true;
+    for (const ParallelPoint& point : points) {
+      char mops[16] = "-";
+      if (point.ours) std::snprintf(mops, sizeof mops, "%.2f", 1e3 / *point.ours);
+      std::printf("  %-11s %3zu %10s %7s %8s %9s  %10s %8s  %13s\n", first ? workload : "",
+                  point.isolates, figure(point.ours, results.ours, point.row).c_str(), mops,
+                  times(point.oursSpeedup, "%.2fx").c_str(), times(point.crossings, "%.2f").c_str(),
+                  figure(point.caf, results.caf.figures, point.row).c_str(),
+                  times(point.cafSpeedup, "%.2fx").c_str(), times(point.ratio, "%.3fx").c_str());
+      first = false;
+    }
+    // The target, read as a speedup: ratio = times / speedup.
+    const std::string family = std::string(workloads::kParallelFamily) + workload + "/";
+    for (const TargetResult& result : targets) {
+      if (family != result.target->numerator) continue;
+      const double wanted = result.times / result.target->atMost;
+      char bound[64];
+      if (result.target->timesLargest) {
+        std::snprintf(bound, sizeof bound, "speedup >= 0.8 x %.0f = %.2fx", result.times, wanted);
+      } else {
+        std::snprintf(bound, sizeof bound, "speedup >= %.2fx", wanted);
+      }
+      std::string verdict;
+      if (!result.value) {
+        verdict = result.why;
+      } else {
+        char text[64];
+        const double speedup = result.times / *result.value;
+        if (result.met()) {
+          std::snprintf(text, sizeof text, "%.2fx: met", speedup);
+        } else {
+          std::snprintf(text, sizeof text, "%.2fx: MISSED by %.0f%%", speedup,
+                        (*result.value / result.target->atMost - 1) * 100);
+        }
+        verdict = text;
+      }
+      const std::string at = result.numerator.substr(family.size());
+      std::printf("  %-11s target at %s isolates: %s; %s\n", "", at.empty() ? "N" : at.c_str(),
+                  bound, verdict.c_str());
+    }
+  }
+  std::printf(
+      "  (coreactor/CAF below 1: coreactor is faster; our actors are placed as a user's are,\n"
+      "   round-robin over the isolates, but for the pairs, pair k on isolate k mod n)\n");
 }
 
 void printTable(const RunResults& results, const std::vector<TargetResult>& targets) {
@@ -457,6 +548,7 @@ void printTable(const RunResults& results, const std::vector<TargetResult>& targ
   }
 
   printArms(results);
+  printParallel(results, targets);
   printTargets(targets, /*ratios=*/true);
   printTargets(targets, /*ratios=*/false);
 
@@ -644,6 +736,7 @@ int run(int argc, char** argv) {
   registerActorBenchmarks();
   registerScheduleBenchmarks();
   registerCrossBenchmarks(options.quick);
+  registerParallelBenchmarks();
   RunResults results;
   results.quick = options.quick;
   results.optimisedBuild = kOptimisedBuild;
@@ -665,6 +758,9 @@ int run(int argc, char** argv) {
     results.caf = runCafArm(cafArguments(options));
   }
   if (!results.caf.ran()) std::fprintf(stderr, "%s\n", results.caf.message.c_str());
+  // The parallel rows' speedups: each arm's throughput at n over its own at 1.
+  addSpeedups(results.ours);
+  addSpeedups(results.caf.figures);
 
   const std::vector<TargetResult> targets = evaluateTargets(results.ours);
   printTable(results, targets);

@@ -36,6 +36,12 @@
 //     runs its loop on the benchmark's thread; here the benchmark's thread only
 //     sends one message to start a round and waits for the round to finish, and
 //     neither wake-up is in the figure.
+//   - the parallel rows (parallel/<workload>/<n>: bench/Workloads.hpp) give
+//     CAF n scheduler threads (scheduler.max-threads = n), as ours get n
+//     isolates, and leave the placement to its work-stealing scheduler. Their
+//     rounds are timed and checked as ours (bench/ParallelRound.hpp): from the
+//     kick-off on the benchmark's thread to the end of the last part, on the
+//     worker that finished it.
 //   - completion: each round counts what its actors actually did (messages
 //     handled, round trips, answers, starts, stops) and the benchmark thread
 //     checks the counts against what was asked, as in our arm. A message that
@@ -59,6 +65,7 @@
 
 #include "BenchSupport.hpp"
 #include "MemoryProbe.hpp"
+#include "ParallelRound.hpp"
 #include "Workloads.hpp"
 
 namespace coreactor::bench::cafarm {
@@ -109,6 +116,31 @@ struct StopAll {
   Round* round;
 };
 
+// The parallel rows' (parallel/*), as our arm's (bench/ParallelBench.cpp).
+struct Serve {};
+struct Fork {};
+struct Item {
+  std::uint64_t value;
+};
+struct Answer {
+  std::uint64_t value;
+};
+struct Token {
+  std::uint32_t id;
+  std::uint32_t travelled;
+};
+struct Begin {};
+struct PeerRequest {
+  std::uint64_t n;
+};
+struct PeerReply {
+  std::uint64_t n;
+};
+struct Feed {};
+struct Flow {
+  std::uint64_t value;
+};
+
 }  // namespace coreactor::bench::cafarm
 
 // Local messages only: CAF 0.17 wants a type to be serialisable unless told
@@ -122,6 +154,16 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::Request)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::Response)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::AllStarted)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::StopAll)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::Serve)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::Fork)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::Item)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::Answer)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::Token)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::Begin)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::PeerRequest)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::PeerReply)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::Feed)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::Flow)
 
 namespace coreactor::bench::cafarm {
 namespace {
@@ -145,8 +187,9 @@ constexpr std::chrono::seconds kRoundTimeout{60};
 
 class BenchConfig final : public caf::actor_system_config {
  public:
-  BenchConfig() {
-    set("scheduler.max-threads", 1);
+  /// One scheduler thread for the actor rows; n for parallel/<workload>/<n>.
+  explicit BenchConfig(std::size_t threads = 1) {
+    set("scheduler.max-threads", static_cast<caf::config_value::integer>(threads));
     set("logger.verbosity", caf::atom("quiet"));
     set("logger.file-verbosity", caf::atom("quiet"));
     set("logger.console-verbosity", caf::atom("quiet"));
@@ -158,7 +201,8 @@ class BenchConfig final : public caf::actor_system_config {
 /// destructor waits for every actor to be done.
 class Arm {
  public:
-  explicit Arm(std::string row) : row_(std::move(row)), system_(config_) {}
+  explicit Arm(std::string row, std::size_t threads = 1)
+      : row_(std::move(row)), config_(threads), system_(config_) {}
   ~Arm() {
     for (const caf::actor& actor : keep_) {
       caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
@@ -180,6 +224,18 @@ class Arm {
     return actor;
   }
 
+  /// A round that never finished: the row is reported failed and the
+  /// process ends (the actor system could not shut down with a stuck actor).
+  [[noreturn]] void lost(std::chrono::seconds waited) const {
+    const long long seconds = waited.count();
+    std::printf("failed %s a round did not finish within %lld s: work was lost\n", row_.c_str(),
+                seconds);
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s: %s did not finish a round within %lld s\n", kProgram, row_.c_str(),
+                 seconds);
+    std::_Exit(1);
+  }
+
   /// Starts a round with `message` to `driver` and waits for it. A round
   /// that never finishes lost work: the row is reported failed and the
   /// process ends (the actor system could not shut down with a stuck actor).
@@ -187,15 +243,7 @@ class Arm {
   OpMeter::Timed runRound(const caf::actor& driver, Round& round, Message message) {
     std::future<void> finished = round.done.get_future();
     caf::anon_send(driver, message);
-    if (finished.wait_for(kRoundTimeout) != std::future_status::ready) {
-      const long long seconds = kRoundTimeout.count();
-      std::printf("failed %s a round did not finish within %lld s: work was lost\n", row_.c_str(),
-                  seconds);
-      std::fflush(stdout);
-      std::fprintf(stderr, "%s: %s did not finish a round within %lld s\n", kProgram, row_.c_str(),
-                   seconds);
-      std::_Exit(1);
-    }
+    if (finished.wait_for(kRoundTimeout) != std::future_status::ready) lost(kRoundTimeout);
     return OpMeter::Timed{round.ran, round.end - round.begin};
   }
 
@@ -588,6 +636,495 @@ int runMemoryProbe() {
   }
 }
 
+// ---- parallel/<workload>/<n> --------------------------------------------------------------
+//
+// The workloads of bench/ParallelBench.cpp, with the same sizes, the same
+// messages and the same checks; CAF's default (work-stealing) scheduler with
+// n threads places the actors. Each workload keeps its actors' handles and
+// drops them (release) before its Arm stops the system; the actors read one
+// another's handles through the workload, never holding one of their own.
+
+/// A counter of one actor's, on a cache line of its own.
+struct alignas(64) Counter {
+  std::int64_t value = 0;
+};
+
+std::string counted(const char* what, std::int64_t expected, std::int64_t got) {
+  return std::to_string(got) + " " + what + ", " + std::to_string(expected) + " expected";
+}
+
+// parallel/pairs/<n>
+
+struct alignas(64) PairCounts {
+  std::int64_t pings = 0;
+  std::int64_t pongs = 0;
+  std::int64_t inOrder = 0;
+};
+
+class PairResponder final : public caf::event_based_actor {
+ public:
+  PairResponder(caf::actor_config& config, PairCounts* counts)
+      : caf::event_based_actor(config), counts_(counts) {}
+  caf::behavior make_behavior() override {
+    return {[this](const Ping& ping) {
+      ++counts_->pings;
+      return Pong{ping.n};
+    }};
+  }
+
+ private:
+  PairCounts* counts_;
+};
+
+class PairRequester final : public caf::event_based_actor {
+ public:
+  PairRequester(caf::actor_config& config, PairCounts* counts, RoundEnd* end,
+                const caf::actor* responder)
+      : caf::event_based_actor(config), counts_(counts), end_(end), responder_(responder) {}
+  caf::behavior make_behavior() override {
+    return {
+        [this](const Serve&) { send(*responder_, Ping{0}); },
+        [this](const Pong& pong) {
+          if (pong.n == counts_->pongs) ++counts_->inOrder;
+          if (++counts_->pongs < workloads::kPairRoundTrips) {
+            send(*responder_, Ping{static_cast<int>(counts_->pongs)});
+          } else {
+            end_->partDone();
+          }
+        },
+    };
+  }
+
+ private:
+  PairCounts* counts_;
+  RoundEnd* end_;
+  const caf::actor* responder_;
+};
+
+class Pairs {
+ public:
+  static constexpr const char* kName = "pairs";
+  static constexpr const char* kWhat = "round trips";
+  RoundEnd end;
+
+  void build(Arm& arm) {
+    counts_.resize(static_cast<std::size_t>(workloads::kPairs));
+    responders_.reserve(counts_.size());  // the requesters point into it
+    for (PairCounts& counts : counts_) {
+      responders_.push_back(arm.spawn<PairResponder>(&counts));
+      requesters_.push_back(arm.spawn<PairRequester>(&counts, &end, &responders_.back()));
+    }
+  }
+  void release() {
+    responders_.clear();
+    requesters_.clear();
+  }
+  std::int64_t asked() const { return workloads::kPairs * workloads::kPairRoundTrips; }
+  std::int64_t parts() const { return workloads::kPairs; }
+  void reset() {
+    for (PairCounts& counts : counts_) counts = PairCounts{};
+  }
+  void start() {
+    for (const caf::actor& requester : requesters_) caf::anon_send(requester, Serve{});
+  }
+  std::int64_t done(std::string& wrong) const {
+    std::int64_t ran = 0;
+    for (std::size_t k = 0; k < counts_.size(); ++k) {
+      const PairCounts& c = counts_[k];
+      if (c.pings != c.pongs || c.inOrder != c.pongs) {
+        wrong = "pair " + std::to_string(k) + ": " + std::to_string(c.pings) + " pings, " +
+                std::to_string(c.pongs) + " pongs, " + std::to_string(c.inOrder) + " in order";
+      }
+      ran += c.inOrder;
+    }
+    return ran;
+  }
+
+ private:
+  std::vector<PairCounts> counts_;
+  std::vector<caf::actor> responders_;
+  std::vector<caf::actor> requesters_;
+};
+
+// parallel/forkjoin/<n>
+
+struct ForkJoinShared {
+  std::vector<caf::actor> workers;
+  std::vector<Counter> handled;
+  std::int64_t answers = 0;
+  std::uint64_t sum = 0;
+};
+
+class Producer final : public caf::event_based_actor {
+ public:
+  Producer(caf::actor_config& config, ForkJoinShared* shared, RoundEnd* end)
+      : caf::event_based_actor(config), shared_(shared), end_(end) {}
+  caf::behavior make_behavior() override {
+    return {
+        [this](const Fork&) {
+          const std::vector<caf::actor>& workers = shared_->workers;
+          for (std::int64_t i = 0; i < workloads::kForkJoinItems; ++i) {
+            send(workers[static_cast<std::size_t>(i % workloads::kForkJoinWorkers)],
+                 Item{static_cast<std::uint64_t>(i)});
+          }
+        },
+        [this](const Answer& answer) {
+          shared_->sum += answer.value;
+          if (++shared_->answers == workloads::kForkJoinItems) end_->partDone();
+        },
+    };
+  }
+
+ private:
+  ForkJoinShared* shared_;
+  RoundEnd* end_;
+};
+
+class Worker final : public caf::event_based_actor {
+ public:
+  Worker(caf::actor_config& config, Counter* handled)
+      : caf::event_based_actor(config), handled_(handled) {}
+  caf::behavior make_behavior() override {
+    return {[this](const Item& item) {
+      ++handled_->value;
+      return Answer{workloads::work(item.value)};
+    }};
+  }
+
+ private:
+  Counter* handled_;
+};
+
+class ForkJoin {
+ public:
+  static constexpr const char* kName = "forkjoin";
+  static constexpr const char* kWhat = "items computed and gathered";
+  RoundEnd end;
+
+  ForkJoin() : expected_(workloads::forkJoinExpectedSum()) {}
+  void build(Arm& arm) {
+    shared_.handled.resize(static_cast<std::size_t>(workloads::kForkJoinWorkers));
+    producer_ = arm.spawn<Producer>(&shared_, &end);
+    for (Counter& handled : shared_.handled) shared_.workers.push_back(arm.spawn<Worker>(&handled));
+  }
+  void release() {
+    producer_ = nullptr;
+    shared_.workers.clear();
+  }
+  std::int64_t asked() const { return workloads::kForkJoinItems; }
+  std::int64_t parts() const { return 1; }
+  void reset() {
+    for (Counter& handled : shared_.handled) handled.value = 0;
+    shared_.answers = 0;
+    shared_.sum = 0;
+  }
+  void start() { caf::anon_send(producer_, Fork{}); }
+  std::int64_t done(std::string& wrong) const {
+    std::int64_t handled = 0;
+    for (const Counter& worker : shared_.handled) handled += worker.value;
+    if (handled != shared_.answers) wrong = counted("items handled", shared_.answers, handled);
+    if (shared_.sum != expected_) wrong = "the gathered sum is not the sum of the items' results";
+    return shared_.answers;
+  }
+
+ private:
+  std::uint64_t expected_;
+  ForkJoinShared shared_;
+  caf::actor producer_;
+};
+
+// parallel/ring-one/<n>, parallel/ring-many/<n>
+
+struct RingShared {
+  std::vector<caf::actor> members;
+  std::vector<Counter> hops;
+  std::int64_t hopsPerToken = 0;
+  struct alignas(64) Finish {
+    std::int64_t at = -1;
+    std::int64_t times = 0;
+  };
+  std::vector<Finish> finishes;
+};
+
+class RingMember final : public caf::event_based_actor {
+ public:
+  RingMember(caf::actor_config& config, RingShared* ring, RoundEnd* end, std::int64_t index)
+      : caf::event_based_actor(config), ring_(ring), end_(end), index_(index) {}
+  caf::behavior make_behavior() override {
+    return {[this](const Token& token) {
+      ++ring_->hops[static_cast<std::size_t>(index_)].value;
+      const Token next{token.id, token.travelled + 1};
+      if (next.travelled < ring_->hopsPerToken) {
+        send(ring_->members[static_cast<std::size_t>((index_ + 1) % workloads::kRingActors)], next);
+        return;
+      }
+      RingShared::Finish& finish = ring_->finishes[token.id];
+      finish.at = index_;
+      ++finish.times;
+      end_->partDone();
+    }};
+  }
+
+ private:
+  RingShared* ring_;
+  RoundEnd* end_;
+  std::int64_t index_;
+};
+
+template <std::int64_t Tokens>
+class Ring {
+ public:
+  static constexpr const char* kName = Tokens == 1 ? "ring-one" : "ring-many";
+  static constexpr const char* kWhat = "hops";
+  RoundEnd end;
+
+  void build(Arm& arm) {
+    ring_.hopsPerToken = workloads::kRingHops / Tokens;
+    ring_.hops.resize(static_cast<std::size_t>(workloads::kRingActors));
+    ring_.finishes.resize(static_cast<std::size_t>(Tokens));
+    for (std::int64_t i = 0; i < workloads::kRingActors; ++i) {
+      ring_.members.push_back(arm.spawn<RingMember>(&ring_, &end, i));
+    }
+  }
+  void release() { ring_.members.clear(); }
+  std::int64_t asked() const { return workloads::kRingHops; }
+  std::int64_t parts() const { return Tokens; }
+  void reset() {
+    for (Counter& hops : ring_.hops) hops.value = 0;
+    for (RingShared::Finish& finish : ring_.finishes) finish = RingShared::Finish{};
+  }
+  void start() {
+    for (std::uint32_t t = 0; t < static_cast<std::uint32_t>(Tokens); ++t) {
+      caf::anon_send(ring_.members[t * static_cast<std::size_t>(workloads::kRingActors / Tokens)],
+                     Token{t, 0});
+    }
+  }
+  std::int64_t done(std::string& wrong) const {
+    std::int64_t ran = 0;
+    for (const Counter& hops : ring_.hops) ran += hops.value;
+    for (std::size_t t = 0; t < ring_.finishes.size(); ++t) {
+      const RingShared::Finish& finish = ring_.finishes[t];
+      const std::int64_t first = static_cast<std::int64_t>(t) * (workloads::kRingActors / Tokens);
+      const std::int64_t last = (first + ring_.hopsPerToken - 1) % workloads::kRingActors;
+      if (finish.times != 1 || finish.at != last) {
+        wrong = "token " + std::to_string(t) + " ended " + std::to_string(finish.times) +
+                " times, at member " + std::to_string(finish.at) + " (expected once, at " +
+                std::to_string(last) + ")";
+      }
+    }
+    return ran;
+  }
+
+ private:
+  RingShared ring_;
+};
+
+// parallel/all-to-all/<n>
+
+struct alignas(64) PeerCounts {
+  std::int64_t requests = 0;
+  std::int64_t replies = 0;
+  std::uint64_t sent = 0;
+  std::uint64_t echoed = 0;
+};
+
+struct AllToAllShared {
+  std::vector<caf::actor> peers;
+  std::vector<PeerCounts> counts;
+};
+
+class Peer final : public caf::event_based_actor {
+ public:
+  Peer(caf::actor_config& config, AllToAllShared* shared, RoundEnd* end, std::int64_t index)
+      : caf::event_based_actor(config), shared_(shared), end_(end), index_(index) {}
+  caf::behavior make_behavior() override {
+    return {
+        [this](const PeerRequest& request) {
+          ++mine().requests;
+          return PeerReply{request.n};
+        },
+        [this](const PeerReply& reply) {
+          PeerCounts& counts = mine();
+          counts.echoed += reply.n;
+          if (++counts.replies == workloads::kAllToAllMessages) end_->partDone();
+        },
+        [this](const Begin&) {
+          PeerCounts& counts = mine();
+          std::uint64_t rng = workloads::allToAllSeed(index_);
+          for (std::int64_t m = 0; m < workloads::kAllToAllMessages; ++m) {
+            const std::int64_t peer = workloads::allToAllPeer(rng, index_);
+            const auto n = static_cast<std::uint64_t>(index_ * workloads::kAllToAllMessages + m);
+            counts.sent += n;
+            send(shared_->peers[static_cast<std::size_t>(peer)], PeerRequest{n});
+          }
+        },
+    };
+  }
+
+ private:
+  PeerCounts& mine() { return shared_->counts[static_cast<std::size_t>(index_)]; }
+
+  AllToAllShared* shared_;
+  RoundEnd* end_;
+  std::int64_t index_;
+};
+
+class AllToAll {
+ public:
+  static constexpr const char* kName = "all-to-all";
+  static constexpr const char* kWhat = "requests answered";
+  RoundEnd end;
+
+  void build(Arm& arm) {
+    shared_.counts.resize(static_cast<std::size_t>(workloads::kAllToAllActors));
+    for (std::int64_t i = 0; i < workloads::kAllToAllActors; ++i) {
+      shared_.peers.push_back(arm.spawn<Peer>(&shared_, &end, i));
+    }
+  }
+  void release() { shared_.peers.clear(); }
+  std::int64_t asked() const { return workloads::kAllToAllActors * workloads::kAllToAllMessages; }
+  std::int64_t parts() const { return workloads::kAllToAllActors; }
+  void reset() {
+    for (PeerCounts& counts : shared_.counts) counts = PeerCounts{};
+  }
+  void start() {
+    for (const caf::actor& peer : shared_.peers) caf::anon_send(peer, Begin{});
+  }
+  std::int64_t done(std::string& wrong) const {
+    std::int64_t requests = 0;
+    std::int64_t replies = 0;
+    for (std::size_t i = 0; i < shared_.counts.size(); ++i) {
+      const PeerCounts& c = shared_.counts[i];
+      requests += c.requests;
+      replies += c.replies;
+      if (c.replies != workloads::kAllToAllMessages || c.echoed != c.sent) {
+        wrong = "peer " + std::to_string(i) + ": " +
+                counted("replies", workloads::kAllToAllMessages, c.replies) +
+                (c.echoed != c.sent ? ", carrying other numbers than it sent" : "");
+      }
+    }
+    if (requests != replies) wrong = counted("requests handled", replies, requests);
+    return replies;
+  }
+
+ private:
+  AllToAllShared shared_;
+};
+
+// parallel/pipeline/<n>
+
+struct PipelineShared {
+  std::vector<caf::actor> stages;
+  std::vector<Counter> handled;
+  std::int64_t arrived = 0;
+  std::uint64_t sum = 0;
+};
+
+class Source final : public caf::event_based_actor {
+ public:
+  Source(caf::actor_config& config, PipelineShared* shared)
+      : caf::event_based_actor(config), shared_(shared) {}
+  caf::behavior make_behavior() override {
+    return {[this](const Feed&) {
+      const caf::actor& first = shared_->stages.front();
+      for (std::int64_t k = 0; k < workloads::kPipelineMessages; ++k) {
+        send(first, Flow{static_cast<std::uint64_t>(k)});
+      }
+    }};
+  }
+
+ private:
+  PipelineShared* shared_;
+};
+
+class Stage final : public caf::event_based_actor {
+ public:
+  Stage(caf::actor_config& config, PipelineShared* shared, RoundEnd* end, std::int64_t index)
+      : caf::event_based_actor(config), shared_(shared), end_(end), index_(index) {}
+  caf::behavior make_behavior() override {
+    return {[this](const Flow& flow) {
+      ++shared_->handled[static_cast<std::size_t>(index_)].value;
+      const std::uint64_t value = workloads::pipelineStep(flow.value, index_);
+      if (index_ + 1 < workloads::kPipelineStages) {
+        send(shared_->stages[static_cast<std::size_t>(index_ + 1)], Flow{value});
+        return;
+      }
+      shared_->sum += value;
+      if (++shared_->arrived == workloads::kPipelineMessages) end_->partDone();
+    }};
+  }
+
+ private:
+  PipelineShared* shared_;
+  RoundEnd* end_;
+  std::int64_t index_;
+};
+
+class Pipeline {
+ public:
+  static constexpr const char* kName = "pipeline";
+  static constexpr const char* kWhat = "messages through every stage";
+  RoundEnd end;
+
+  Pipeline() : expected_(workloads::pipelineExpectedSum()) {}
+  void build(Arm& arm) {
+    shared_.handled.resize(static_cast<std::size_t>(workloads::kPipelineStages));
+    source_ = arm.spawn<Source>(&shared_);
+    for (std::int64_t s = 0; s < workloads::kPipelineStages; ++s) {
+      shared_.stages.push_back(arm.spawn<Stage>(&shared_, &end, s));
+    }
+  }
+  void release() {
+    source_ = nullptr;
+    shared_.stages.clear();
+  }
+  std::int64_t asked() const { return workloads::kPipelineMessages; }
+  std::int64_t parts() const { return 1; }
+  void reset() {
+    for (Counter& handled : shared_.handled) handled.value = 0;
+    shared_.arrived = 0;
+    shared_.sum = 0;
+  }
+  void start() { caf::anon_send(source_, Feed{}); }
+  std::int64_t done(std::string& wrong) const {
+    for (std::size_t s = 0; s < shared_.handled.size(); ++s) {
+      if (shared_.handled[s].value != shared_.arrived) {
+        wrong = "stage " + std::to_string(s) + ": " +
+                counted("messages", shared_.arrived, shared_.handled[s].value);
+      }
+    }
+    if (shared_.sum != expected_) wrong = "the last stage's sum is not the pipeline's";
+    return shared_.arrived;
+  }
+
+ private:
+  std::uint64_t expected_;
+  PipelineShared shared_;
+  caf::actor source_;
+};
+
+/// One row: CAF with `threads` scheduler threads, the workload's actors,
+/// then the rounds. The workload (which the actors count into) outlives the
+/// system; its handles do not.
+template <class Workload>
+void parallelRow(benchmark::State& state, std::size_t threads) {
+  Workload workload;
+  Arm arm(workloads::parallelRow(Workload::kName, threads), threads);
+  workload.build(arm);
+  runParallelRounds(state, workload, [&] { arm.lost(kParallelRoundTimeout); });
+  workload.release();
+}
+
+template <class Workload>
+void registerParallelRows() {
+  for (const std::size_t n : workloads::parallelCounts()) {
+    benchmark::RegisterBenchmark(workloads::parallelRow(Workload::kName, n).c_str(),
+                                 &parallelRow<Workload>, n)
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond);
+  }
+}
+
 // ---- the output: lines for coreactor-bench ----------------------------------------------------
 
 /// Prints each repetition's counters as `sample` lines on stdout, a failure
@@ -648,6 +1185,12 @@ void registerBenchmarks() {
                                        actors));
   }
   benchmark::RegisterBenchmark(workloads::kMemoryRow, &measureMemory)->Iterations(1);
+  registerParallelRows<Pairs>();
+  registerParallelRows<ForkJoin>();
+  registerParallelRows<Ring<1>>();
+  registerParallelRows<Ring<workloads::kRingTokens>>();
+  registerParallelRows<AllToAll>();
+  registerParallelRows<Pipeline>();
 }
 
 void printUsage(std::FILE* out) {
@@ -655,9 +1198,10 @@ void printUsage(std::FILE* out) {
                "usage: %s [--quick] [--malloc-defaults] [--benchmark_<flag>=<value> ...]\n"
                "\n"
                "The CAF arm of coreactor-bench: the shared actor rows (bench/Workloads.hpp) on\n"
-               "CAF %d.%d.%d with one scheduler thread. coreactor-bench runs it and reads its\n"
-               "stdout: 'config <key> <value>', 'sample <row> <counter> <value>' per\n"
-               "repetition, 'failed <row> <reason>', and 'rows <n>' at the end.\n"
+               "CAF %d.%d.%d with one scheduler thread, and parallel/<workload>/<n> with n.\n"
+               "coreactor-bench runs it and reads its stdout: 'config <key> <value>',\n"
+               "'sample <row> <counter> <value>' per repetition, 'failed <row> <reason>', and\n"
+               "'rows <n>' at the end.\n"
                "\n"
                "  --quick        %d repetitions of %s s instead of %d of %s s\n"
                "  --malloc-defaults  keep glibc's start-up malloc thresholds\n"
@@ -683,6 +1227,8 @@ void printConfig() {
                   .c_str());
   std::printf("config scheduler.max-threads %zu\n", system.scheduler().num_workers());
   std::printf("config scheduler.max-throughput %zu\n", system.scheduler().max_throughput());
+  const std::vector<std::size_t> counts = workloads::parallelCounts();
+  std::printf("config parallel/*.scheduler.max-threads %zu..%zu\n", counts.front(), counts.back());
   std::printf("config logging compiled-out\n");
   std::printf("config actors event-based\n");
 }

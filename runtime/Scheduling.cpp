@@ -267,28 +267,30 @@ bool ScheduleResult::await_suspend(std::coroutine_handle<> h) {
   return context_->awaitSchedule(state_, h);
 }
 
-ScheduleResult ActorSystem::scheduleMessage(Message message, const ActorRef& target,
-                                            std::chrono::nanoseconds every, bool repeat,
-                                            const ScheduleOptions& options) {
+namespace {
+Scheduler::Op opOf(ScheduleControl control) noexcept {
+  switch (control) {
+    case ScheduleControl::Cancel:
+      return Scheduler::Op::Cancel;
+    case ScheduleControl::Pause:
+      return Scheduler::Op::Pause;
+    case ScheduleControl::Resume:
+      break;
+  }
+  return Scheduler::Op::Resume;
+}
+}  // namespace
+
+ScheduleResult ActorSystem::makeSchedule(Message&& message, const ActorRef& target,
+                                         std::chrono::nanoseconds every, bool repeat,
+                                         const ScheduleOptions& options) {
   return core_->schedule(std::move(message), target, every, repeat, options, nullptr);
 }
-ScheduleResult ActorSystem::cancelSchedule(const std::string& reference) {
-  return core_->controlSchedule(Scheduler::Op::Cancel, reference);
+ScheduleResult ActorSystem::controlSchedule(ScheduleControl control, const std::string& reference) {
+  return core_->controlSchedule(opOf(control), reference);
 }
-ScheduleResult ActorSystem::pauseSchedule(const std::string& reference) {
-  return core_->controlSchedule(Scheduler::Op::Pause, reference);
-}
-ScheduleResult ActorSystem::resumeSchedule(const std::string& reference) {
-  return core_->controlSchedule(Scheduler::Op::Resume, reference);
-}
-ScheduleResult ActorSystem::cancelSchedule(ScheduleHandle handle) {
-  return core_->controlSchedule(Scheduler::Op::Cancel, handle);
-}
-ScheduleResult ActorSystem::pauseSchedule(ScheduleHandle handle) {
-  return core_->controlSchedule(Scheduler::Op::Pause, handle);
-}
-ScheduleResult ActorSystem::resumeSchedule(ScheduleHandle handle) {
-  return core_->controlSchedule(Scheduler::Op::Resume, handle);
+ScheduleResult ActorSystem::controlSchedule(ScheduleControl control, ScheduleHandle handle) {
+  return core_->controlSchedule(opOf(control), handle);
 }
 std::size_t ActorSystem::scheduleCount() const noexcept {
   return core_->scheduleCount();
@@ -303,35 +305,20 @@ std::uint64_t ActorSystem::tickCount() const noexcept {
   return core_->tickCount();
 }
 
-ScheduleResult ReceiveContext::scheduleMessage(Message message, const ActorRef& target,
-                                               std::chrono::nanoseconds every, bool repeat,
-                                               const ScheduleOptions& options) {
+ScheduleResult ReceiveContext::makeSchedule(Message&& message, const ActorRef& target,
+                                            std::chrono::nanoseconds every, bool repeat,
+                                            const ScheduleOptions& options) {
   return awaitableHere(
       cell_.core().schedule(std::move(message), target, every, repeat, options, &cell_));
 }
 
-ScheduleResult ReceiveContext::cancelSchedule(const std::string& reference) {
-  return awaitableHere(cell_.core().controlSchedule(Scheduler::Op::Cancel, reference));
+ScheduleResult ReceiveContext::controlSchedule(ScheduleControl control,
+                                               const std::string& reference) {
+  return awaitableHere(cell_.core().controlSchedule(opOf(control), reference));
 }
 
-ScheduleResult ReceiveContext::pauseSchedule(const std::string& reference) {
-  return awaitableHere(cell_.core().controlSchedule(Scheduler::Op::Pause, reference));
-}
-
-ScheduleResult ReceiveContext::resumeSchedule(const std::string& reference) {
-  return awaitableHere(cell_.core().controlSchedule(Scheduler::Op::Resume, reference));
-}
-
-ScheduleResult ReceiveContext::cancelSchedule(ScheduleHandle handle) {
-  return awaitableHere(cell_.core().controlSchedule(Scheduler::Op::Cancel, handle));
-}
-
-ScheduleResult ReceiveContext::pauseSchedule(ScheduleHandle handle) {
-  return awaitableHere(cell_.core().controlSchedule(Scheduler::Op::Pause, handle));
-}
-
-ScheduleResult ReceiveContext::resumeSchedule(ScheduleHandle handle) {
-  return awaitableHere(cell_.core().controlSchedule(Scheduler::Op::Resume, handle));
+ScheduleResult ReceiveContext::controlSchedule(ScheduleControl control, ScheduleHandle handle) {
+  return awaitableHere(cell_.core().controlSchedule(opOf(control), handle));
 }
 
 bool ReceiveContext::awaitSchedule(const std::shared_ptr<detail::ScheduleState>& state,

@@ -331,7 +331,7 @@ class AskResult {
 /// and its sender, sending and asking, scheduling, children and watching.
 /// Use it on the actor's isolate, during the call it was handed to (in a
 /// coroutine handler, across its awaits too).
-class ReceiveContext {
+class ReceiveContext : public SchedulingCalls<ReceiveContext> {
  public:
   /// This actor's reference.
   const ActorRef& self() const noexcept { return self_; }
@@ -404,48 +404,13 @@ class ReceiveContext {
   [[nodiscard]] detail::DelayAwaiter delay(std::chrono::nanoseconds d);
 
   // ---- the scheduler (requirement S1-S12; docs/scheduling.md) --------------------------
+  // schedule, scheduleOnce, cancel/pause/resumeSchedule: SchedulingCalls.
   // A schedule made here lives on this actor's isolate and is owned by this
   // actor as well as by the system: this actor's full stop cancels it, a
   // restart keeps it (S6). Ticks come from this actor unless the options name
   // another sender (S3). Calls on schedules this isolate holds take effect
   // at once; `co_await` the result in a coroutine handler to wait for one
   // that another isolate holds.
-
-  /// Sends a copy of `message` to `target` every `interval`, the first one
-  /// interval from now, until cancelled, this actor or the target has fully
-  /// stopped, or the system stops.
-  template <class M>
-  ScheduleResult schedule(M&& message, const ActorRef& target, std::chrono::nanoseconds interval,
-                          const ScheduleOptions& options = ScheduleOptions::create()) {
-    static_assert(std::is_copy_constructible_v<std::decay_t<M>>,
-                  "a repeating schedule sends a copy of its message at every tick");
-    return scheduleMessage(Message(std::forward<M>(message)), target, interval, true, options);
-  }
-  /// Sends `message` to `target` once, `delay` from now.
-  template <class M>
-  ScheduleResult scheduleOnce(M&& message, const ActorRef& target, std::chrono::nanoseconds delay,
-                              const ScheduleOptions& options = ScheduleOptions::create()) {
-    return scheduleMessage(Message(std::forward<M>(message)), target, delay, false, options);
-  }
-  /// Either of the above with a built Message (a repeating one must be copyable:
-  /// ErrInvalidOption otherwise).
-  ScheduleResult scheduleMessage(Message message, const ActorRef& target,
-                                 std::chrono::nanoseconds every, bool repeat,
-                                 const ScheduleOptions& options);
-  /// Ends the schedule held under `reference`, wherever it was made: once this
-  /// has completed, it sends nothing more. ErrScheduleNotFound for none.
-  ScheduleResult cancelSchedule(const std::string& reference);
-  /// Stops the schedule's ticks and keeps the rest. Pausing a paused schedule does nothing.
-  ScheduleResult pauseSchedule(const std::string& reference);
-  /// A one-shot keeps the delay it had left; a repeating schedule fires one
-  /// full interval after the resume. Resuming a running schedule does nothing.
-  ScheduleResult resumeSchedule(const std::string& reference);
-  /// cancelSchedule() of the schedule `handle` names, with no lookup by name.
-  ScheduleResult cancelSchedule(ScheduleHandle handle);
-  /// pauseSchedule() of the schedule `handle` names, with no lookup by name.
-  ScheduleResult pauseSchedule(ScheduleHandle handle);
-  /// resumeSchedule() of the schedule `handle` names, with no lookup by name.
-  ScheduleResult resumeSchedule(ScheduleHandle handle);
 
   /// Spawns a child. Throws ErrDuplicateName for a name a living child holds;
   /// an empty name gets a generated one ("$1", "$2", ...).
@@ -483,6 +448,12 @@ class ReceiveContext {
  private:
   template <class R>
   friend class detail::AskAwaiter;
+  friend class SchedulingCalls<ReceiveContext>;
+  ScheduleResult makeSchedule(Message&& message, const ActorRef& target,
+                              std::chrono::nanoseconds every, bool repeat,
+                              const ScheduleOptions& options);
+  ScheduleResult controlSchedule(ScheduleControl control, const std::string& reference);
+  ScheduleResult controlSchedule(ScheduleControl control, ScheduleHandle handle);
   friend class detail::DelayAwaiter;
   friend class ScheduleResult;
   // ask() with a built Message and an untyped continuation.

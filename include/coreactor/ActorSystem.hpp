@@ -117,7 +117,7 @@ class AskFuture : public std::future<R> {
 /// The actor system: its isolates, its actors, the scheduler and the event
 /// stream. Made by create(); every call may be made from any thread, but
 /// runUntilIdle() (see the file comment).
-class ActorSystem {
+class ActorSystem : public SchedulingCalls<ActorSystem> {
  public:
   /// Creates and starts a system. Throws a named error for bad options
   /// (ErrDispatcherNotClonable, ...).
@@ -187,45 +187,10 @@ class ActorSystem {
            AskCompletion completion);
 
   // ---- the scheduler (requirement S1-S12; coreactor/Schedule.hpp, docs/scheduling.md) ----
+  // schedule, scheduleOnce, cancel/pause/resumeSchedule: SchedulingCalls.
   // Ticks are ordinary sends from the sender of the options (default: no
   // sender). A schedule made on one of the system's isolates lives there; one
   // made from another thread lives on the target's isolate.
-
-  /// Sends a copy of `message` to `target` every `interval`, the first one
-  /// interval from now, until cancelled, its target has fully stopped, or the
-  /// system stops.
-  template <class M>
-  ScheduleResult schedule(M&& message, const ActorRef& target, std::chrono::nanoseconds interval,
-                          const ScheduleOptions& options = ScheduleOptions::create()) {
-    static_assert(std::is_copy_constructible_v<std::decay_t<M>>,
-                  "a repeating schedule sends a copy of its message at every tick");
-    return scheduleMessage(Message(std::forward<M>(message)), target, interval, true, options);
-  }
-  /// Sends `message` to `target` once, `delay` from now.
-  template <class M>
-  ScheduleResult scheduleOnce(M&& message, const ActorRef& target, std::chrono::nanoseconds delay,
-                              const ScheduleOptions& options = ScheduleOptions::create()) {
-    return scheduleMessage(Message(std::forward<M>(message)), target, delay, false, options);
-  }
-  /// Either of the above with a built Message (a repeating one must be copyable:
-  /// ErrInvalidOption otherwise).
-  ScheduleResult scheduleMessage(Message message, const ActorRef& target,
-                                 std::chrono::nanoseconds every, bool repeat,
-                                 const ScheduleOptions& options);
-  /// Ends the schedule held under `reference`: once this has completed, it
-  /// sends nothing more. ErrScheduleNotFound for none.
-  ScheduleResult cancelSchedule(const std::string& reference);
-  /// Stops the schedule's ticks and keeps the rest. Pausing a paused schedule does nothing.
-  ScheduleResult pauseSchedule(const std::string& reference);
-  /// A one-shot keeps the delay it had left; a repeating schedule fires one
-  /// full interval after the resume. Resuming a running schedule does nothing.
-  ScheduleResult resumeSchedule(const std::string& reference);
-  /// cancelSchedule() of the schedule `handle` names, with no lookup by name.
-  ScheduleResult cancelSchedule(ScheduleHandle handle);
-  /// pauseSchedule() of the schedule `handle` names, with no lookup by name.
-  ScheduleResult pauseSchedule(ScheduleHandle handle);
-  /// resumeSchedule() of the schedule `handle` names, with no lookup by name.
-  ScheduleResult resumeSchedule(ScheduleHandle handle);
   /// Live schedules on all isolates.
   std::size_t scheduleCount() const noexcept;
   /// Ticks sent by schedules so far (each an ordinary send: delivered, or a
@@ -276,6 +241,12 @@ class ActorSystem {
   detail::SystemCore& core() noexcept { return *core_; }
 
  private:
+  friend class SchedulingCalls<ActorSystem>;
+  ScheduleResult makeSchedule(Message&& message, const ActorRef& target,
+                              std::chrono::nanoseconds every, bool repeat,
+                              const ScheduleOptions& options);
+  ScheduleResult controlSchedule(ScheduleControl control, const std::string& reference);
+  ScheduleResult controlSchedule(ScheduleControl control, ScheduleHandle handle);
   detail::AskWaitGuard waitGuard(const ActorRef& target) noexcept;
   explicit ActorSystem(std::unique_ptr<detail::SystemCore> core);
   std::unique_ptr<detail::SystemCore> core_;

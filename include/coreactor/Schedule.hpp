@@ -1,7 +1,8 @@
 /// @file
 /// `coreactor/Schedule.hpp` — what the scheduler calls take and give back
 /// (requirement S1-S4, S12).
-// The calls themselves live on ActorSystem and on ReceiveContext:
+// The calls themselves (SchedulingCalls, below) are on ActorSystem and on
+// ReceiveContext:
 //
 //   ctx.scheduleOnce(Remind{}, ctx.self(), 5s, ScheduleOptions::create().withReference("remind"));
 //   ctx.cancelSchedule("remind");
@@ -30,6 +31,7 @@
 // coroutine handler that made it.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <coroutine>
 #include <cstdint>
@@ -38,6 +40,7 @@
 #include <mutex>
 #include <string>
 #include <system_error>
+#include <type_traits>
 #include <utility>
 
 #include "coreactor/ActorRef.hpp"
@@ -202,6 +205,78 @@ class ScheduleResult {
   ScheduleHandle handle_;
   std::shared_ptr<detail::ScheduleState> state_;
   ReceiveContext* context_ = nullptr;  // set by the context calls, for co_await
+};
+
+/// What a control call does to a live schedule.
+enum class ScheduleControl : std::uint8_t {
+  Cancel,  ///< cancelSchedule()
+  Pause,   ///< pauseSchedule()
+  Resume,  ///< resumeSchedule()
+};
+
+/// The scheduling calls (requirement S1), written once and shared by
+/// ActorSystem and ReceiveContext, which derive from it. A call through a
+/// context is also owned by that actor (its full stop cancels it, S6) and
+/// its result may be awaited in that actor's coroutine handler; ticks come
+/// from that actor unless the options name another sender (S3).
+template <class Owner>
+class SchedulingCalls {
+ public:
+  /// Sends a copy of `message` to `target` every `interval`, the first one
+  /// interval from now, until cancelled, its target (or owning actor) has
+  /// fully stopped, or the system stops. A built Message is accepted and
+  /// checked when the call is made: one that cannot be copied is
+  /// ErrInvalidOption.
+  template <class M>
+  ScheduleResult schedule(M&& message, const ActorRef& target, std::chrono::nanoseconds interval,
+                          const ScheduleOptions& options = ScheduleOptions::create()) {
+    static_assert(
+        std::is_same_v<std::decay_t<M>, Message> || std::is_copy_constructible_v<std::decay_t<M>>,
+        "a repeating schedule sends a copy of its message at every tick");
+    return owner().makeSchedule(Message(std::forward<M>(message)), target, interval,
+                                /*repeat=*/true, options);
+  }
+  /// Sends `message` to `target` once, `delay` from now.
+  template <class M>
+  ScheduleResult scheduleOnce(M&& message, const ActorRef& target, std::chrono::nanoseconds delay,
+                              const ScheduleOptions& options = ScheduleOptions::create()) {
+    return owner().makeSchedule(Message(std::forward<M>(message)), target, delay,
+                                /*repeat=*/false, options);
+  }
+  /// Ends the schedule held under `reference`, wherever it was made: once
+  /// this has completed, it sends nothing more. ErrScheduleNotFound for none.
+  ScheduleResult cancelSchedule(const std::string& reference) {
+    return owner().controlSchedule(ScheduleControl::Cancel, reference);
+  }
+  /// Stops the schedule's ticks and keeps the rest. Pausing a paused
+  /// schedule does nothing.
+  ScheduleResult pauseSchedule(const std::string& reference) {
+    return owner().controlSchedule(ScheduleControl::Pause, reference);
+  }
+  /// A one-shot keeps the delay it had left; a repeating schedule fires one
+  /// full interval after the resume. Resuming a running schedule does nothing.
+  ScheduleResult resumeSchedule(const std::string& reference) {
+    return owner().controlSchedule(ScheduleControl::Resume, reference);
+  }
+  /// cancelSchedule() of the schedule `handle` names, with no lookup by name.
+  ScheduleResult cancelSchedule(ScheduleHandle handle) {
+    return owner().controlSchedule(ScheduleControl::Cancel, handle);
+  }
+  /// pauseSchedule() of the schedule `handle` names, with no lookup by name.
+  ScheduleResult pauseSchedule(ScheduleHandle handle) {
+    return owner().controlSchedule(ScheduleControl::Pause, handle);
+  }
+  /// resumeSchedule() of the schedule `handle` names, with no lookup by name.
+  ScheduleResult resumeSchedule(ScheduleHandle handle) {
+    return owner().controlSchedule(ScheduleControl::Resume, handle);
+  }
+
+ protected:
+  SchedulingCalls() = default;
+  ~SchedulingCalls() = default;
+
+ private:
+  Owner& owner() noexcept { return static_cast<Owner&>(*this); }
 };
 
 }  // namespace coreactor

@@ -763,7 +763,7 @@ TEST(Schedule, EveryBadCallGetsItsNamedErrorAndLeavesNothingBehind) {
   EXPECT_EQ(s.pauseSchedule("y").wait(), Error::ErrScheduleNotFound);
   EXPECT_EQ(s.resumeSchedule("y").wait(), Error::ErrScheduleNotFound);
   std::unique_ptr<int> moveOnly = std::make_unique<int>(1);
-  EXPECT_EQ(s.scheduleMessage(Message(std::move(moveOnly)), probe.ref(), 5ms, true, {}).wait(),
+  EXPECT_EQ(s.schedule(Message(std::move(moveOnly)), probe.ref(), 5ms).wait(),
             Error::ErrInvalidOption)
       << "a repeating schedule needs a copyable message";
   TestKit elsewhere;

@@ -1302,7 +1302,7 @@ std::int64_t heapInUse() {
 std::int64_t transportBytes(ActorSystem& system) {
   std::size_t bytes = 0;
   for (std::size_t i = 0; i < system.isolateCount(); ++i) {
-    bytes += system.core().runtime(i).crossings->bytesReserved();
+    bytes += detail::coreOf(system).runtime(i).crossings->bytesReserved();
   }
   return static_cast<std::int64_t>(bytes);
 }

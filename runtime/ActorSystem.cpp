@@ -389,7 +389,7 @@ void detail::AskWaitGuard::beforeWait(bool (*ready)(const void*), const void* fu
                                             "; from an actor, use ReceiveContext::ask or "
                                             "co_await ctx.ask instead of blocking");
   };
-  SystemCore& core = system->core();
+  SystemCore& core = detail::coreOf(*system);
   if (detail::IsolateHooks::currentUserData() == replyIsolate) {
     refuse("on the isolate that must run the reply");
   }
@@ -433,6 +433,10 @@ Isolate& ActorSystem::isolate(std::size_t index) {
 }
 Dispatcher& ActorSystem::dispatcher(std::size_t index) {
   return *core_->runtime(index).dispatcher;
+}
+
+detail::SystemCore& detail::coreOf(ActorSystem& system) noexcept {
+  return *system.core_;
 }
 
 // ---- the event stream ------------------------------------------------------------------

@@ -48,6 +48,9 @@ class Dispatcher;
 class Isolate;
 namespace detail {
 class SystemCore;
+/// The runtime's inside of `system` (runtime/SystemCore.hpp): for the
+/// runtime, its tests and benches; no part of the contract.
+SystemCore& coreOf(ActorSystem& system) noexcept;
 }
 
 /// What crossed between isolates so far (requirement X1, X3).
@@ -237,10 +240,9 @@ class ActorSystem : public SchedulingCalls<ActorSystem> {
   /// The system default dispatcher instance of isolate `index`.
   Dispatcher& dispatcher(std::size_t index);
 
-  /// The runtime's internals, for the runtime itself: no part of the contract.
-  detail::SystemCore& core() noexcept { return *core_; }
 
  private:
+  friend detail::SystemCore& detail::coreOf(ActorSystem& system) noexcept;
   friend class SchedulingCalls<ActorSystem>;
   ScheduleResult makeSchedule(Message&& message, const ActorRef& target,
                               std::chrono::nanoseconds every, bool repeat,

@@ -47,7 +47,7 @@ struct Go {
 };
 
 std::size_t transportBytes(ActorSystem& system) {
-  return detail::transportBytesReserved(system.core());
+  return detail::transportBytesReserved(detail::coreOf(system));
 }
 
 // Counts what arrives in order and what does not.

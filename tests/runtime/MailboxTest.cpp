@@ -67,7 +67,7 @@ TEST(Mailbox, TheInlineSlotAndTheQueueKeepFifoUnderAnyInterleaving) {
   auto other = ActorSystem::create("other", ActorSystemOptions::create().withManualRun());
   const ActorRef senders[] = {ActorRef(), own->spawn("s", [](ReceiveContext&) {}),
                               other->spawn("s", [](ReceiveContext&) {})};
-  detail::SystemCore* system = &own->core();
+  detail::SystemCore* system = &detail::coreOf(*own);
   detail::Mailbox box(MailboxOptions::unbounded());
   struct Sent {
     int kind;  // 0 empty, 1 int, 2 Wide, 3 std::string
@@ -172,7 +172,7 @@ TEST(Mailbox, BoundedMailboxesKeepTheirBoundAndOrderWithWordsAndEnvelopesMixed) 
   // what is evicted is the oldest, and nothing else moves.
   auto own = ActorSystem::create("bounded", ActorSystemOptions::create().withManualRun());
   const ActorRef senders[] = {ActorRef(), own->spawn("s", [](ReceiveContext&) {})};
-  detail::SystemCore* system = &own->core();
+  detail::SystemCore* system = &detail::coreOf(*own);
   for (const OverflowPolicy policy : {OverflowPolicy::DropNewest, OverflowPolicy::DropOldest}) {
     constexpr std::size_t kCapacity = 70;  // more than one segment of cells
     detail::Mailbox box(MailboxOptions::bounded(kCapacity, policy));

@@ -31,7 +31,7 @@ constexpr int kStanding = 100'000;  // live throughout, beside the bursts
 constexpr int kChunk = 4096;        // entries per chunk (Scheduler::kChunkSize)
 
 const detail::Scheduler& schedulerOf(ActorSystem& system) {
-  return detail::Scheduler::of(system.core(), 0);
+  return detail::Scheduler::of(detail::coreOf(system), 0);
 }
 
 ActorRef spawnCounter(ActorSystem& system, int& ticks) {

@@ -81,6 +81,8 @@
 // work runs on other threads, the side that finishes takes the time there
 // (OpMeter::measureTimed): from the first send (or push) to the last one's
 // handling. Building systems, threads and actors is off the clock.
+// One file for the whole isolates/* family: its rows share the floors, the
+// rallies and the pairing machinery defined here, hence its length.
 #include "CrossBench.hpp"
 
 #include <benchmark/benchmark.h>

@@ -42,6 +42,7 @@
 // could not run to its end, or the JSON file could not be written; 2 for a bad
 // command line (an unknown flag, a filter that matches no workload,
 // --require-caf without the CAF arm).
+// Its length is the summary: every target and table the run prints.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

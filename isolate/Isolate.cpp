@@ -1,5 +1,8 @@
 // The loop of one isolate. Read include/coreactor/Isolate.hpp first: it states
-// the contract; this file is the mechanism.
+// the contract; this file is the mechanism. It is longer than the other
+// files of the project on purpose: the loop, its queues, timers and sleep
+// share the Cold state defined here, and the compiler inlines the hot path
+// (a unit, a drain, a look at the pollers) only within one translation unit.
 #include "coreactor/Isolate.hpp"
 
 #include <algorithm>

@@ -47,6 +47,8 @@
 //     checks the counts against what was asked, as in our arm. A message that
 //     is lost leaves the round unfinished: after kRoundTimeout the row fails
 //     and the process exits 1.
+// The whole CAF arm is one program on purpose (it links CAF and no
+// coreactor), hence its length.
 #include <benchmark/benchmark.h>
 
 #include <caf/all.hpp>

@@ -2,6 +2,8 @@
 // ask and death watch across isolates, placement. SPEC L5, X1-X4, A2, D8.
 // Threaded systems (the rings are the path between loop threads); every wait
 // has a generous deadline and the assertions are about counts and order.
+// One file per suite: the cross-isolate tests share the rally and flood
+// helpers at its top, which is why it is longer than most.
 #include <gtest/gtest.h>
 
 #include <sched.h>

@@ -2,6 +2,8 @@
 // reference or handle, ownership, delivery, errors. SPEC S1-S12, A10.
 // Time is a ManualClock moved by hand (TestKit), so every assertion is about
 // which tick arrived after which move of the clock, never about how long.
+// One file per suite: every scheduler test shares the manual-clock fixtures
+// at its top, which is why it is longer than most.
 #include <gtest/gtest.h>
 
 #include <atomic>

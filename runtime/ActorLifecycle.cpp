@@ -1,0 +1,349 @@
+// One actor's lifecycle (requirement A5, A6): its system messages (start,
+// stop, watch, supervision, continuations), the supervision decisions it
+// takes for its children, restarts, stopping and its children. The cell's
+// turn is in ActorCell.cpp. Everything here runs on the actor's isolate.
+#include <algorithm>
+
+#include "Logging.hpp"
+#include "SystemCore.hpp"
+
+namespace coreactor::detail {
+
+using SysKind = SystemMessage::Kind;
+
+// ---- system messages ---------------------------------------------------------------
+
+void ActorCell::handleSystem(SystemMessage& message) {
+  switch (message.kind) {
+    case SysKind::Start:
+      if (state_ == State::Created) start();
+      break;
+    case SysKind::Stop:
+      beginStop();
+      break;
+    case SysKind::Watch:
+      if (auto& w = rare().watchers; std::find(w.begin(), w.end(), message.ref) == w.end()) {
+        w.push_back(message.ref);
+      }
+      break;
+    case SysKind::Unwatch:
+      if (rare_ != nullptr) std::erase(rare_->watchers, message.ref);
+      break;
+    case SysKind::Failed:
+      supervise(message.ref, message.cause);
+      break;
+    case SysKind::Resume:
+      if (state_ == State::Suspended) {
+        state_ = State::Running;
+        while (rare_ != nullptr && !rare_->held.empty()) pushSystem(rare_->held.pop());
+        // A resume after an escalation resumes the subtree that escalated.
+        if (Family* f = family()) {
+          for (const auto& [id, c] : f->byId) {
+            core().sendSystem(c.ref, SystemMessage{SysKind::Resume, {}, nullptr});
+          }
+        }
+      }
+      break;
+    case SysKind::Continue:
+      handleContinue(std::move(message.continuation));
+      break;
+    case SysKind::Restart:
+      restart(message.cause);
+      break;
+    case SysKind::ChildTerminated:
+      forgetChild(message.ref);
+      if (guardian_) core().topLevelTerminated(message.ref);
+      break;
+  }
+}
+
+// Makes a fresh instance and runs its first hook. An instance that cannot be
+// made or fails that hook is stopped: a restart would only fail again.
+template <class Hook>
+bool ActorCell::becomeNewInstance(const char* what, Hook&& hook) {
+  ReceiveContext ctx(*this);
+  try {
+    actor_ = factory_();
+    hook(*actor_, ctx);
+  } catch (...) {
+    reportHookError(what, std::current_exception());
+    actor_.reset();
+    beginStop();
+    return false;
+  }
+  // A hook that stopped its actor (ctx.stop() in preStart or postRestart)
+  // keeps that stop: it takes effect when the turn ends (postStop, then
+  // the watchers hear Terminated), as in Akka and CAF.
+  if (state_ < State::Terminating) state_ = State::Running;
+  return true;
+}
+
+void ActorCell::start() {
+  if (!becomeNewInstance("construction or preStart",
+                         [](Actor& a, ReceiveContext& ctx) { a.preStart(ctx); })) {
+    return;
+  }
+  if (!guardian_ && core().events().hasSubscribers<ActorStarted>()) {
+    core().events().publish(ActorStarted{self(), std::string(path())});
+  }
+  if (rare_ != nullptr && rare_->passivateAfter > Clock::duration::zero()) {
+    // Four checks per idle timeout: the actor stops between 1 and 1.25
+    // timeouts after its last message.
+    home_.scheduler->addPassivation(self(), std::max(rare_->passivateAfter / 4, Clock::duration(1)),
+                                    scheduleAnchor());
+  }
+}
+
+std::uint32_t ActorCell::scheduleAnchor() {
+  Rare& r = rare();
+  if (r.scheduleAnchor == Scheduler::kNil) r.scheduleAnchor = home_.scheduler->newAnchor();
+  return r.scheduleAnchor;
+}
+
+bool ActorCell::passivationCheck() {
+  Rare& r = rare();
+  if (state_ != State::Running) return state_ == State::Suspended;  // stopping: no more checks
+  if (active_ || !mailbox_.empty() || blocked()) {
+    active_ = false;
+    r.quietChecks = 0;
+    return true;
+  }
+  if (++r.quietChecks < 4) return true;
+  core().log().debug(
+      "[{}] passivated: idle for {} ms", path(),
+      std::chrono::duration_cast<std::chrono::milliseconds>(r.passivateAfter).count());
+  core().sendSystem(self(), SystemMessage{SysKind::Stop, {}, nullptr});
+  return false;
+}
+
+void ActorCell::fail(std::exception_ptr cause) {
+  state_ = State::Suspended;
+  logContext() = LogContext{path(), &home_.isolate->name(), std::string_view("(failure)")};
+  core().log().error("[{}] failed: {}; its parent decides", path(), describe(cause));
+  core().sendSystem(parent(), SystemMessage{SysKind::Failed, self(), std::move(cause)});
+}
+
+void ActorCell::supervise(const ActorRef& child, const std::exception_ptr& cause) {
+  Child* info = nullptr;
+  Family* f = family();
+  if (f != nullptr) {
+    auto it = f->byId.find(child.id());
+    if (it != f->byId.end()) info = &it->second;
+  }
+  if (info == nullptr && !(guardian_ && core().isTopLevel(child))) return;  // stale
+
+  SupervisorStrategy strategy =
+      actor_ != nullptr ? actor_->supervisorStrategy() : SupervisorStrategy::defaultStrategy();
+  Directive directive;
+  try {
+    directive = strategy.decide(cause);
+  } catch (...) {
+    directive = Directive::Escalate;
+  }
+  if (directive == Directive::Restart && strategy.maxRestarts() >= 0 && info != nullptr) {
+    // The only clock read of supervision, on the failure path.
+    const auto now = std::chrono::steady_clock::time_point(core().clock().now().time_since_epoch());
+    auto& times = info->restarts;
+    times.erase(std::remove_if(times.begin(), times.end(),
+                               [&](auto t) { return now - t > strategy.window(); }),
+                times.end());
+    if (static_cast<int>(times.size()) >= strategy.maxRestarts()) {
+      directive = Directive::Stop;
+    } else {
+      times.push_back(now);
+    }
+  }
+  if (directive == Directive::Escalate && guardian_) directive = Directive::Stop;
+
+  std::vector<ActorRef> targets;
+  if (strategy.kind() == SupervisorStrategy::Kind::AllForOne && directive != Directive::Resume &&
+      f != nullptr) {
+    for (const auto& [id, c] : f->byId) targets.push_back(c.ref);
+  } else {
+    targets.push_back(child);
+  }
+  switch (directive) {
+    case Directive::Resume:
+      core().sendSystem(child, SystemMessage{SysKind::Resume, {}, nullptr});
+      break;
+    case Directive::Restart:
+      for (const auto& t : targets)
+        core().sendSystem(t, SystemMessage{SysKind::Restart, {}, cause});
+      break;
+    case Directive::Stop:
+      for (const auto& t : targets) stopChild(t);
+      break;
+    case Directive::Escalate:
+      fail(cause);
+      break;
+  }
+}
+
+void ActorCell::restart(const std::exception_ptr& cause) {
+  if (state_ >= State::Terminating || state_ == State::Created) return;
+  ++incarnation_;
+  destroyCoroutines();
+  ReceiveContext ctx(*this);
+  if (actor_ != nullptr) {
+    try {
+      actor_->preRestart(ctx, cause);
+    } catch (...) {
+      reportHookError("preRestart", std::current_exception());
+    }
+  }
+  actor_.reset();
+  if (!becomeNewInstance("construction or postRestart",
+                         [&cause](Actor& a, ReceiveContext& c) { a.postRestart(c, cause); })) {
+    return;
+  }
+  if (core().events().hasSubscribers<ActorRestarted>()) {
+    core().events().publish(ActorRestarted{self(), std::string(path()), cause});
+  }
+}
+
+// ---- stopping ----------------------------------------------------------------------
+
+void ActorCell::requestStop() noexcept {
+  beginStop();
+}
+
+void ActorCell::beginStop() {
+  if (state_ >= State::Terminating) return;
+  state_ = State::Terminating;
+  destroyCoroutines();
+  if (Family* f = family()) {
+    for (const auto& [id, c] : f->byId) {
+      core().sendSystem(c.ref, SystemMessage{SysKind::Stop, {}, nullptr});
+    }
+    // Names are free again at once: a restarted parent may spawn them anew.
+    f->byName.clear();
+  }
+}
+
+void ActorCell::finishStop() {
+  ReceiveContext ctx(*this);
+  if (actor_ != nullptr) {
+    try {
+      actor_->postStop(ctx);
+    } catch (...) {
+      reportHookError("postStop", std::current_exception());
+    }
+    actor_.reset();
+  }
+  state_ = State::Dead;
+  const ActorRef me = self();
+  while (!mailbox_.empty()) {
+    Envelope left = mailbox_.pop(home_.core);
+    core().failAskOf(left.sender, make_error_code(Error::ErrDead));  // an ask need not time out
+    core().deadLetter(me, std::move(left), "the actor stopped");
+  }
+  dropContinuations("the actor stopped");
+  while (hasSystem()) {
+    SystemMessage m = popSystem();
+    if (m.kind == SysKind::Watch) m.ref.tell(Terminated{me}, me);
+    if (m.kind == SysKind::Continue) {
+      core().dropContinuation(me, std::move(m.continuation), "the actor stopped");
+    }
+  }
+  if (rare_ != nullptr) {
+    for (const auto& watcher : rare_->watchers) watcher.tell(Terminated{me}, me);
+    rare_->watchers.clear();
+  }
+  if (rare_ != nullptr && rare_->scheduleAnchor != Scheduler::kNil) {
+    home_.scheduler->releaseAnchor(rare_->scheduleAnchor);  // S6: its schedules end with it
+    rare_->scheduleAnchor = Scheduler::kNil;
+  }
+  if (const ActorRef p = parent()) {
+    core().sendSystem(p, SystemMessage{SysKind::ChildTerminated, me, nullptr});
+  }
+  if (core().events().hasSubscribers<ActorStopped>()) {
+    core().events().publish(ActorStopped{me, std::string(path())});
+  }
+  home_.table.release(me.slot());
+}
+
+void ActorCell::abandon() noexcept {
+  state_ = State::Dead;
+  destroyCoroutines();
+  while (!mailbox_.empty())
+    core().deadLetter(self(), mailbox_.pop(home_.core), "the system stopped");
+  actor_.reset();
+}
+
+void ActorCell::reportHookError(const char* hook, std::exception_ptr error) noexcept {
+  core().log().error("[{}] {} threw: {}", path(), hook, describe(error));
+  core().reportDispatcherError(dispatcher_->id(), std::move(error), self());
+}
+
+// ---- children ----------------------------------------------------------------------
+
+ActorRef ActorCell::spawnChild(std::string name, ActorOptions options, ActorFactory factory) {
+  if (state_ >= State::Terminating) {
+    throwError(Error::ErrActorSystemNotStarted,
+               std::string(path()) + " is stopping and spawns no children");
+  }
+  Rare& r = rare();
+  if (r.family == nullptr) r.family = std::make_unique<Family>();
+  Family& f = *r.family;
+  if (name.empty()) {
+    do {
+      name = "$" + std::to_string(++f.generatedNames);
+    } while (f.byName.count(name) != 0);
+  } else if (name.find('/') != std::string::npos || name[0] == '$') {
+    throwError(Error::ErrInvalidOption, "actor name '" + name + "': no '/' and no leading '$'");
+  } else if (f.byName.count(name) != 0) {
+    throwError(Error::ErrDuplicateName,
+               std::string(path()) + " already has a child named '" + name + "'");
+  }
+  ActorRef ref = core().spawn(this, std::string(path()) + "/" + name, options, std::move(factory));
+  const std::uint64_t seq = f.nextSeq++;
+  f.byName.emplace(name, ref.id());
+  f.byId.emplace(ref.id(), Child{ref, std::move(name), seq, {}});
+  return ref;
+}
+
+void ActorCell::stopChild(const ActorRef& child) {
+  // The name is free again at once: a restarting parent spawns its children
+  // anew in postRestart while the old ones are still stopping. Another
+  // system's reference is no child of ours, whatever its id.
+  Family* f = core().isOurs(child) ? family() : nullptr;
+  if (f != nullptr) {
+    auto it = f->byId.find(child.id());
+    if (it != f->byId.end()) {
+      auto named = f->byName.find(it->second.name);
+      if (named != f->byName.end() && named->second == child.id()) f->byName.erase(named);
+    }
+  }
+  core().sendSystem(child, SystemMessage{SysKind::Stop, {}, nullptr});
+}
+
+void ActorCell::forgetChild(const ActorRef& child) {
+  Family* f = family();
+  if (f == nullptr) return;
+  auto it = f->byId.find(child.id());
+  if (it == f->byId.end()) return;
+  auto named = f->byName.find(it->second.name);
+  if (named != f->byName.end() && named->second == child.id()) f->byName.erase(named);
+  f->byId.erase(it);
+}
+
+std::vector<ActorRef> ActorCell::children() const {
+  std::vector<const Child*> living;
+  if (const Family* f = family()) {
+    for (const auto& [id, c] : f->byId) living.push_back(&c);
+  }
+  std::sort(living.begin(), living.end(), [](auto* a, auto* b) { return a->seq < b->seq; });
+  std::vector<ActorRef> refs;
+  for (const Child* c : living) refs.push_back(c->ref);
+  return refs;
+}
+
+ActorRef ActorCell::child(std::string_view name) const {
+  const Family* f = family();
+  if (f == nullptr) return {};
+  auto it = f->byName.find(std::string(name));
+  if (it == f->byName.end()) return {};
+  return f->byId.at(it->second).ref;
+}
+
+}  // namespace coreactor::detail

@@ -453,11 +453,16 @@ TEST(Shutdown, DestroyingTheSystemInsideItsOwnHandlerStopsItAndTearsItDownAfterw
     ActorRef bystander = system->spawn<Counted>("bystander", ActorOptions::create(), &gone);
     ASSERT_EQ(system->ask<int>(bystander, 1, 30s).get(), 0) << "it has started";
     std::atomic<bool> returned{false};
+    // No other thread may be inside a call on the system while it is
+    // destroyed: the handler waits until the tell that woke it has returned.
+    std::atomic<bool> told{false};
     ActorRef killer = system->spawn("killer", [&, system](ReceiveContext&) {
+      while (!told.load()) std::this_thread::yield();
       delete system;
       returned = true;  // the handler goes on after the delete
     });
     killer.tell(1);
+    told = true;
     if (manual) system->runUntilIdle();  // returns after freeing what the handler orphaned
     EXPECT_TRUE(test::eventually([&] { return returned.load() && gone.load() == 1; }, 30s))
         << (manual ? "manual" : "threaded");

@@ -147,6 +147,13 @@ ActorSystemOptions ActorSystemOptions::withNumaNode(int node) const {
   return o;
 }
 
+ActorOptions ActorOptions::withIsolateOf(const ActorRef& peer) const {
+  ActorOptions o = *this;
+  o.near_ = peer;
+  o.nearAsked_ = true;
+  return o;
+}
+
 ActorOptions ActorOptions::withKey(std::string key) const {
   ActorOptions o = *this;
   o.key_ = std::move(key);

@@ -16,11 +16,7 @@ ActorRef SystemCore::spawn(ActorCell* parent, std::string_view path, const Actor
     throwError(Error::ErrActorSystemNotStarted,
                "spawn of " + std::string(path) + " on a stopped system");
   }
-  const std::size_t index = options.isolate().has_value() ? *options.isolate()
-                            : options.key().has_value()
-                                ? static_cast<std::size_t>(fnv1a(*options.key()) % isolates_.size())
-                            : options.roundRobin() || parent == nullptr ? placeTopLevel(options)
-                                                                        : parent->home().index;
+  const std::size_t index = placementOf(parent, options);
   IsolateRuntime& home = runtime(index);  // ErrIsolateOutOfRange
   Dispatcher* dispatcher = home.dispatcher.get();
   if (options.dispatcher() != nullptr) {
@@ -44,6 +40,26 @@ ActorRef SystemCore::spawn(ActorCell* parent, std::string_view path, const Actor
   home.table.publish(reservation.slot, cell, /*topLevel=*/parent == nullptr);
   sendSystem(self, SystemMessage{SysKind::Start, {}, nullptr});
   return self;
+}
+
+std::size_t SystemCore::placementOf(const ActorCell* parent, const ActorOptions& options) {
+  // The first that applies: an isolate, a peer's isolate, a key, round-robin;
+  // then a child stays with its parent and a top-level actor goes round.
+  if (options.isolate().has_value()) return *options.isolate();
+  if (options.nearAsked()) {
+    const ActorRef& peer = options.near();
+    if (!isOurs(peer)) {
+      throwError(Error::ErrInvalidOption,
+                 "withIsolateOf: " + std::string(peer.isNone() ? "an empty reference"
+                                                               : "a reference of another system"));
+    }
+    return peer.isolateIndex();
+  }
+  if (options.key().has_value()) {
+    return static_cast<std::size_t>(fnv1a(*options.key()) % isolates_.size());
+  }
+  if (options.roundRobin() || parent == nullptr) return placeTopLevel(options);
+  return parent->home().index;
 }
 
 std::size_t SystemCore::placeTopLevel(const ActorOptions&) {

@@ -319,6 +319,8 @@ class SystemCore {
                 std::chrono::nanoseconds timeout);
   /// An ask's request, on the reply slot's isolate, with the slot as its sender.
   void sendRequest(const ActorRef& target, Message&& message, const ActorRef& replyTo);
+  /// The isolate a spawn with `options` under `parent` (null: top-level) goes to.
+  std::size_t placementOf(const ActorCell* parent, const ActorOptions& options);
   std::size_t placeTopLevel(const ActorOptions& options);
   void teardown() noexcept;
   void stopLoops() noexcept;

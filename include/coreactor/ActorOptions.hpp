@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "coreactor/ActorRef.hpp"
 #include "coreactor/Clock.hpp"
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/Message.hpp"
@@ -102,9 +103,16 @@ class ActorOptions {
   /// The actor's mailbox (default: MailboxOptions::unbounded()).
   ActorOptions withMailbox(MailboxOptions mailbox) const;
   /// Places the actor on isolate `index` (checked at spawn: ErrIsolateOutOfRange).
-  /// Placement (requirement X4): without any of the three calls here, a top-level
-  /// actor goes round the isolates and a child lives on its parent's isolate.
+  /// Placement (requirement X4): without any of the placement calls here, a
+  /// top-level actor goes round the isolates and a child lives on its
+  /// parent's isolate.
   ActorOptions withIsolate(std::size_t index) const;
+  /// Places the actor on the isolate `peer` lives on (spawn-near): actors
+  /// that talk much keep their messages on one loop, where a send is a
+  /// push and not a crossing. `peer` may have stopped (its isolate still
+  /// counts); a reference of another system, or none, is ErrInvalidOption
+  /// at spawn.
+  ActorOptions withIsolateOf(const ActorRef& peer) const;
   /// Places the actor by key: the same key always lands on the same isolate
   /// (a stable 64-bit FNV-1a hash of the key, modulo the isolate count), so
   /// actors that belong together (one per user, per shard) meet.
@@ -124,8 +132,12 @@ class ActorOptions {
   const std::optional<std::size_t>& throughput() const noexcept { return throughput_; }
   /// The mailbox.
   const MailboxOptions& mailbox() const noexcept { return mailbox_; }
-  /// The isolate asked for by withIsolate(); it wins over a key and round-robin.
+  /// The isolate asked for by withIsolate(); it wins over the others.
   const std::optional<std::size_t>& isolate() const noexcept { return isolate_; }
+  /// The peer of withIsolateOf(); none if not asked. It wins over a key and round-robin.
+  const ActorRef& near() const noexcept { return near_; }
+  /// True after withIsolateOf(), whatever reference it was given.
+  bool nearAsked() const noexcept { return nearAsked_; }
   /// The placement key of withKey(); it wins over round-robin.
   const std::optional<std::string>& key() const noexcept { return key_; }
   /// True after withRoundRobin().
@@ -138,6 +150,8 @@ class ActorOptions {
   std::optional<std::size_t> throughput_;
   MailboxOptions mailbox_;
   std::optional<std::size_t> isolate_;
+  ActorRef near_;
+  bool nearAsked_ = false;
   std::optional<std::string> key_;
   bool roundRobin_ = false;
   std::chrono::nanoseconds passivation_{0};

@@ -111,6 +111,15 @@ std::string describeCrossOp(std::string_view name) {
   if (name == "isolates/transport/64B") {
     return "the same, one 64-byte crossing (an id and a Message: a line) in the runtime's ring";
   }
+  if (name == "floor/moodycamel-bulk") {
+    return "one letter's bytes, moodycamel bulk enqueue (token) and dequeue, thread to thread";
+  }
+  if (name == "isolates/foreign/tell") {
+    return "one tell of 10000 from a thread that is no isolate, one by one, handled";
+  }
+  if (name == "isolates/foreign/feeder") {
+    return "one tell of 10000 from a thread that is no isolate, through a Feeder, handled";
+  }
   if (name == "isolates/tell/cross") {
     return "one tell of a burst of 100000, isolate 0 -> 1, handled";
   }
@@ -316,6 +325,11 @@ constexpr Target kTargets[] = {
     {"scaling: {n} pairs alone / together", kScalingFamily, "isolates/scaling/1", 1 / 0.9, "", true,
      kPairedFloorRatioCounter},
     {"idle system, CPU", "isolates/idle-cpu", nullptr, 1, "% cpu"},
+    // A thread that is no isolate feeds an actor: a Feeder's batch of 10k,
+    // to the end of the handling, against moving as many letters' bytes
+    // through moodycamel in bulk, thread to thread.
+    {"foreign tells via a Feeder / moodycamel bulk floor", "isolates/foreign/feeder",
+     "floor/moodycamel-bulk", 4.0},
     // The parallel workloads (bench/ParallelBench.cpp), N the most isolates
     // that ran. Where the work divides (pairs, fork-join, pipeline): the
     // aggregate throughput at N at least 0.8 x N x at one isolate, i.e.

@@ -407,7 +407,7 @@ void Isolate::runPollers() {
 [[gnu::aligned(64)]] void Isolate::drainMicrotasksPolling() {
   // The common case, one poller with a flag (an actor system's rings): the
   // look between units is one load of that flag, with no walk over pollers.
-  const std::atomic<bool>* only = pollers_.size() == 1 ? attention_[0] : nullptr;
+  const std::atomic<bool>* only = unitPollers_.size() == 1 ? attention_[0] : nullptr;
   std::uint32_t sincePoll = 0;
   urgentStreak_ = 0;  // other work (a macrotask) ran before this drain
   while (!microtasks_.empty()) {
@@ -426,7 +426,7 @@ void Isolate::runPollers() {
       if (only->load(std::memory_order_relaxed)) lookBetweenUnits(0);
       continue;
     }
-    for (std::size_t i = 0; i < pollers_.size(); ++i) {
+    for (std::size_t i = 0; i < unitPollers_.size(); ++i) {
       const std::atomic<bool>* flag = attention_[i];
       if (flag == nullptr || flag->load(std::memory_order_relaxed)) lookBetweenUnits(i);
     }
@@ -435,7 +435,7 @@ void Isolate::runPollers() {
 
 void Isolate::lookBetweenUnits(std::size_t poller) noexcept {
   try {
-    pollers_[poller]->pollBetweenUnits();
+    unitPollers_[poller]->pollBetweenUnits();
   } catch (...) {
     reportError(nullptr, std::current_exception());
   }

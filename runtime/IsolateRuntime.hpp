@@ -9,6 +9,7 @@
 #include "ActorTable.hpp"
 #include "AskTimeouts.hpp"
 #include "CrossingReceiver.hpp"
+#include "ForeignInbox.hpp"
 #include "Scheduler.hpp"
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/Isolate.hpp"
@@ -27,8 +28,9 @@ struct alignas(64) IsolateRuntime {
   std::shared_ptr<Dispatcher> dispatcher;  // the system default, one per isolate
   ActorTable table;
   std::unique_ptr<Crossings> crossings;
-  std::unique_ptr<AskTimeouts> asks;     // goes before the isolate it arms
-  std::unique_ptr<Scheduler> scheduler;  // last: goes before the isolate it arms
+  std::unique_ptr<ForeignInbox> foreign;  // from threads that are no isolate of the system
+  std::unique_ptr<AskTimeouts> asks;      // goes before the isolate it arms
+  std::unique_ptr<Scheduler> scheduler;   // last: goes before the isolate it arms
 };
 
 }  // namespace coreactor::detail

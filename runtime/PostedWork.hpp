@@ -2,8 +2,9 @@
 // first: a heap task owning a `Work` value with run() and discard(), of
 // which exactly one is called, once (SPEC X2: a message posted to a stopped
 // isolate becomes a dead letter, a scheduling call completes with its
-// error). The three kinds the runtime posts (a message, a system message,
-// a scheduling call) are each a small Work struct.
+// error). A scheduling call that travels to the isolate holding its
+// schedule is such a Work struct (runtime/Scheduling.cpp); messages from
+// other threads go through the isolate's ForeignInbox instead.
 #pragma once
 
 #include <memory>

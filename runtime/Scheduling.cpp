@@ -14,6 +14,7 @@
 #include <functional>
 #include <utility>
 
+#include "PostedWork.hpp"
 #include "SystemCore.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Async.hpp"
@@ -29,47 +30,34 @@ std::error_code fault(Error e) {
   return make_error_code(e);
 }
 
-// A scheduling call travelling to another isolate. Completes its result
-// there, or with ErrActorSystemNotStarted if the isolate stops first.
-class RemoteScheduleCall final : public Task {
- public:
-  RemoteScheduleCall(std::shared_ptr<ScheduleState> state, std::function<Outcome()> call)
-      : Task(&run, &dispose), state_(std::move(state)), call_(std::move(call)) {}
-
- private:
-  static void run(Task& t) {
-    std::unique_ptr<RemoteScheduleCall> self(static_cast<RemoteScheduleCall*>(&t));
+// A scheduling call travelling to another isolate (PostedWork.hpp).
+// Completes its result there, or with ErrActorSystemNotStarted if the
+// isolate stops first.
+struct RemoteScheduleCall {
+  std::shared_ptr<ScheduleState> state;
+  std::function<Outcome()> call;
+  void run() {
     Outcome outcome;
     try {
-      outcome = self->call_();
+      outcome = call();
     } catch (const std::system_error& error) {
-      self->state_->complete(error.code(), {});
+      state->complete(error.code(), {});
       throw;  // and the loop reports it
     } catch (const std::bad_alloc&) {
-      self->state_->complete(std::make_error_code(std::errc::not_enough_memory), {});
+      state->complete(std::make_error_code(std::errc::not_enough_memory), {});
       throw;
     } catch (...) {
-      self->state_->complete(std::make_error_code(std::errc::state_not_recoverable), {});
+      state->complete(std::make_error_code(std::errc::state_not_recoverable), {});
       throw;
     }
-    self->state_->complete(outcome.first, outcome.second);
+    state->complete(outcome.first, outcome.second);
   }
-  static void dispose(Task& t) noexcept {
-    std::unique_ptr<RemoteScheduleCall> self(static_cast<RemoteScheduleCall*>(&t));
-    self->state_->complete(fault(Error::ErrActorSystemNotStarted), {});
-  }
-  std::shared_ptr<ScheduleState> state_;
-  std::function<Outcome()> call_;
+  void discard() noexcept { state->complete(fault(Error::ErrActorSystemNotStarted), {}); }
 };
 
 ScheduleResult post(Isolate& isolate, std::function<Outcome()> call) {
   auto state = std::make_shared<ScheduleState>();
-  auto* task = new RemoteScheduleCall(state, std::move(call));
-  try {
-    isolate.post(*task);
-  } catch (const std::system_error&) {
-    task->discard();  // the isolate has stopped: completes the state
-  }
+  postOrDiscard(isolate, RemoteScheduleCall{state, std::move(call)});
   return ScheduleResult(std::move(state));
 }
 

@@ -4,45 +4,11 @@
 // the asks a failed delivery fails. See the top comment of SystemCore.hpp.
 #include <thread>
 
-#include "PostedWork.hpp"
 #include "SystemCore.hpp"
 
 namespace coreactor::detail {
 
 using SysKind = SystemMessage::Kind;
-
-// ---- work posted to another isolate (PostedWork.hpp) --------------------------------
-
-// A message for an actor of another isolate, from a thread that is no
-// isolate. If that isolate stops first, the message becomes a dead letter.
-struct RemoteDelivery {
-  SystemCore& core;
-  ActorRef target;
-  Envelope envelope;
-  void run() {
-    try {
-      core.deliverLocal(core.runtime(target.isolateIndex()), target, std::move(envelope.message),
-                        envelope.sender);
-    } catch (const std::system_error& e) {
-      // A full bounded mailbox with the Fail policy: the sender is on another
-      // thread and cannot be told; the message is already a dead letter.
-      if (e.code() != Error::ErrMailboxFull) throw;
-    }
-  }
-  void discard() noexcept { core.deadLetter(target, std::move(envelope), "its isolate stopped"); }
-};
-
-// A system message for an actor of another isolate, from a thread that is
-// no isolate. Lifecycle signals end with a stopped isolate.
-struct RemoteSystemDelivery {
-  SystemCore& core;
-  ActorRef target;
-  SystemMessage message;
-  void run() {
-    core.deliverSystemLocal(core.runtime(target.isolateIndex()), target, std::move(message));
-  }
-  void discard() noexcept {}
-};
 
 }  // namespace coreactor::detail
 
@@ -155,24 +121,34 @@ void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
     }
     return;
   }
-  // From a thread that is no isolate: the target isolate's MPSC inbox,
-  // waiting while it is full (SPEC X3: block for foreign threads).
+  // From a thread that is no isolate of this system: the target isolate's
+  // foreign inbox (MPSC), waiting while it is full (SPEC X3: block for
+  // foreign threads).
+  waitForForeignRoom(rt, 1);
+  ForeignInbox::Letter letter{target.id(), std::move(envelope), nullptr};
+  if (!rt.foreign->put(std::move(letter))) {
+    deadLetter(target, std::move(letter.envelope), "its isolate stopped");
+  }
+}
+
+void SystemCore::waitForForeignRoom(IsolateRuntime& rt, std::size_t coming) {
   // Only a thread that runs no loop at all waits: an isolate of another
   // system must not stall its own loop on ours.
-  if (rt.isolate->inboxSizeApprox() >= options_.foreignInboxLimit() && !options_.manualRun() &&
-      Isolate::current() == nullptr) {
-    foreignBlocked_.fetch_add(1, std::memory_order_relaxed);
-    for (int spins = 0; rt.isolate->inboxSizeApprox() >= options_.foreignInboxLimit() &&
-                        running() && !rt.isolate->stopped();
-         ++spins) {
-      if (spins < 64) {
-        std::this_thread::yield();
-      } else {
-        std::this_thread::sleep_for(std::chrono::microseconds(50));
-      }
+  const std::size_t limit = options_.foreignInboxLimit();
+  if (rt.foreign->sizeApprox() + coming <= limit || options_.manualRun() ||
+      Isolate::current() != nullptr) {
+    return;
+  }
+  foreignBlocked_.fetch_add(1, std::memory_order_relaxed);
+  for (int spins = 0; rt.foreign->sizeApprox() + coming > limit && rt.foreign->sizeApprox() != 0 &&
+                      running() && !rt.isolate->stopped();
+       ++spins) {
+    if (spins < 64) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
   }
-  postOrDiscard(*rt.isolate, RemoteDelivery{*this, target, std::move(envelope)});
 }
 
 [[gnu::noinline]] void SystemCore::replyWord(AskEndpoint& endpoint, const MessageType* type,
@@ -217,7 +193,12 @@ void SystemCore::sendSystem(const ActorRef& target, SystemMessage&& message) {
         /*refusable=*/false);
     return;
   }
-  postOrDiscard(*rt.isolate, RemoteSystemDelivery{*this, target, std::move(message)});
+  // From a thread that is no isolate of this system: behind that thread's
+  // messages, in the same inbox. Lifecycle signals end with a stopped isolate.
+  ForeignInbox::Letter letter;
+  letter.target = target.id();
+  letter.system = std::make_unique<SystemMessage>(std::move(message));
+  rt.foreign->put(std::move(letter));
 }
 
 void SystemCore::deliverSystemLocal(IsolateRuntime& rt, const ActorRef& target,

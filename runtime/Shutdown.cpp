@@ -185,6 +185,7 @@ void SystemCore::orphan() {
 void SystemCore::teardown() noexcept {
   for (auto& rt : isolates_) rt->scheduler->clear();  // S5: no schedule outlives the system
   for (auto& rt : isolates_) rt->crossings->drainAtTeardown();  // X2: in flight: dead letters
+  for (auto& rt : isolates_) rt->foreign->closeAndDrain();      // and from other threads
   for (auto& rt : isolates_) {
     std::vector<Endpoint*> endpoints;
     rt->table.forEach([&](std::uint32_t, Endpoint* e) { endpoints.push_back(e); });

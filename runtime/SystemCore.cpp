@@ -60,8 +60,11 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
     rt->crossings =
         std::make_unique<Crossings>(CrossingReceiver(*this, *rt), *rt->isolate, rt->index, count,
                                     options_.ringSlots(), options_.overflowLimit());
-    if (count > 1)
+    if (count > 1) {
       IsolateHooks::addPoller(*rt->isolate, *rt->crossings);  // one isolate has no rings
+    }
+    rt->foreign = std::make_unique<ForeignInbox>(*this, *rt);
+    IsolateHooks::addPoller(*rt->isolate, *rt->foreign);
     rt->scheduler = std::make_unique<Scheduler>(*this, *rt);
     // SPEC D8: one instance of the default dispatcher per isolate.
     if (options_.dispatcherFactory()) {

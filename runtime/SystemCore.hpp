@@ -158,6 +158,10 @@ class SystemCore {
   }
   /// Another isolate's (or no) actor: through the inbox, or a dead letter.
   void sendElsewhere(const ActorRef& target, Envelope&& envelope);
+  /// From a thread that is no loop: waits while `rt`'s foreign inbox holds
+  /// the limit (ActorSystemOptions::withForeignInboxLimit) with `coming`
+  /// more letters (SPEC X3); counted in TransportStats::foreignBlocked.
+  void waitForForeignRoom(IsolateRuntime& rt, std::size_t coming);
   void sendSystem(const ActorRef& target, SystemMessage&& message);
   /// A reference this system minted, naming one of its isolates (the actor
   /// may be gone): not none, not another system's.
@@ -332,9 +336,8 @@ class SystemCore {
   /// Counts the driving thread's runUntilIdle() calls in progress (manual
   /// systems); the outermost frees an orphaned core as it returns.
   class DriveScope;
-  friend struct RemoteDelivery;
-  friend struct RemoteSystemDelivery;
   friend class CrossingReceiver;
+  friend class ForeignInbox;
   friend class AskEndpoint;
   /// The runtime of the isolate whose loop runs on this thread, if it is one
   /// of this system's.

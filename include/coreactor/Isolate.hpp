@@ -153,6 +153,11 @@ class Poller {
   /// (the default): pollBetweenUnits() is called every time. Read once,
   /// when the poller is added: it must live as long as the poller.
   virtual const std::atomic<bool>* attention() const noexcept { return nullptr; }
+  /// False for a poller whose work can wait for the end of a microtask
+  /// drain (once per loop iteration): the loop then never looks at it
+  /// between units, and a drain with no such poller costs nothing extra.
+  /// Read once, when the poller is added.
+  virtual bool looksBetweenUnits() const noexcept { return true; }
   /// Before the loop raises its sleeping flag: publish what must be seen
   /// by others (wake-ups owed to peers).
   virtual void beforeSleep() noexcept {}
@@ -327,7 +332,7 @@ class Isolate {
   /// urgent units wait ahead or ran in a row: other work gets at least one
   /// unit in kUrgentStreak + 1. Isolate-local by contract and unchecked.
   bool queueUrgentMicrotaskFromDispatcher(Task& task, Dispatcher& owner) {
-    if (pollers_.empty() || urgentAhead_ + urgentStreak_ >= kUrgentStreak) return false;
+    if (unitPollers_.empty() || urgentAhead_ + urgentStreak_ >= kUrgentStreak) return false;
     microtasks_.insertAt(urgentAhead_, Unit{&task, &owner});
     ++urgentAhead_;
     return true;
@@ -348,7 +353,10 @@ class Isolate {
   /// Before the loop first runs, or on the loop thread.
   void addPoller(detail::Poller& poller) {
     pollers_.push_back(&poller);
-    attention_.push_back(poller.attention());
+    if (poller.looksBetweenUnits()) {
+      unitPollers_.push_back(&poller);
+      attention_.push_back(poller.attention());
+    }
   }
   /// A pointer the isolate's owner may attach (the actor runtime finds its
   /// per-isolate state through it). Set before the loop runs.
@@ -376,7 +384,7 @@ class Isolate {
   void postOwned(Task& task);
   void loop(Mode mode);
   void drainMicrotasks() {
-    if (!pollers_.empty()) {
+    if (!unitPollers_.empty()) {
       drainMicrotasksPolling();
       return;
     }
@@ -434,11 +442,12 @@ class Isolate {
   alignas(64) detail::SlottedRing<Unit> microtasks_;
   detail::RingBuffer<Unit> macrotasks_;
   Stats stats_;
-  std::uint32_t timerHolds_ = 0;    // holdTimers()
-  std::uint32_t urgentAhead_ = 0;   // urgent units at the front of microtasks_
-  std::uint32_t urgentStreak_ = 0;  // urgent units run in a row, in this drain
-  std::vector<detail::Poller*> pollers_;
-  std::vector<const std::atomic<bool>*> attention_;  // [i]: pollers_[i]'s flag, or null
+  std::uint32_t timerHolds_ = 0;              // holdTimers()
+  std::uint32_t urgentAhead_ = 0;             // urgent units at the front of microtasks_
+  std::uint32_t urgentStreak_ = 0;            // urgent units run in a row, in this drain
+  std::vector<detail::Poller*> pollers_;      // every poller: once per iteration, before sleep
+  std::vector<detail::Poller*> unitPollers_;  // those that look between units too
+  std::vector<const std::atomic<bool>*> attention_;  // [i]: unitPollers_[i]'s flag, or null
 };
 
 namespace detail {

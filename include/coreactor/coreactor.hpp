@@ -35,6 +35,7 @@
 #include "coreactor/Dispatchers.hpp"
 #include "coreactor/Error.hpp"
 #include "coreactor/EventStream.hpp"
+#include "coreactor/Feeder.hpp"
 #include "coreactor/HybridDispatcher.hpp"
 #include "coreactor/ImmediateDispatcher.hpp"
 #include "coreactor/Isolate.hpp"

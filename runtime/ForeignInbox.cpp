@@ -1,0 +1,103 @@
+// Messages from threads that are no isolate. See ForeignInbox.hpp.
+#include "ForeignInbox.hpp"
+
+#include <iterator>
+#include <new>
+#include <thread>
+
+#include "SystemCore.hpp"
+
+namespace coreactor::detail {
+
+ForeignInbox::ForeignInbox(SystemCore& core, IsolateRuntime& home) : core_(core), home_(home) {
+  taken_.reserve(kBatch);
+}
+
+ForeignInbox::~ForeignInbox() {
+  closeAndDrain();
+}
+
+bool ForeignInbox::enter() noexcept {
+  // Against closeAndDrain(): either it sees this writer and waits, or this
+  // writer sees the inbox closed (both sides seq_cst).
+  writers_.fetch_add(1, std::memory_order_seq_cst);
+  if (closed_.load(std::memory_order_seq_cst)) {
+    leave();
+    return false;
+  }
+  return true;
+}
+
+bool ForeignInbox::put(Letter&& letter) {
+  if (!enter()) return false;
+  bool queued;
+  try {
+    queued = queue_.enqueue(std::move(letter));
+  } catch (...) {
+    leave();
+    throw;
+  }
+  leave();
+  if (!queued) throw std::bad_alloc();  // the queue could not grow
+  home_.isolate->wake();                // fences; a system call only if the loop sleeps
+  return true;
+}
+
+bool ForeignInbox::putBulk(moodycamel::ProducerToken& token, std::vector<Letter>& letters) {
+  if (letters.empty()) return true;
+  if (!enter()) return false;
+  bool queued;
+  try {
+    queued = queue_.enqueue_bulk(token, std::make_move_iterator(letters.begin()), letters.size());
+  } catch (...) {
+    leave();
+    throw;
+  }
+  leave();
+  if (!queued) throw std::bad_alloc();
+  letters.clear();
+  home_.isolate->wake();  // fences; a system call only if the loop sleeps
+  return true;
+}
+
+void ForeignInbox::take(std::size_t batch) {
+  taken_.clear();
+  const std::size_t n = queue_.try_dequeue_bulk(std::back_inserter(taken_), batch);
+  for (std::size_t i = 0; i < n; ++i) deliver(taken_[i]);
+  taken_.clear();
+}
+
+void ForeignInbox::deliver(Letter& letter) noexcept {
+  const ActorRef target = core_.makeRef(letter.target);
+  try {
+    if (letter.system != nullptr) {
+      core_.deliverSystemLocal(home_, target, std::move(*letter.system));
+    } else {
+      core_.deliverLocal(home_, target, std::move(letter.envelope.message), letter.envelope.sender);
+    }
+  } catch (const std::system_error& e) {
+    // A full bounded mailbox with the Fail policy: the sender is on another
+    // thread and cannot be told; the message is already a dead letter.
+    if (e.code() != Error::ErrMailboxFull) {
+      core_.reportDispatcherError("foreign-inbox", std::current_exception(), target);
+    }
+  } catch (...) {
+    core_.reportDispatcherError("foreign-inbox", std::current_exception(), target);
+  }
+}
+
+void ForeignInbox::closeAndDrain() noexcept {
+  closed_.store(true, std::memory_order_seq_cst);
+  while (writers_.load(std::memory_order_seq_cst) != 0) std::this_thread::yield();
+  Letter letter;
+  while (queue_.try_dequeue(letter)) {
+    // Lifecycle signals end with the system; a message is a dead letter.
+    if (letter.system == nullptr) {
+      core_.deadLetter(core_.makeRef(letter.target), std::move(letter.envelope),
+                       "its isolate stopped");
+    }
+    letter = Letter{};
+  }
+}
+
+}  // namespace coreactor::detail

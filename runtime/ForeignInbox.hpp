@@ -1,0 +1,101 @@
+// Messages for one isolate's actors from threads that are no isolate of the
+// system (the main thread, a thread pool, a library's callback): a
+// lock-free MPSC queue of letters (moodycamel's ConcurrentQueue), drained by
+// the isolate's loop as one of its pollers, in batches. A letter is the
+// message and its sender, moved in once and out once: no task, no
+// allocation per message beyond the queue's own blocks. A Feeder
+// (coreactor/Feeder.hpp) puts letters in bulk with a producer token of its
+// own: a batch costs one enqueue and one wake-up.
+//
+// Order: one thread's letters to one actor keep their order (the queue is
+// FIFO per producer), system messages included (a stop after a tell from
+// the same thread lands after it). A Feeder is a producer of its own: its
+// letters keep their order among themselves, not against the same thread's
+// plain tells.
+//
+// Waking, as the isolate's inbox does: a producer queues and calls
+// Isolate::wake(), which fences and makes a system call only if the loop
+// sleeps; the loop looks at the queue once per iteration, between
+// macrotasks, and after raising its sleeping flag (pending()), so no letter
+// waits for a wake-up that never comes.
+//
+// Stop (requirement X2): after the loops have stopped, closeAndDrain() shuts
+// the inbox, waits for the producers inside put(), and turns what is left
+// into dead letters; a put() after that returns false, and its caller
+// dead-letters the message itself. Nothing is lost silently.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <concurrentqueue/concurrentqueue.h>
+
+#include "Mailbox.hpp"
+#include "SystemMessage.hpp"
+#include "coreactor/Isolate.hpp"
+
+namespace coreactor::detail {
+
+class SystemCore;
+struct IsolateRuntime;
+
+class ForeignInbox final : public Poller {
+ public:
+  /// A message (or a system message) for `target`, an actor of this isolate.
+  struct Letter {
+    std::uint64_t target = 0;
+    Envelope envelope;
+    std::unique_ptr<SystemMessage> system;  ///< set: a system message, envelope empty
+  };
+  using Queue = moodycamel::ConcurrentQueue<Letter>;
+  /// Letters taken per loop iteration.
+  static constexpr std::size_t kBatch = 256;
+
+  ForeignInbox(SystemCore& core, IsolateRuntime& home);
+  ~ForeignInbox() override;
+  ForeignInbox(const ForeignInbox&) = delete;
+  ForeignInbox& operator=(const ForeignInbox&) = delete;
+
+  /// Any thread: queues `letter` and wakes the loop. False, nothing queued
+  /// (the letter left as it was), once the inbox is closed.
+  bool put(Letter&& letter);
+  /// Any thread: queues `letters` in one bulk enqueue with `token` (a
+  /// producer's own, made by makeToken()) and wakes the loop once; the
+  /// vector is emptied. False, nothing queued, once closed.
+  bool putBulk(moodycamel::ProducerToken& token, std::vector<Letter>& letters);
+  /// A producer token of this inbox's queue, for putBulk().
+  moodycamel::ProducerToken makeToken() { return moodycamel::ProducerToken(queue_); }
+  /// Letters queued and not yet taken (approximate while others put). Any thread.
+  std::size_t sizeApprox() const noexcept { return queue_.size_approx(); }
+
+  void poll() override { take(kBatch); }
+  /// No look between units: a drain that has no other poller stays the
+  /// plain one, and what comes from other threads waits at most for the
+  /// end of the drain, as posted tasks do.
+  bool looksBetweenUnits() const noexcept override { return false; }
+  bool pending() const noexcept override { return queue_.size_approx() != 0; }
+
+  /// After the loops have stopped: refuses further letters, waits for the
+  /// puts in progress, and dead-letters what is queued.
+  void closeAndDrain() noexcept;
+
+ private:
+  /// Delivers up to `batch` letters into this isolate's actors.
+  void take(std::size_t batch);
+  void deliver(Letter& letter) noexcept;
+  /// Enters a put; false (and nothing held) once closed.
+  bool enter() noexcept;
+  void leave() noexcept { writers_.fetch_sub(1, std::memory_order_release); }
+
+  SystemCore& core_;
+  IsolateRuntime& home_;
+  Queue queue_;
+  std::vector<Letter> taken_;                          // what one take() dequeued; the loop's only
+  alignas(64) std::atomic<std::uint32_t> writers_{0};  // puts in progress
+  std::atomic<bool> closed_{false};
+};
+
+}  // namespace coreactor::detail

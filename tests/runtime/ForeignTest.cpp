@@ -1,0 +1,129 @@
+// Feeding actors from threads that are no isolate (requirement X1, X2, X3,
+// A2): a plain tell through the target isolate's foreign inbox, and a
+// Feeder's batches. Threaded systems with generous deadlines: every
+// assertion is about what arrived and in which order, never about time.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "TestSupport.hpp"
+#include "coreactor/ActorSystem.hpp"
+#include "coreactor/Feeder.hpp"
+
+namespace coreactor {
+namespace {
+
+using namespace std::chrono_literals;
+using test::errorOf;
+
+/// Records the ints it gets, in order, and what it had when it stopped.
+struct Recorder : Actor {
+  Recorder(std::vector<int>* got, std::atomic<long>* atStop) : got_(got), atStop_(atStop) {}
+  void receive(ReceiveContext& ctx) override {
+    if (const int* n = ctx.get<int>()) got_->push_back(*n);
+  }
+  void postStop(ReceiveContext&) override { atStop_->store(static_cast<long>(got_->size())); }
+  std::vector<int>* got_;
+  std::atomic<long>* atStop_;
+};
+
+TEST(Foreign, TellsFromAThreadArriveInOrderAndAStopAfterThemLandsBehindThem) {
+  // SPEC A2, X1: one thread's messages and its system message share one FIFO.
+  auto system = ActorSystem::create("foreign", ActorSystemOptions::create().withIsolates(2));
+  std::vector<int> got;
+  std::atomic<long> atStop{-1};
+  ActorRef actor =
+      system->spawn<Recorder>("r", ActorOptions::create().withIsolate(1), &got, &atStop);
+  for (int i = 0; i < 10000; ++i) actor.tell(i);
+  actor.tell(PoisonPill{});
+  ASSERT_TRUE(test::eventually([&] { return atStop.load() >= 0; }, 60s));
+  ASSERT_EQ(atStop.load(), 10000) << "every tell before the pill was handled";
+  for (int i = 0; i < 10000; ++i) ASSERT_EQ(got[static_cast<std::size_t>(i)], i);
+  system->shutdown();
+}
+
+TEST(Feeder, GathersPerIsolateAndDeliversEverythingInOrderOnceFlushed) {
+  // SPEC A2, X1: a Feeder's batches, to actors on two isolates.
+  auto system = ActorSystem::create("feeder", ActorSystemOptions::create().withIsolates(2));
+  std::vector<int> got0, got1;
+  std::atomic<long> stop0{-1}, stop1{-1};
+  ActorRef a = system->spawn<Recorder>("a", ActorOptions::create().withIsolate(0), &got0, &stop0);
+  ActorRef b = system->spawn<Recorder>("b", ActorOptions::create().withIsolate(1), &got1, &stop1);
+  {
+    Feeder feeder(*system, 64);
+    for (int i = 0; i < 1000; ++i) {
+      feeder.tell(a, i);
+      feeder.tell(b, i);
+    }
+    EXPECT_EQ(feeder.pending(), 1000u - 15u * 64u + 1000u - 15u * 64u)
+        << "whole batches of 64 went in as they filled; the rest waits";
+    feeder.tell(a, PoisonPill{});
+    feeder.tell(b, PoisonPill{});
+    feeder.flush();
+    EXPECT_EQ(feeder.pending(), 0u);
+  }
+  ASSERT_TRUE(test::eventually([&] { return stop0.load() >= 0 && stop1.load() >= 0; }, 60s));
+  ASSERT_EQ(got0.size(), 1000u);
+  ASSERT_EQ(got1.size(), 1000u);
+  for (int i = 0; i < 1000; ++i) {
+    ASSERT_EQ(got0[static_cast<std::size_t>(i)], i);
+    ASSERT_EQ(got1[static_cast<std::size_t>(i)], i);
+  }
+  system->shutdown();
+}
+
+TEST(Feeder, ItsDestructorFlushesAndAManualSystemTakesTheBatchWhenItRuns) {
+  // SPEC X1: the batch is delivered by the driving thread's next run.
+  auto system = ActorSystem::create("manual-feeder", ActorSystemOptions::create().withManualRun());
+  std::vector<int> got;
+  std::atomic<long> atStop{-1};
+  ActorRef a = system->spawn<Recorder>("a", ActorOptions::create(), &got, &atStop);
+  system->runUntilIdle();
+  {
+    Feeder feeder(*system);
+    for (int i = 0; i < 10; ++i) feeder.tell(a, i);
+    system->runUntilIdle();
+    EXPECT_TRUE(got.empty()) << "nothing is delivered before its batch is flushed";
+  }
+  system->runUntilIdle();
+  EXPECT_EQ(got, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+}
+
+TEST(Feeder, WhatItFlushesToAStoppedSystemIsDeadLetteredAndCounted) {
+  // SPEC X2: nothing is lost silently.
+  auto system = ActorSystem::create("stopped-feeder", ActorSystemOptions::create().withIsolates(2));
+  ActorRef a = system->spawn(
+      "a", [](ReceiveContext&) {}, ActorOptions::create().withIsolate(1));
+  Feeder feeder(*system);
+  system->stop();
+  const auto before = system->deadLetterCount();
+  for (int i = 0; i < 100; ++i) feeder.tell(a, i);
+  feeder.flush();
+  EXPECT_EQ(system->deadLetterCount(), before + 100);
+}
+
+TEST(Feeder, ABatchOfZeroIsANamedErrorAndFromAnActorItTellsAtOnce) {
+  // Bad input: docs/errors.md row ErrInvalidOption.
+  auto system = ActorSystem::create("feeder-misuse", ActorSystemOptions::create().withManualRun());
+  EXPECT_EQ(errorOf([&] { Feeder feeder(*system, 0); }), Error::ErrInvalidOption);
+  std::vector<int> got;
+  std::atomic<long> atStop{-1};
+  ActorRef sink = system->spawn<Recorder>("sink", ActorOptions::create(), &got, &atStop);
+  std::size_t pendingInside = 99;
+  ActorRef user = system->spawn("user", [&](ReceiveContext& ctx) {
+    Feeder feeder(ctx.system(), 8);
+    feeder.tell(sink, 7);
+    pendingInside = feeder.pending();
+  });
+  user.tell(1);
+  system->runUntilIdle();
+  EXPECT_EQ(pendingInside, 0u) << "on one of the system's isolates a tell goes at once";
+  EXPECT_EQ(got, std::vector<int>{7});
+}
+
+}  // namespace
+}  // namespace coreactor

@@ -8,6 +8,7 @@
 
 #include "ScheduleNames.hpp"  // mapPages
 #include "SystemCore.hpp"
+#include "isolate/CacheTrim.hpp"
 
 namespace coreactor::detail {
 
@@ -126,10 +127,50 @@ void Scheduler::chunkUnemptied(std::uint32_t c) noexcept {
 void Scheduler::chunkEmptied(std::uint32_t c) noexcept {
   empty_.insert(c);
   ++emptyChunks_;
-  // Beyond the reserve, the highest empty chunks go back. The reserve is
-  // weighed here only: one that shrank since the last chunk emptied (fewer
-  // schedules live) is applied when the next one does.
-  while (emptyChunks_ > reserveChunks()) unmapChunk(empty_.highest());
+  chunkInfo_[c].emptiedAt = trimPeriod_;
+  // Beyond the reserve, empty chunks go back at a trim (TrimTask, in the
+  // header): never here, in the middle of a cancel or an expiry.
+  if (emptyChunks_ > reserveChunks() && !trimArmed_) armTrim();
+}
+
+void Scheduler::armTrim() noexcept {
+  try {
+    trimTimer_ = home_.isolate->setTimeout(std::chrono::duration_cast<Clock::duration>(kTrimPeriod),
+                                           trimTask_, TimerOptions{.referenced = false});
+    trimArmed_ = true;
+  } catch (...) {
+    // The isolate is stopping (its teardown unmaps everything) or out of
+    // memory for the timer: the chunks stay until the next chunk empties.
+    trimArmed_ = false;
+  }
+}
+
+void Scheduler::onTrimDropped(Task& task) noexcept {
+  static_cast<TrimTask&>(task).self->trimArmed_ = false;
+}
+
+void Scheduler::onTrim(Task& task) {
+  Scheduler& self = *static_cast<TrimTask&>(task).self;
+  self.trimArmed_ = false;
+  ++self.trimPeriod_;
+  if (self.trim()) self.armTrim();
+}
+
+bool Scheduler::trim() noexcept {
+  // The reserve is weighed now, against the schedules live now.
+  const std::size_t reserve = reserveChunks();
+  bool left = false;
+  for (std::uint32_t c = static_cast<std::uint32_t>(chunks_.size()); c-- > 0;) {
+    if (emptyChunks_ <= reserve) return false;
+    if (chunks_[c] == nullptr || chunkInfo_[c].freeCount != kChunkSize) continue;
+    // Emptied in an earlier period than the last one: empty for a whole period.
+    if (trimPeriod_ - chunkInfo_[c].emptiedAt >= 2) {
+      unmapChunk(c);
+    } else {
+      left = true;
+    }
+  }
+  return left && emptyChunks_ > reserve;
 }
 
 // Chunks come straight from the OS (mapPages, runtime/ScheduleNames.hpp), not
@@ -564,6 +605,8 @@ void Scheduler::clear() noexcept {
   mask_ = 0;
   if (timerArmed_) home_.isolate->clearTimeout(timer_);
   timerArmed_ = false;
+  if (trimArmed_) home_.isolate->clearTimeout(trimTimer_);  // disposes: onTrimDropped
+  trimArmed_ = false;
 }
 
 }  // namespace coreactor::detail

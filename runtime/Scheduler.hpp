@@ -201,7 +201,25 @@ class Scheduler final : public Task {
     // The highest generation any of its slots has reached: the chunk's
     // slots start there when it is mapped again.
     std::uint32_t generations = 0;
+    std::uint32_t emptiedAt = 0;  // the trim period in which it last became empty
   };
+  // Empty chunks beyond the reserve go back to the OS, but only those that
+  // stayed empty through a whole trim period (kTrimPeriod, the block caches'
+  // too): a burst that recurs (schedules made and fired again and again,
+  // bench schedule/fire/1M) keeps its chunks warm instead of mapping and
+  // faulting them in anew each time, and what stays unused leaves within two
+  // periods, also when the loop then sleeps. An unreferenced timer of its
+  // own, armed while such chunks may be waiting.
+  struct TrimTask final : Task {
+    explicit TrimTask(Scheduler& owner) : Task(&onTrim, &onTrimDropped), self(&owner) {}
+    Scheduler* self;
+  };
+  static void onTrim(Task& task);
+  static void onTrimDropped(Task& task) noexcept;
+  void armTrim() noexcept;
+  /// Gives back the empty chunks beyond the reserve that stayed empty
+  /// through a whole period, highest first; true while some may be left.
+  bool trim() noexcept;
 
   Entry& at(std::uint32_t slot) noexcept {
     return chunks_[slot >> kChunkBits][slot & (kChunkSize - 1)];
@@ -272,6 +290,10 @@ class Scheduler final : public Task {
   };
   std::vector<Due> scratch_;  // what one expiry fires, reused
   TimerId timer_;
+  TrimTask trimTask_{*this};
+  TimerId trimTimer_;
+  bool trimArmed_ = false;
+  std::uint32_t trimPeriod_ = 0;  // trims so far: the current period's number
   std::int64_t timerDeadline_ = 0;
   bool timerArmed_ = false;
   std::atomic<std::size_t> live_{0};

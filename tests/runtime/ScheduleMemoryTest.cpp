@@ -13,6 +13,7 @@
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/testkit/CallingThreadDispatcher.hpp"
 #include "coreactor/testkit/TestKit.hpp"
+#include "isolate/CacheTrim.hpp"
 
 namespace coreactor {
 namespace {
@@ -32,6 +33,13 @@ constexpr int kChunk = 4096;        // entries per chunk (Scheduler::kChunkSize)
 
 const detail::Scheduler& schedulerOf(ActorSystem& system) {
   return detail::Scheduler::of(detail::coreOf(system), 0);
+}
+
+// Two trim periods on the manual clock: empty chunks beyond the reserve go
+// back at the trim after the one that saw them empty (Scheduler::TrimTask).
+void trimTwice(TestKit& kit) {
+  kit.advance(detail::kTrimPeriod);
+  kit.advance(detail::kTrimPeriod);
 }
 
 ActorRef spawnCounter(ActorSystem& system, int& ticks) {
@@ -68,6 +76,9 @@ void expectABurstToBeGivenBack(bool named) {
     ASSERT_FALSE(r.wait()) << i;
   }
   kit.run();
+  EXPECT_EQ(schedulerOf(s).memory().chunkUnmaps, start.chunkUnmaps)
+      << "nothing goes back in the middle of the cancels";
+  trimTwice(kit);
   const detail::Scheduler::Memory after = schedulerOf(s).memory();
   EXPECT_LE(after.reservedBytes, start.reservedBytes + start.reservedBytes / 10)
       << "held before the burst " << start.reservedBytes << " B, at its peak " << peak.reservedBytes
@@ -101,7 +112,29 @@ TEST(ScheduleMemory, FiringABurstGivesItsChunksBackToo) {
   EXPECT_GT(schedulerOf(s).memory().chunks, start.chunks + 1);
   kit.advance(10ms);
   EXPECT_EQ(ticks, kBurst / 4);
+  trimTwice(kit);
   EXPECT_LE(schedulerOf(s).memory().chunks, start.chunks + 1) << "one chunk kept in reserve";
+}
+
+TEST(ScheduleMemory, ABurstThatRecursWithinATrimPeriodKeepsItsChunksWarm) {
+  // SPEC S10: made, fired, made again before a trim: no chunk is given back
+  // and mapped again in between (no page faulted in anew).
+  TestKit kit;
+  ActorSystem& s = kit.system();
+  int ticks = 0;
+  ActorRef counter = spawnCounter(s, ticks);
+  kit.run();
+  for (int i = 0; i < kBurst / 4; ++i) ASSERT_TRUE(s.scheduleOnce(Tick{}, counter, 10ms).ok());
+  kit.advance(10ms);
+  const detail::Scheduler::Memory fired = schedulerOf(s).memory();
+  for (int i = 0; i < kBurst / 4; ++i) ASSERT_TRUE(s.scheduleOnce(Tick{}, counter, 10ms).ok());
+  kit.advance(10ms);
+  EXPECT_EQ(ticks, kBurst / 2);
+  const detail::Scheduler::Memory again = schedulerOf(s).memory();
+  EXPECT_EQ(again.chunkMaps, fired.chunkMaps);
+  EXPECT_EQ(again.chunkUnmaps, fired.chunkUnmaps);
+  trimTwice(kit);
+  EXPECT_GT(schedulerOf(s).memory().chunkUnmaps, again.chunkUnmaps) << "then, unused, they go";
 }
 
 TEST(ScheduleMemory, ChurnAroundOneSizeNeitherMapsNorUnmapsChunks) {
@@ -166,6 +199,7 @@ TEST(ScheduleMemory, AHandleIntoAChunkGivenBackNeverMatchesTheScheduleThatReuses
   for (int i = 0; i < kMany; ++i) old.push_back(s.scheduleOnce(Tick{}, counter, 1h).handle());
   const detail::Scheduler::Memory full = schedulerOf(s).memory();
   for (ScheduleHandle h : old) ASSERT_FALSE(s.cancelSchedule(h).wait());
+  trimTwice(kit);
   const detail::Scheduler::Memory emptied = schedulerOf(s).memory();
   ASSERT_GT(emptied.chunkUnmaps, full.chunkUnmaps) << "chunks were given back";
   for (ScheduleHandle h : old) {
@@ -189,7 +223,8 @@ TEST(ScheduleMemory, AHandleIntoAChunkGivenBackNeverMatchesTheScheduleThatReuses
 TEST(ScheduleMemory, AHandlerCancellingWhatIsDueBesideItLetsTheExpiryFinishSafely) {
   // SPEC S10: on a dispatcher that runs the handler inside the expiry, the
   // first tick cancels every other schedule due with it, which empties their
-  // chunks and gives them back; the expiry skips what it had collected there.
+  // chunks; the expiry skips what it had collected there, and the chunks go
+  // back at the trims that follow.
   TestKit kit;
   ActorSystem& s = kit.system();
   std::vector<ScheduleHandle> due;
@@ -209,6 +244,7 @@ TEST(ScheduleMemory, AHandlerCancellingWhatIsDueBesideItLetsTheExpiryFinishSafel
   kit.advance(10ms);
   EXPECT_EQ(ticks, 1) << "the others were cancelled before their turn";
   EXPECT_EQ(s.scheduleCount(), 0u);
+  trimTwice(kit);
   EXPECT_GT(schedulerOf(s).memory().chunkUnmaps, before.chunkUnmaps);
   kit.advance(1h);
   EXPECT_EQ(ticks, 1);

@@ -48,39 +48,32 @@ class ActorCell final : public Task, public Endpoint {
     SmallBlocks::put(block, size);
   }
 
-  /// A user message from the send path. Isolate-local. Inline: the common
-  /// case is one push and, for an idle actor, one dispatcher call. `urgent`:
-  /// it crossed from another isolate, and an idle actor's turn is handed
-  /// over with Dispatcher::executeUrgent.
-  void enqueue(Message&& message, const ActorRef& sender, bool urgent = false) {
+  /// A user message from the send path, in either form (a Word or a
+  /// Message). Isolate-local. Inline: the common case is one push and, for
+  /// an idle actor, one dispatcher call. `urgent`: it crossed from another
+  /// isolate, and an idle actor's turn is handed over with
+  /// Dispatcher::executeUrgent.
+  template <class P>
+  void enqueue(P&& payload, const ActorRef& sender, bool urgent = false) {
     if (state_ < State::Terminating &&
-        mailbox_.tryPushUnbounded(std::move(message), sender, home_.core)) [[likely]] {
+        mailbox_.tryPush(std::forward<P>(payload), sender, home_.core)) [[likely]] {
       scheduleForMessage(urgent);
       return;
     }
-    enqueueSlow(Envelope{std::move(message), sender});
+    enqueueSlow(Envelope{asMessage(payload), sender});
   }
-  /// enqueue() of a word message (Message::kWord), given as its type and
-  /// word: false, and nothing done, unless it goes to an unbounded mailbox
-  /// of a living actor (the caller then builds the Message and enqueues it).
-  bool enqueueWord(const MessageType* type, std::uint64_t word, const ActorRef& sender,
-                   bool urgent = false) {
-    if (state_ >= State::Terminating || !mailbox_.tryPushWord(type, word, sender, home_.core)) {
-      return false;
-    }
-    scheduleForMessage(urgent);
-    return true;
-  }
-  /// The common case of enqueueWord(), with no call: false, and nothing
-  /// done, unless the actor lives and its unbounded mailbox has room in
-  /// place. Then wantsTurn() says whether scheduleTurn() must follow.
-  /// `core`: this actor's system, which the caller holds already (the
-  /// target's reference names it): read through the cell, it was two more
-  /// loads, each waiting on the one before, on every tell.
-  [[gnu::always_inline]] bool pushWordInPlace(const MessageType* type, std::uint64_t word,
-                                              const ActorRef& sender, SystemCore* core) noexcept {
+  /// The common case of enqueue(), with no call: false, and nothing done,
+  /// unless the actor lives and its unbounded mailbox has room in place.
+  /// Then wantsTurn() says whether scheduleTurn() must follow. `core`:
+  /// this actor's system, which the caller holds already (the target's
+  /// reference names it): read through the cell, it was two more loads,
+  /// each waiting on the one before, on every tell.
+  template <class P>
+  [[gnu::always_inline]] bool pushInPlace(P&& payload, const ActorRef& sender,
+                                          SystemCore* core) noexcept {
     assert(core == home_.core);
-    return state_ < State::Terminating && mailbox_.tryPushWordInPlace(type, word, sender, core);
+    return state_ < State::Terminating &&
+           mailbox_.tryPushInPlace(std::forward<P>(payload), sender, core);
   }
   bool wantsTurn() const noexcept { return state_ == State::Running && !scheduled_; }
   /// Words that crossed from another isolate may be handled at once, in a
@@ -106,7 +99,7 @@ class ActorCell final : public Task, public Endpoint {
   /// scheduleTurn() for a message that came from another isolate
   /// (Dispatcher::executeUrgent).
   void scheduleTurnUrgent() { scheduleUrgent(); }
-  /// Hands a turn to the dispatcher. Out of line: the word path stays a
+  /// Hands a turn to the dispatcher. Out of line: the send path stays a
   /// leaf that saves no registers and calls this as its tail.
   [[gnu::noinline]] void scheduleTurn();
   /// A system message from the send path. Isolate-local.

@@ -173,11 +173,6 @@ void SystemCore::startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32
 }
 
 void SystemCore::sendRequest(const ActorRef& target, Message&& message, const ActorRef& replyTo) {
-  // A word takes a tell's word path (a word left in `message` needs no
-  // clean-up when that path refuses it: it goes down send() below).
-  if (const MessageType* type = message.type_; type != nullptr && type->word) [[likely]] {
-    if (sendWord(target, type, message.storedWord(), replyTo)) return;
-  }
   send(target, std::move(message), replyTo);
 }
 

@@ -28,10 +28,10 @@ namespace coreactor::detail {
       } catch (...) {
         deliveryFailed(targetId);
       }
-      for (; i < count; ++i) deliverWord(targetId, WordCrossing{sender, type, words[i]});
+      for (; i < count; ++i) deliver(targetId, WordCrossing{sender, type, words[i]});
       return;
     }
-    while (i < count && cell->pushWordInPlace(type, words[i], from, &core_)) ++i;
+    while (i < count && cell->pushInPlace(Word{type, words[i]}, from, &core_)) ++i;
     if (i != 0 && cell->wantsTurn()) {
       try {
         cell->scheduleTurnUrgent();
@@ -42,7 +42,7 @@ namespace coreactor::detail {
   }
   // What the mailbox did not take in place (a bounded mailbox, a new
   // segment, an actor gone, a reply slot) goes the general way, in order.
-  for (; i < count; ++i) deliverWord(targetId, WordCrossing{sender, type, words[i]});
+  for (; i < count; ++i) deliver(targetId, WordCrossing{sender, type, words[i]});
 }
 
 Envelope CrossingReceiver::unwrap(Crossing&& c) noexcept {
@@ -52,16 +52,9 @@ Envelope CrossingReceiver::unwrap(Crossing&& c) noexcept {
   return Envelope{std::move(c.message), core_.refOf(c.sender)};
 }
 
-void CrossingReceiver::deliverWord(std::uint64_t targetId, const WordCrossing& w) noexcept {
-  const ActorRef target = core_.makeRef(targetId);
+void CrossingReceiver::deliver(std::uint64_t targetId, const WordCrossing& w) noexcept {
   try {
-    // Into the mailbox as its type and word, as a tell on one isolate does;
-    // what that path does not take (a bounded or priority mailbox, a reply
-    // slot, an actor gone) goes the general way, as a Message.
-    if (core_.deliverWordLocal(home_, target, w.type, w.word, w.sender)) [[likely]] {
-      return;
-    }
-    core_.deliverLocal(home_, target, Message(w.type, w.word), core_.refOf(w.sender),
+    core_.deliverLocal(home_, core_.makeRef(targetId), Word{w.type, w.word}, core_.refOf(w.sender),
                        /*urgent=*/true);
   } catch (...) {
     deliveryFailed(targetId);

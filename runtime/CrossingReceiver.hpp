@@ -53,8 +53,8 @@ class CrossingReceiver {
   void refuse(std::uint64_t target, Crossing&& crossing, Refusal why) noexcept;
 
  private:
-  /// One word the general way: into the mailbox as its type and word, else as a Message.
-  void deliverWord(std::uint64_t target, const WordCrossing& word) noexcept;
+  /// One word the general way (SystemCore::deliverLocal), as a Word.
+  void deliver(std::uint64_t target, const WordCrossing& word) noexcept;
   /// The user message a crossing carries, with its sender.
   Envelope unwrap(Crossing&& crossing) noexcept;
   /// Reports what a delivery threw (a full bounded mailbox with the Fail

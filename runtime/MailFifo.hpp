@@ -26,10 +26,10 @@
 #include <type_traits>
 #include <utility>
 
-#include "isolate/BlockCache.hpp"
-#include "isolate/SegmentChain.hpp"
 #include "coreactor/ActorRef.hpp"
 #include "coreactor/Message.hpp"
+#include "isolate/BlockCache.hpp"
+#include "isolate/SegmentChain.hpp"
 
 namespace coreactor::detail {
 
@@ -78,34 +78,39 @@ class MailFifo : public SegmentChain<MailSegment<kCells>, kCells> {
     this->shrinkIdle();
   }
 
-  /// Appends a word message: `type` (a MessageType whose `word` flag is
-  /// set), its word and its sender.
-  void pushWord(const MessageType* type, std::uint64_t word, const ActorRef& sender) {
+  /// Appends a word message (its type's `word` flag set) and its sender,
+  /// in one cell.
+  void push(Word word, const ActorRef& sender) {
     if (tailIndex_ == kCells) [[unlikely]] {  // the tail is full, or there is none
       this->addSegment();
     }
-    writeWord(type, word, sender);
+    write(word, sender);
   }
-  /// pushWord() while the tail segment has room: false, and nothing done,
-  /// when a segment would have to be added (no call on the true path).
-  [[gnu::always_inline]] bool tryPushWordInPlace(const MessageType* type, std::uint64_t word,
-                                                 const ActorRef& sender) noexcept {
-    if (tailIndex_ == kCells) [[unlikely]] {
-      return false;
-    }
-    writeWord(type, word, sender);
-    return true;
-  }
-  /// Appends any message, moved from `message`, as an envelope (a word
-  /// message too, though pushWord() keeps one in half the room).
-  void pushEnvelope(Message&& message, const ActorRef& sender) {
+  /// Appends any message, moved from `message`, as an envelope of two cells
+  /// (a word message too, though push(Word) keeps one in half the room).
+  void push(Message&& message, const ActorRef& sender) {
     if (tailIndex_ + 2u > kCells) [[unlikely]] {
       if (tailIndex_ == kCells - 1) std::memcpy(tail_->at(tailIndex_), &kSkip, sizeof kSkip);
       this->addSegment();
     }
-    ::new (static_cast<void*>(tail_->at(tailIndex_))) Envelope{std::move(message), sender};
-    tailIndex_ = static_cast<std::uint16_t>(tailIndex_ + 2u);
-    ++size_;
+    write(std::move(message), sender);
+  }
+  /// push() while the tail segment has room: false, and nothing done (a
+  /// Message is left as it was), when a segment would have to be added. No
+  /// call on the true path.
+  [[gnu::always_inline]] bool tryPushInPlace(Word word, const ActorRef& sender) noexcept {
+    if (tailIndex_ == kCells) [[unlikely]] {
+      return false;
+    }
+    write(word, sender);
+    return true;
+  }
+  [[gnu::always_inline]] bool tryPushInPlace(Message&& message, const ActorRef& sender) noexcept {
+    if (tailIndex_ + 2u > kCells) [[unlikely]] {
+      return false;
+    }
+    write(std::move(message), sender);
+    return true;
   }
 
   /// Hands the oldest entry, where it lies, to `onWord(const MessageType*,
@@ -143,11 +148,15 @@ class MailFifo : public SegmentChain<MailSegment<kCells>, kCells> {
   }
 
  private:
-  [[gnu::always_inline]] void writeWord(const MessageType* type, std::uint64_t word,
-                                        const ActorRef& sender) noexcept {
+  [[gnu::always_inline]] void write(Word word, const ActorRef& sender) noexcept {
     ::new (static_cast<void*>(tail_->at(tailIndex_)))
-        WordCell{reinterpret_cast<std::uintptr_t>(type) | 1u, word, sender};
+        WordCell{reinterpret_cast<std::uintptr_t>(word.type) | 1u, word.value, sender};
     ++tailIndex_;
+    ++size_;
+  }
+  [[gnu::always_inline]] void write(Message&& message, const ActorRef& sender) noexcept {
+    ::new (static_cast<void*>(tail_->at(tailIndex_))) Envelope{std::move(message), sender};
+    tailIndex_ = static_cast<std::uint16_t>(tailIndex_ + 2u);
     ++size_;
   }
 

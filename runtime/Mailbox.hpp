@@ -44,27 +44,32 @@ class Mailbox {
     return isPriority() ? special_->heap.size() : (hasFirst() ? 1 : 0) + fifo_.size();
   }
 
-  /// The unbounded mailbox's push; false (and nothing moved) for the others.
-  bool tryPushUnbounded(Message&& message, const ActorRef& sender, SystemCore* system) {
+  /// The unbounded mailbox's push; false (and nothing moved) for the
+  /// others. A word (a Word, or a Message of a word type) goes into the
+  /// word slot when the mailbox is empty, else into a cell of its own.
+  template <class P>
+  bool tryPush(P&& payload, const ActorRef& sender, SystemCore* system) {
     if (special_ != nullptr) return false;
-    pushUnbounded(std::move(message), sender, system);
+    pushUnbounded(std::forward<P>(payload), sender, system);
     return true;
   }
-  /// tryPushUnbounded() of a word message (Message::kWord): its type and word.
-  bool tryPushWord(const MessageType* type, std::uint64_t word, const ActorRef& sender,
-                   SystemCore* system) {
+  /// tryPush() with no call: also false, nothing done, when the FIFO needs
+  /// a new segment.
+  template <class P>
+  [[gnu::always_inline]] bool tryPushInPlace(P&& payload, const ActorRef& sender,
+                                             SystemCore* system) noexcept {
     if (special_ != nullptr) return false;
-    if (!takeFirst(type, word, sender, system)) fifo_.pushWord(type, word, sender);
-    return true;
-  }
-
-  /// tryPushWord() with no call: also false, nothing done, when the FIFO
-  /// needs a new segment.
-  [[gnu::always_inline]] bool tryPushWordInPlace(const MessageType* type, std::uint64_t word,
-                                                 const ActorRef& sender,
-                                                 SystemCore* system) noexcept {
-    if (special_ != nullptr) return false;
-    return takeFirst(type, word, sender, system) || fifo_.tryPushWordInPlace(type, word, sender);
+    if constexpr (std::is_same_v<std::decay_t<P>, Word>) {
+      return takeFirst(payload, sender, system) || fifo_.tryPushInPlace(payload, sender);
+    } else {
+      const MessageType* type = payload.type_;
+      if (type != nullptr && type->word) {
+        if (!tryPushInPlace(Word{type, payload.storedWord()}, sender, system)) return false;
+        payload.type_ = nullptr;  // a word: nothing to destroy
+        return true;
+      }
+      return fifo_.tryPushInPlace(std::move(payload), sender);
+    }
   }
 
   Push push(Envelope&& envelope, Envelope* displaced, SystemCore* system) {
@@ -179,10 +184,10 @@ class Mailbox {
   void pushFifo(Message&& message, const ActorRef& sender) {
     const MessageType* type = message.type_;
     if (type != nullptr && type->word) {
-      fifo_.pushWord(type, message.storedWord(), sender);
+      fifo_.push(Word{type, message.storedWord()}, sender);
       message.type_ = nullptr;  // a word: nothing to destroy
     } else {
-      fifo_.pushEnvelope(std::move(message), sender);
+      fifo_.push(std::move(message), sender);
     }
   }
   // The FIFO's oldest message, moved out. Precondition: !fifo_.empty().
@@ -211,17 +216,20 @@ class Mailbox {
   bool hasFirst() const noexcept { return first_.type != nullptr; }
   // Keeps a word in first_ if first_ and the queue are empty and the sender
   // is of `system` or none (it is kept as an id); false, nothing done, else.
-  bool takeFirst(const MessageType* type, std::uint64_t word, const ActorRef& sender,
-                 SystemCore* system) noexcept {
+  bool takeFirst(Word word, const ActorRef& sender, SystemCore* system) noexcept {
     if (hasFirst() || !fifo_.empty() || (sender.system_ != system && sender.system_ != nullptr)) {
       return false;
     }
-    first_ = First{type, word, sender.system_ != nullptr ? sender.id_ : kNoSender};
+    first_ = First{word.type, word.value, sender.system_ != nullptr ? sender.id_ : kNoSender};
     return true;
+  }
+  void pushUnbounded(Word word, const ActorRef& sender, SystemCore* system) {
+    if (!takeFirst(word, sender, system)) fifo_.push(word, sender);
   }
   void pushUnbounded(Message&& message, const ActorRef& sender, SystemCore* system) {
     const MessageType* type = message.type_;
-    if (type != nullptr && type->word && takeFirst(type, message.storedWord(), sender, system)) {
+    if (type != nullptr && type->word &&
+        takeFirst(Word{type, message.storedWord()}, sender, system)) {
       message.type_ = nullptr;  // a word: nothing to destroy
       return;
     }

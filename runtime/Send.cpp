@@ -1,5 +1,5 @@
 // The send paths: a tell from any thread to any actor (the front door,
-// ActorRef::deliver and the word path), system messages, messages to actors
+// ActorRef::send, for both forms of payload), system messages, messages to actors
 // of other isolates and from threads that are no isolate, dead letters and
 // the asks a failed delivery fails. See the top comment of SystemCore.hpp.
 #include <thread>
@@ -14,91 +14,89 @@ using SysKind = SystemMessage::Kind;
 
 namespace coreactor {
 
-// The front door of every tell. Kept in this file with send, deliverLocal and
-// ActorCell::enqueue so that the compiler sees the whole local path at once.
+// The front door of every tell: one path for both forms of payload (a Word
+// or a Message, see detail::Word). Kept in this file with SystemCore::send
+// and ActorCell::enqueue so that the compiler sees the whole local path at
+// once.
 namespace {
-[[noreturn, gnu::cold, gnu::noinline]] void throwNoSystem(const Message& message) {
-  throwError(Error::ErrDead, "tell of " + std::string(message.typeName()) +
+[[noreturn, gnu::cold, gnu::noinline]] void throwNoSystem(std::string_view typeName) {
+  throwError(Error::ErrDead, "tell of " + std::string(typeName) +
                                  " to an empty ActorRef with no sender: no system to report to");
+}
+std::string_view typeNameOf(const detail::Word& word) noexcept {
+  return word.type->name;
+}
+std::string_view typeNameOf(const Message& message) noexcept {
+  return message.typeName();
 }
 }  // namespace
 
-void ActorRef::deliver(Message&& message, ActorRef sender) const {
-  detail::SystemCore* core = system_ != nullptr ? system_ : sender.system_;
-  if (core == nullptr) [[unlikely]] {
-    throwNoSystem(message);
-  }
-  core->send(*this, std::move(message), sender);
-}
-
-// The common case, a word into an unbounded mailbox on this thread's
+// The common case, into an unbounded mailbox with room on this thread's
 // isolate, makes no call but its tail (the turn, for an idle actor): it
 // saves no registers. It starts on a cache line of its own, as the turn
 // does (runtime/ActorCell.cpp says why).
-[[gnu::aligned(64)]] void ActorRef::deliverWord(const detail::MessageType* type, std::uint64_t word,
-                                                ActorRef sender) const {
+template <class P>
+[[gnu::aligned(64)]] void ActorRef::send(detail::PayloadArg<P> payload, ActorRef sender) const {
   if (system_ != nullptr) [[likely]] {
     if (detail::Endpoint* endpoint = system_->endpointHere(*this)) [[likely]] {
       if (endpoint->kind == detail::Endpoint::Kind::Cell) [[likely]] {
         auto* cell = static_cast<detail::ActorCell*>(endpoint);
-        if (cell->pushWordInPlace(type, word, sender, system_)) [[likely]] {
+        if (cell->pushInPlace(std::move(payload), sender, system_)) [[likely]] {
           if (cell->wantsTurn()) cell->scheduleTurn();
           return;
         }
-        deliverWordToCell(cell, type, word, sender);
+        sendToCell<P>(cell, std::move(payload), sender);
         return;
       }
       // The reply to an ask whose reply slot lives on this isolate.
-      system_->replyWord(*static_cast<detail::AskEndpoint*>(endpoint), type, word);
+      system_->reply<P>(*static_cast<detail::AskEndpoint*>(endpoint), std::move(payload));
       return;
     }
   }
-  deliverWordSlow(type, word, sender);
+  sendAcross<P>(std::move(payload), sender);
 }
 
 void detail::ActorCell::scheduleTurn() {
   schedule();
 }
 
-[[gnu::noinline]] void ActorRef::deliverWordToCell(detail::ActorCell* cell,
-                                                   const detail::MessageType* type,
-                                                   std::uint64_t word, ActorRef sender) const {
-  if (cell->enqueueWord(type, word, sender)) return;
-  deliver(Message(type, word), sender);
+template <class P>
+[[gnu::noinline]] void ActorRef::sendToCell(detail::ActorCell* cell, detail::PayloadArg<P> payload,
+                                            ActorRef sender) const {
+  cell->enqueue(std::move(payload), sender);
 }
 
-// A word to another isolate of this system, from one of its isolates (a
-// flood's every message): its checks make no call, and the ring's send is
-// its tail, so this path saves no registers. Everything else goes on in
-// deliverWordElsewhere().
-[[gnu::noinline]] void ActorRef::deliverWordSlow(const detail::MessageType* type,
-                                                 std::uint64_t word, ActorRef sender) const {
+// From one of the system's isolates to another (a flood's every message):
+// its checks make no call, and the ring's send is its tail, so this path
+// saves no registers. Everything else goes on in sendElsewhere().
+template <class P>
+[[gnu::noinline]] void ActorRef::sendAcross(detail::PayloadArg<P> payload, ActorRef sender) const {
   if (system_ != nullptr) [[likely]] {
     if (detail::IsolateRuntime* here = system_->crossingFromHere(*this, sender)) [[likely]] {
-      system_->sendWordAcrossFromHere(*here, *this, type, word, sender);
+      system_->sendAcross(*here, *this, std::move(payload), sender);
       return;
     }
   }
-  deliverWordElsewhere(type, word, sender);
+  sendElsewhere<P>(std::move(payload), sender);
 }
 
-[[gnu::noinline]] void ActorRef::deliverWordElsewhere(const detail::MessageType* type,
-                                                      std::uint64_t word, ActorRef sender) const {
-  if (system_ != nullptr && system_->sendWord(*this, type, word, sender)) return;
-  deliver(Message(type, word), sender);
+template <class P>
+[[gnu::noinline]] void ActorRef::sendElsewhere(detail::PayloadArg<P> payload,
+                                               ActorRef sender) const {
+  // The empty reference's dead letter goes to the sender's system.
+  detail::SystemCore* core = system_ != nullptr ? system_ : sender.system_;
+  if (core == nullptr) [[unlikely]] {
+    throwNoSystem(typeNameOf(payload));
+  }
+  core->send(*this, std::move(payload), sender);
 }
+
+template void ActorRef::send<detail::Word>(detail::Word payload, ActorRef sender) const;
+template void ActorRef::send<Message>(Message&& payload, ActorRef sender) const;
 
 }  // namespace coreactor
 
 namespace coreactor::detail {
-
-bool SystemCore::sendWordAcross(IsolateRuntime& to, const ActorRef& target, const MessageType* type,
-                                std::uint64_t word, const ActorRef& sender) {
-  IsolateRuntime* here = currentRuntime();
-  if (here == nullptr || !carriesAsId(sender)) return false;
-  here->crossings->sendWord(*to.crossings, target.id(), idOf(sender), type, word);
-  return true;
-}
 
 void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
   if (target.isNone() || target.isolateIndex() >= isolates_.size()) {
@@ -107,18 +105,13 @@ void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
   }
   IsolateRuntime& rt = *isolates_[target.isolateIndex()];
   IsolateRuntime* here = currentRuntime();
-  // From another of our isolates: the ring of that pair (SPEC X1). A sender
-  // of another system cannot travel as an id: that rare message crosses
-  // boxed, in the same ring, so it keeps its place (SPEC A2).
+  // From another of our isolates with a sender of another system, which
+  // cannot travel as an id (SystemCore::send took the others): that rare
+  // message crosses boxed, in the same ring, so it keeps its place (SPEC A2).
   if (here != nullptr) {
-    if (carriesAsId(envelope.sender)) [[likely]] {
-      here->crossings->send(*rt.crossings, target.id(),
-                            Crossing{idOf(envelope.sender), std::move(envelope.message)});
-    } else {
-      here->crossings->send(
-          *rt.crossings, target.id(),
-          Crossing{Crossing::kNoSender, Message(CrossingWithForeignSender{std::move(envelope)})});
-    }
+    here->crossings->send(
+        *rt.crossings, target.id(),
+        Crossing{Crossing::kNoSender, Message(CrossingWithForeignSender{std::move(envelope)})});
     return;
   }
   // From a thread that is no isolate of this system: the target isolate's
@@ -151,10 +144,14 @@ void SystemCore::waitForForeignRoom(IsolateRuntime& rt, std::size_t coming) {
   }
 }
 
-[[gnu::noinline]] void SystemCore::replyWord(AskEndpoint& endpoint, const MessageType* type,
-                                             std::uint64_t word) {
-  Message reply(type, word);
-  endpoint.complete(&reply, {});
+template <class P>
+[[gnu::noinline]] void SystemCore::reply(AskEndpoint& endpoint, PayloadArg<P> payload) {
+  if constexpr (std::is_same_v<P, Word>) {
+    Message reply = payload.message();
+    endpoint.complete(&reply, {});
+  } else {
+    endpoint.complete(&payload, {});
+  }
 }
 
 void SystemCore::deliverUncommon(IsolateRuntime& rt, const ActorRef& target, Endpoint* endpoint,

@@ -4,15 +4,18 @@
 // The actor cell is ActorCell.hpp, an ask's reply slot AskEndpoint.hpp, what
 // the system keeps per isolate IsolateRuntime.hpp.
 //
-// Following one tell: ActorRef::deliver -> SystemCore::send -> (the target's
-// isolate is this thread's) deliverLocal -> ActorTable::find -> ActorCell::enqueue
-// -> Dispatcher::execute(cell) ... -> ActorCell::turn -> Actor::receive.
-// From another of the system's isolates, send() pushes the envelope on the
-// ring of that pair (the isolate's transport::Link, transport/Link.hpp),
-// which the target's isolate drains into its CrossingReceiver
-// (runtime/CrossingReceiver.cpp) and from there into the local path. From
-// a thread that is no isolate, it posts the envelope to the target
-// isolate's inbox as a task.
+// Following one tell: ActorRef::tell -> ActorRef::send (runtime/Send.cpp)
+// -> (an actor of this thread's isolate) ActorCell::pushInPlace, or
+// SystemCore::send -> deliverLocal -> ActorTable::find -> ActorCell::enqueue;
+// then Dispatcher::execute(cell) ... -> ActorCell::turn -> Actor::receive.
+// The path is one for both forms a message takes on it: a detail::Word (a
+// word-sized message as its type and value, in registers) or a Message; the
+// mailbox and the ring store each in its own way. From another of the
+// system's isolates, the message goes into the ring of that pair (the
+// isolate's transport::Link, transport/Link.hpp), which the target's
+// isolate drains into its CrossingReceiver (runtime/CrossingReceiver.cpp)
+// and from there into the local path. From a thread that is no isolate, it
+// goes as a letter into the target isolate's foreign inbox (ForeignInbox.hpp).
 #pragma once
 
 #include <atomic>
@@ -84,39 +87,29 @@ class SystemCore {
   /// Starts the isolate threads (not in manual mode).
   void start();
 
-  // The send paths: any thread.
-  void send(const ActorRef& target, Message&& message, const ActorRef& sender) {
+  // The send path: any thread, either form of payload (detail::Word or
+  // Message). ActorRef::send takes the common cases before it comes here.
+  template <class P>
+  void send(const ActorRef& target, P&& payload, const ActorRef& sender) {
     if (target.isolateIndex() < isolates_.size() && !target.isNone()) [[likely]] {
       IsolateRuntime& rt = *isolates_[target.isolateIndex()];
       if (isLocal(rt)) [[likely]] {
-        deliverLocal(rt, target, std::move(message), sender);
+        deliverLocal(rt, target, std::forward<P>(payload), sender);
+        return;
+      }
+      // From another of our isolates: the ring of that pair (SPEC X1).
+      if (IsolateRuntime* here = currentRuntime(); here != nullptr && carriesAsId(sender)) {
+        sendAcross(*here, target, std::forward<P>(payload), sender);
         return;
       }
     }
-    sendElsewhere(target, Envelope{std::move(message), sender});
+    sendElsewhere(target, Envelope{asMessage(payload), sender});
   }
-  /// The fast path of a word's tell (Message::kWord): true when it went
-  /// into the mailbox of an actor of this thread's isolate; false, and
-  /// nothing done, when it must take send() as a Message.
-  bool sendWord(const ActorRef& target, const MessageType* type, std::uint64_t word,
-                const ActorRef& sender) {
-    if (target.isolateIndex() >= isolates_.size()) return false;
-    IsolateRuntime& rt = *isolates_[target.isolateIndex()];
-    if (!isLocal(rt)) return sendWordAcross(rt, target, type, word, sender);
-    Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
-    if (endpoint == nullptr) return false;
-    if (endpoint->kind == Endpoint::Kind::Cell) [[likely]] {
-      return static_cast<ActorCell*>(endpoint)->enqueueWord(type, word, sender);
-    }
-    replyWord(*static_cast<AskEndpoint*>(endpoint), type, word);  // an ask's reply slot
-    return true;
-  }
-  /// The common case of sendWord(): what `target` names (an actor, or an
-  /// ask's reply slot) on the isolate whose loop runs on this thread (or on
-  /// the manual system this thread drives), or null for anything else. No
-  /// call. On a loop thread the runtime comes from the thread
-  /// (Isolate::currentUserData), not from the target: fewer loads that wait
-  /// on one another.
+  /// What `target` names (an actor, or an ask's reply slot) on the isolate
+  /// whose loop runs on this thread (or on the manual system this thread
+  /// drives), or null for anything else. No call. On a loop thread the
+  /// runtime comes from the thread (Isolate::currentUserData), not from the
+  /// target: fewer loads that wait on one another.
   Endpoint* endpointHere(const ActorRef& target) const noexcept {
     const auto* here = static_cast<const IsolateRuntime*>(detail::IsolateHooks::currentUserData());
     if (here != nullptr && here->core == this && here->index == target.isolateIndex()) [[likely]] {
@@ -127,22 +120,18 @@ class SystemCore {
     if (!drivenHere() || target.isolateIndex() >= isolateCount_) return nullptr;
     return isolates_[target.isolateIndex()]->table.find(target.slot(), target.generation());
   }
-  /// A word that answers an ask whose reply slot lives on this thread's isolate.
-  void replyWord(AskEndpoint& endpoint, const MessageType* type, std::uint64_t word);
-  /// sendWord() to an actor of another isolate, from one of this system's
-  /// isolates: the word is built in the ring's slot (false, nothing done,
-  /// from elsewhere, or with a sender of another system).
-  bool sendWordAcross(IsolateRuntime& to, const ActorRef& target, const MessageType* type,
-                      std::uint64_t word, const ActorRef& sender);
-  /// For a word from one of this system's isolates (this thread's) to an
-  /// actor of another of them, which goes straight into that pair's ring
-  /// (sendWordAcrossFromHere): this thread's isolate. Null from anywhere
-  /// else, to this isolate, for an index out of range, with a sender of
-  /// another system, or in a manual system. No call.
+  /// A message that answers an ask whose reply slot lives on this thread's isolate.
+  template <class P>
+  void reply(AskEndpoint& endpoint, PayloadArg<P> payload);
+  /// For a message from one of this system's isolates (this thread's) to
+  /// an actor of another of them, which goes straight into that pair's
+  /// ring (sendAcross): this thread's isolate. Null from anywhere else, to
+  /// this isolate, for an index out of range, with a sender of another
+  /// system, or in a manual system. No call.
   IsolateRuntime* crossingFromHere(const ActorRef& target, const ActorRef& sender) const noexcept {
     // A manual system's driving thread owns all of its isolates: there
-    // sendWord() delivers in place, as the rest of that sender's messages
-    // go (isLocal), and so must this word, to keep their order.
+    // send() delivers in place, as the rest of that sender's messages go
+    // (isLocal), and so must this one, to keep their order.
     IsolateRuntime* here = currentRuntime();
     if (here == nullptr || here->index == target.isolateIndex() ||
         target.isolateIndex() >= isolateCount_ || !carriesAsId(sender) || options_.manualRun()) {
@@ -150,11 +139,23 @@ class SystemCore {
     }
     return here;
   }
-  /// The word of crossingFromHere() into the ring from `here`.
-  void sendWordAcrossFromHere(IsolateRuntime& here, const ActorRef& target, const MessageType* type,
-                              std::uint64_t word, const ActorRef& sender) {
-    here.crossings->sendWord(*isolates_[target.isolateIndex()]->crossings, target.id(),
-                             idOf(sender), type, word);
+  /// Into the ring from `here` to the target's isolate, with a sender that
+  /// travels as an id: a word (of either form) joins the ring's run of
+  /// words, any other Message crosses as itself.
+  template <class P>
+  void sendAcross(IsolateRuntime& here, const ActorRef& target, P&& payload,
+                  const ActorRef& sender) {
+    Crossings& to = *isolates_[target.isolateIndex()]->crossings;
+    if constexpr (std::is_same_v<std::decay_t<P>, Word>) {
+      here.crossings->send(to, target.id(), idOf(sender), payload);
+    } else if (payload.type_ != nullptr && payload.type_->word) {
+      // A Message of a word type (a scheduled tick, an ask's request) is
+      // stored as a word too: it may join a run.
+      here.crossings->send(to, target.id(), idOf(sender),
+                           Word{payload.type_, payload.storedWord()});
+    } else {
+      here.crossings->send(to, target.id(), Crossing{idOf(sender), std::move(payload)});
+    }
   }
   /// Another isolate's (or no) actor: through the inbox, or a dead letter.
   void sendElsewhere(const ActorRef& target, Envelope&& envelope);
@@ -275,27 +276,18 @@ class SystemCore {
     if (drivenHere()) return true;
     return (here == nullptr || options_.manualRun()) && rt.isolate->isLoopThread();
   }
-  void deliverLocal(IsolateRuntime& rt, const ActorRef& target, Message&& message,
-                    const ActorRef& sender, bool urgent = false) {
+  template <class P>
+  void deliverLocal(IsolateRuntime& rt, const ActorRef& target, P&& payload, const ActorRef& sender,
+                    bool urgent = false) {
     Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
     if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Cell) [[likely]] {
-      static_cast<ActorCell*>(endpoint)->enqueue(std::move(message), sender, urgent);
+      static_cast<ActorCell*>(endpoint)->enqueue(std::forward<P>(payload), sender, urgent);
       return;
     }
-    deliverUncommon(rt, target, endpoint, Envelope{std::move(message), sender});
+    deliverUncommon(rt, target, endpoint, Envelope{asMessage(payload), sender});
   }
   void deliverUncommon(IsolateRuntime& rt, const ActorRef& target, Endpoint* endpoint,
                        Envelope&& envelope);
-  /// A word message (Message::kWord) that crossed from another isolate, for
-  /// an actor of this one: false, and nothing done, unless it went into the
-  /// unbounded mailbox of a living actor as its type and word (the caller
-  /// then delivers it as a Message: a bounded mailbox, an ask's reply slot,
-  /// a dead letter).
-  bool deliverWordLocal(IsolateRuntime& rt, const ActorRef& target, const MessageType* type,
-                        std::uint64_t word, std::uint64_t sender) {
-    ActorCell* cell = cellOf(rt, target);
-    return cell != nullptr && cell->enqueueWord(type, word, refOf(sender), /*urgent=*/true);
-  }
   /// The living actor `target` names on `rt`, or null (gone, or an ask's
   /// reply slot). Isolate-local.
   ActorCell* cellOf(const IsolateRuntime& rt, const ActorRef& target) const noexcept {

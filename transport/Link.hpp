@@ -93,9 +93,11 @@ class Link final : public detail::Poller {
   /// ring, else the peer's overflow list, else (past its bound, and only
   /// when `refusable`) the receiver's refuse(), counted.
   void send(Link& to, std::uint64_t target, Crossing&& crossing, bool refusable = true);
-  /// send() of a word message (Message::kWord), built in the ring's slot.
-  void sendWord(Link& to, std::uint64_t target, std::uint64_t sender,
-                const detail::MessageType* type, std::uint64_t word);
+  /// send() of a word message (Message::kWord) from `sender`: it joins
+  /// the run of words gathered for the same target, sender and type, or is
+  /// built alone in the ring's slot. Refusable past the overflow list's
+  /// bound, as send() is by default.
+  void send(Link& to, std::uint64_t target, std::uint64_t sender, detail::Word word);
 
   void poll() override { take(kBatch, /*betweenUnits=*/false); }
   /// Between units, while the doorbell is up: takes what came and pays the
@@ -239,7 +241,7 @@ class Link final : public detail::Poller {
   std::uint64_t targetOf(std::uint64_t key) const noexcept {
     return (std::uint64_t{index_} << kIsolateShift) | key;
   }
-  /// sendWord() of all but a word that joins the run being gathered.
+  /// send() of a word, for all but a word that joins the run being gathered.
   [[gnu::noinline]] void sendWordOtherwise(Link& to, std::uint64_t target, std::uint64_t sender,
                                            const detail::MessageType* type, std::uint64_t word);
   /// Pushes the run gathered for `peer` into its ring (a word alone when it

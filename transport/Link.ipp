@@ -213,8 +213,10 @@ void Link<Receiver>::overflowWith(Peer& peer, std::uint64_t target, bool refusab
 // tail call, so this path saves no registers (callgrind, a flood of words
 // across that the ring holds: 48.8 -> 36.3 instructions a word for the two).
 template <class Receiver>
-void Link<Receiver>::sendWord(Link& to, std::uint64_t target, std::uint64_t sender,
-                              const detail::MessageType* type, std::uint64_t word) {
+void Link<Receiver>::send(Link& to, std::uint64_t target, std::uint64_t sender,
+                          detail::Word message) {
+  const detail::MessageType* const type = message.type;
+  const std::uint64_t word = message.value;
   // The ring's key drops the target's isolate, which must be the ring's consumer.
   assert((target >> kIsolateShift) == to.index_);
   // A flood goes to the peer sent to last: the memo's.

@@ -54,13 +54,15 @@ class ActorRef {
   void tell(M&& message, ActorRef sender = ActorRef()) const {
     using V = std::decay_t<M>;
     if constexpr (Message::kWord<V>) {
-      deliverWord(Message::typeOf<V>(), Message::wordOf<V>(message), sender);
+      send<detail::Word>(detail::Word{Message::typeOf<V>(), Message::wordOf<V>(message)}, sender);
     } else {
-      deliver(Message(std::forward<M>(message)), sender);
+      send<Message>(Message(std::forward<M>(message)), sender);
     }
   }
   /// tell() for an already built Message.
-  void deliver(Message&& message, ActorRef sender) const;
+  void deliver(Message&& message, ActorRef sender) const {
+    send<Message>(std::move(message), sender);
+  }
 
   /// True for the empty reference.
   bool isNone() const noexcept { return system_ == nullptr; }
@@ -97,22 +99,24 @@ class ActorRef {
         id_((std::uint64_t{isolate} << 52) | (std::uint64_t{slot & 0xFFFFFF} << 28) |
             (generation & 0xFFFFFFF)) {}
 
-  // tell() of a word (Message::kWord): its type and its word go down the
-  // send path as they are, and a local unbounded mailbox writes them straight
-  // into its slot; anything else builds the Message and takes deliver().
-  void deliverWord(const detail::MessageType* type, std::uint64_t word, ActorRef sender) const;
-  // deliverWord() for all but an unbounded mailbox on this thread's
-  // isolate: kept out of line, so that the common case saves no registers.
-  void deliverWordSlow(const detail::MessageType* type, std::uint64_t word, ActorRef sender) const;
-  // deliverWordSlow() for all but a word from one of the system's isolates
-  // to another of them.
-  void deliverWordElsewhere(const detail::MessageType* type, std::uint64_t word,
-                            ActorRef sender) const;
-  // deliverWord() to an actor of this thread's isolate whose mailbox took
-  // no word in place: a new segment, a mailbox that is not unbounded, or an
-  // actor that is stopping.
-  void deliverWordToCell(detail::ActorCell* cell, const detail::MessageType* type,
-                         std::uint64_t word, ActorRef sender) const;
+  // The send path, one for both forms a payload takes (detail::Word or
+  // Message; runtime/Send.cpp). The common case, a message to an actor of
+  // this thread's isolate whose unbounded mailbox has room in place, makes
+  // no call but its tail (the turn, for an idle actor): it saves no
+  // registers. Each step below takes the cases the one before it does not.
+  template <class P>
+  void send(detail::PayloadArg<P> payload, ActorRef sender) const;
+  // To an actor of this thread's isolate that took no message in place: a
+  // new segment, a mailbox that is not unbounded, an actor that is stopping.
+  template <class P>
+  void sendToCell(detail::ActorCell* cell, detail::PayloadArg<P> payload, ActorRef sender) const;
+  // Not on this thread's isolate: from one of the system's isolates to
+  // another straight into that pair's ring, a flood's every message.
+  template <class P>
+  void sendAcross(detail::PayloadArg<P> payload, ActorRef sender) const;
+  // Everything else: the system's general path (SystemCore::send).
+  template <class P>
+  void sendElsewhere(detail::PayloadArg<P> payload, ActorRef sender) const;
 
   detail::SystemCore* system_ = nullptr;
   std::uint64_t id_ = 0;

@@ -113,6 +113,7 @@ class Mailbox;
 class CrossingReceiver;
 class SystemCore;
 class ActorCell;
+struct Word;
 
 }  // namespace detail
 
@@ -222,13 +223,14 @@ class Message {
   }
 
  private:
-  friend class detail::Mailbox;     // keeps a word-sized message as its word
+  friend class detail::Mailbox;  // keeps a word-sized message as its word
   template <class Receiver>
-  friend class transport::Link;            // builds a word-sized message in a ring's slot
+  friend class transport::Link;           // builds a word-sized message in a ring's slot
   friend class detail::CrossingReceiver;  // takes one out of a ring as its word
-  friend class detail::SystemCore;  // answers an ask with a word-sized message
-  friend class ActorRef;            // sends a word-sized message as its word (tell)
-  friend class detail::ActorCell;   // one test finds the types it acts on itself
+  friend class detail::SystemCore;        // answers an ask with a word-sized message
+  friend class ActorRef;                  // sends a word-sized message as its word (tell)
+  friend class detail::ActorCell;         // one test finds the types it acts on itself
+  friend struct detail::Word;  // a word on the send path, made a Message where one is needed
 
   // A word: a value of up to 8 bytes that is trivially copyable (an int, a
   // pointer, an enum, a small struct), held inline. Such a message is its
@@ -310,5 +312,37 @@ class Message {
   const detail::MessageType* type_ = nullptr;
   alignas(kInlineAlign) unsigned char storage_[kInlineSize];
 };
+
+namespace detail {
+
+/// The send path carries a message in one of two forms: a Message, or a
+/// Word, which is a word message (Message::kWord) as its type and its
+/// 64-bit value. tell() picks the form. Every step of the path is written
+/// once for both. Only the places that store a message tell them apart:
+/// the mailbox keeps a Word in a 32-byte cell and a Message in an
+/// envelope, and the ring batches words. A Word is passed by value, in two
+/// registers.
+struct Word {
+  const MessageType* type;
+  std::uint64_t value;
+  /// The Message a path builds where it needs one (a bounded mailbox, a
+  /// reply, a dead letter).
+  Message message() const noexcept { return Message(type, value); }
+};
+
+/// How a function that is not inlined takes a payload: a Word by value, a
+/// Message by rvalue reference.
+template <class P>
+using PayloadArg = std::conditional_t<std::is_same_v<P, Word>, Word, P&&>;
+
+/// The payload as a Message: built from a Word, moved from a Message.
+inline Message asMessage(Word word) noexcept {
+  return word.message();
+}
+inline Message&& asMessage(Message& message) noexcept {
+  return std::move(message);
+}
+
+}  // namespace detail
 
 }  // namespace coreactor

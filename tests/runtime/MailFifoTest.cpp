@@ -13,8 +13,8 @@
 #include <random>
 #include <stdexcept>
 
-#include "../runtime/MailFifo.hpp"
 #include "../isolate/Counted.hpp"
+#include "../runtime/MailFifo.hpp"
 #include "coreactor/ActorSystem.hpp"
 
 namespace coreactor::detail {
@@ -51,13 +51,13 @@ struct Harness {
       const MessageType* type = random() % 2 == 0 ? kWordType : kOtherWordType;
       const auto word = static_cast<std::uint64_t>(next);
       if (roll == 0) {
-        fifo.pushEnvelope(Message(Counted(next, &live)), sender);
+        fifo.push(Message(Counted(next, &live)), sender);
         type = nullptr;
         ++envelopes;
       } else if (roll == 1) {
-        if (!fifo.tryPushWordInPlace(type, word, sender)) fifo.pushWord(type, word, sender);
+        if (!fifo.tryPushInPlace(Word{type, word}, sender)) fifo.push(Word{type, word}, sender);
       } else {
-        fifo.pushWord(type, word, sender);
+        fifo.push(Word{type, word}, sender);
       }
       reference.push_back(Entry{type, next++, sender});
     }
@@ -171,10 +171,10 @@ TEST(MailFifo, AnEnvelopeThatMissesASegmentsLastCellStartsTheNext) {
   // segment's first two, and the cell it left says so.
   Harness h;
   MailFifo<5> fifo;
-  for (int i = 0; i < 4; ++i) fifo.pushWord(kWordType, static_cast<std::uint64_t>(i), ActorRef());
+  for (int i = 0; i < 4; ++i) fifo.push(Word{kWordType, static_cast<std::uint64_t>(i)}, ActorRef());
   for (int i = 0; i < 4; ++i) h.reference.push_back({kWordType, i, {}});
-  fifo.pushEnvelope(Message(Counted(4, &h.live)), ActorRef());
-  fifo.pushWord(kWordType, 5, ActorRef());
+  fifo.push(Message(Counted(4, &h.live)), ActorRef());
+  fifo.push(Word{kWordType, 5}, ActorRef());
   h.reference.push_back({nullptr, 4, {}});
   h.reference.push_back({kWordType, 5, {}});
   const auto word = [&](const MessageType* t, std::uint64_t w, const ActorRef& s) {
@@ -194,10 +194,10 @@ TEST(MailFifo, AHandlerThatThrowsHasItsEntryDroppedAndTheRunStops) {
   Harness h;
   {
     MailFifo<5> fifo;
-    fifo.pushWord(kWordType, 0, ActorRef());
-    fifo.pushEnvelope(Message(Counted(1, &h.live)), ActorRef());
-    fifo.pushWord(kWordType, 2, ActorRef());
-    fifo.pushEnvelope(Message(Counted(3, &h.live)), ActorRef());
+    fifo.push(Word{kWordType, 0}, ActorRef());
+    fifo.push(Message(Counted(1, &h.live)), ActorRef());
+    fifo.push(Word{kWordType, 2}, ActorRef());
+    fifo.push(Message(Counted(3, &h.live)), ActorRef());
     int words = 0;
     EXPECT_THROW(fifo.consumeRun(
                      4, [&](const MessageType*, std::uint64_t, const ActorRef&) { ++words; },

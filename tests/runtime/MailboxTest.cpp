@@ -83,14 +83,15 @@ TEST(Mailbox, TheInlineSlotAndTheQueueKeepFifoUnderAnyInterleaving) {
       const int kind = roll == 0 ? 0 : roll == 1 ? 2 : roll == 2 ? 3 : 1;
       const ActorRef sender = senders[random() % 3];
       if (kind == 1 && random() % 2 == 0) {
-        ASSERT_TRUE(box.tryPushWord(&detail::MessageTypeOf<int, true>::kType,
-                                    static_cast<std::uint32_t>(next), sender, system));
+        ASSERT_TRUE(box.tryPush(detail::Word{&detail::MessageTypeOf<int, true>::kType,
+                                             static_cast<std::uint32_t>(next)},
+                                sender, system));
       } else {
         Message m = kind == 0   ? Message()
                     : kind == 1 ? Message(next)
                     : kind == 2 ? Message(Wide{next, {0, 0}})
                                 : Message(std::to_string(next));
-        ASSERT_TRUE(box.tryPushUnbounded(std::move(m), sender, system));
+        ASSERT_TRUE(box.tryPush(std::move(m), sender, system));
       }
       reference.push_back(Sent{kind, next, sender});
       ++next;

@@ -55,6 +55,8 @@ class Category final : public std::error_category {
         return "ErrNotManual: the system runs its isolates on threads; it is not driven by hand";
       case Error::ErrWouldDeadlock:
         return "ErrWouldDeadlock: the wait would block the only thread that can complete it";
+      case Error::ErrInvalidCron:
+        return "ErrInvalidCron: a cron expression that does not parse or can never fire";
     }
     return "unknown coreactor error " + std::to_string(code);
   }

@@ -1,5 +1,7 @@
 // The scheduler of one isolate. Read runtime/Scheduler.hpp first: it states
-// the structure; this file is the mechanism.
+// the structure; this file is the mechanism. It is longer than most because
+// the chunks, the buckets, the expiry and the calls share one structure's
+// invariants, best read together; the cron calendars are ScheduleCron.cpp.
 #include "Scheduler.hpp"
 
 #include <algorithm>
@@ -243,6 +245,7 @@ void Scheduler::release(std::uint32_t slot) noexcept {
   if (e.state != State::Anchor && (e.flags & kPassivation) == 0) {
     live_.fetch_sub(1, std::memory_order_relaxed);
   }
+  if ((e.flags & kCron) != 0) crons_.erase(slot);
   e.message.reset();
   e.target = e.sender = kNoRef;
   e.state = State::Free;
@@ -443,6 +446,9 @@ void Scheduler::fire(std::uint32_t slot, std::int64_t t) {
     }
     arm(slot, next);
   };
+  if ((e.flags & kCron) != 0) {
+    if (!cronFires(slot, t)) return;  // not yet by the wall clock: armed again
+  }
   if ((e.flags & kPassivation) != 0) {
     if (core_.passivationCheck(target)) {
       rearmAfter();
@@ -452,7 +458,7 @@ void Scheduler::fire(std::uint32_t slot, std::int64_t t) {
     return;
   }
   Envelope envelope{Message(), core_.refOf(e.sender)};
-  if (e.interval == 0) {
+  if (e.interval == 0 && (e.flags & kCron) == 0) {
     envelope.message = std::move(e.message);
     release(slot);
   } else {
@@ -461,9 +467,9 @@ void Scheduler::fire(std::uint32_t slot, std::int64_t t) {
     envelope.message = e.message.clone();  // a throw ends the schedule (expire)
     if (!alive) {
       release(slot);
-    } else {
+    } else if ((e.flags & kCron) == 0) {
       rearmAfter();
-    }
+    }  // a cron entry is armed for its next firing already (cronFires)
   }
   if (StrictTick* strict = envelope.message.get<StrictTick>()) {
     strict->sentAt = strict->epoch->load(std::memory_order_relaxed);
@@ -480,8 +486,8 @@ void Scheduler::fire(std::uint32_t slot, std::int64_t t) {
 // ---- the calls ----------------------------------------------------------------------
 
 ScheduleHandle Scheduler::add(Message&& message, const ActorRef& target, const ActorRef& sender,
-                              Clock::duration every, bool repeat, const std::string& reference,
-                              std::uint32_t anchor) {
+                              const Cadence& cadence, std::chrono::minutes utcOffset,
+                              const std::string& reference, std::uint32_t anchor) {
   const std::uint32_t slot = allocate();
   Entry& e = at(slot);
   const ScheduleHandle handle(home_.index, slot, e.generation);
@@ -503,7 +509,7 @@ ScheduleHandle Scheduler::add(Message&& message, const ActorRef& target, const A
   e.message = std::move(message);
   e.target = target.id();
   e.sender = SystemCore::idOf(sender);
-  e.interval = repeat ? every.count() : 0;
+  e.interval = cadence.repeat && cadence.cron == nullptr ? cadence.every.count() : 0;
   if (anchor != kNil) {
     Entry& a = at(anchor);
     e.ownerPrev = anchor;
@@ -513,13 +519,23 @@ ScheduleHandle Scheduler::add(Message&& message, const ActorRef& target, const A
   }
   const std::int64_t t = now();
   if (last_ == 0) last_ = t;
-  arm(slot, deadlineAfter(t, every.count()));
+  if (cadence.cron != nullptr) {
+    try {
+      armCron(slot, cadence, utcOffset);
+    } catch (...) {
+      release(slot);  // the entry is complete: release() undoes all of it
+      throw;
+    }
+  } else {
+    arm(slot, deadlineAfter(t, cadence.every.count()));
+  }
   return handle;
 }
 
 ScheduleHandle Scheduler::addPassivation(const ActorRef& target, Clock::duration every,
                                          std::uint32_t anchor) {
-  const ScheduleHandle handle = add(Message(), target, ActorRef(), every, true, {}, anchor);
+  const ScheduleHandle handle =
+      add(Message(), target, ActorRef(), Cadence{every, true, nullptr}, {}, {}, anchor);
   at(handle.slot()).flags |= kPassivation;
   live_.fetch_sub(1, std::memory_order_relaxed);  // not a user's schedule
   return handle;
@@ -557,7 +573,11 @@ std::error_code Scheduler::apply(Op op, ScheduleHandle handle) {
       // S4: a one-shot keeps the delay it had left; a repeating schedule
       // fires one full interval after the resume.
       if (e.state == State::Paused) {
-        arm(slot, deadlineAfter(now(), e.interval != 0 ? e.interval : e.deadline));
+        if ((e.flags & kCron) != 0) {
+          resumeCron(slot);
+        } else {
+          arm(slot, deadlineAfter(now(), e.interval != 0 ? e.interval : e.deadline));
+        }
       }
       break;
   }

@@ -42,6 +42,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -52,6 +53,7 @@
 
 #include "coreactor/ActorRef.hpp"
 #include "coreactor/Clock.hpp"
+#include "coreactor/Cron.hpp"
 #include "coreactor/Isolate.hpp"
 #include "coreactor/Message.hpp"
 #include "coreactor/Schedule.hpp"
@@ -99,11 +101,13 @@ class Scheduler final : public Task {
   Scheduler& operator=(const Scheduler&) = delete;
 
   /// Makes a schedule: the first tick `every` from now, then every `every`
-  /// if `repeat`. `reference` is already reserved in the system namespace
-  /// when not empty. `anchor`: the owner's anchor, or kNil (system-owned).
+  /// if `repeat`; or, for a cron cadence, at each time its expression names
+  /// in UTC + `utcOffset`. `reference` is to be bound in the system
+  /// namespace when not empty (an invalid handle: it is held already).
+  /// `anchor`: the owner's anchor, or kNil (system-owned).
   ScheduleHandle add(Message&& message, const ActorRef& target, const ActorRef& sender,
-                     Clock::duration every, bool repeat, const std::string& reference,
-                     std::uint32_t anchor);
+                     const Cadence& cadence, std::chrono::minutes utcOffset,
+                     const std::string& reference, std::uint32_t anchor);
   /// A passivation check of the actor `target` every `every` (SPEC A10).
   ScheduleHandle addPassivation(const ActorRef& target, Clock::duration every,
                                 std::uint32_t anchor);
@@ -143,7 +147,7 @@ class Scheduler final : public Task {
 
  private:
   enum class State : std::uint8_t { Free, Armed, Due, Paused, Anchor };
-  enum Flag : std::uint8_t { kPassivation = 1, kNamed = 2 };
+  enum Flag : std::uint8_t { kPassivation = 1, kNamed = 2, kCron = 4 };
 
   // 120 bytes: the references are kept as ids (the system is known), and a
   // named schedule keeps its name's hash (to leave the namespace by it).
@@ -259,6 +263,27 @@ class Scheduler final : public Task {
   void arm(std::uint32_t slot, std::int64_t deadline) noexcept;  // file + timer
   std::int64_t now() const noexcept;
   void armTimer(std::int64_t deadline) noexcept;
+
+  // Cron schedules (kCron; runtime/ScheduleCron.cpp). Their calendars live
+  // beside the entries, so that an entry stays 120 bytes: a cron schedule
+  // fires once a minute at most, and one look-up per firing is nothing.
+  struct CronCalendar {
+    std::shared_ptr<const CronExpression> expression;
+    std::chrono::minutes utcOffset{0};
+    std::chrono::sys_seconds due{};  // the wall time (UTC) of the next firing
+  };
+  // Arms a new cron entry for its first firing after the wall time now.
+  void armCron(std::uint32_t slot, const Cadence& cadence, std::chrono::minutes utcOffset);
+  // At the entry's deadline: true when its wall time has come (the tick is
+  // sent, and the next firing is armed; firings missed meanwhile are
+  // counted as skipped); false when the wall clock is behind its due time
+  // (it was set back): armed again for that time, nothing sent.
+  bool cronFires(std::uint32_t slot, std::int64_t t);
+  // Resumes a paused cron entry: at once when it missed a firing while
+  // paused (one tick for them all), else at its due time.
+  void resumeCron(std::uint32_t slot);
+  // The clock time at which the wall clock reads `due`, seen from `t`.
+  std::int64_t deadlineOfWallTime(std::int64_t t, std::chrono::sys_seconds due) const noexcept;
   void rearm() noexcept;
   void expire();
   void fire(std::uint32_t slot, std::int64_t now);
@@ -298,6 +323,7 @@ class Scheduler final : public Task {
   bool timerArmed_ = false;
   std::atomic<std::size_t> live_{0};
   Stats stats_;
+  std::unordered_map<std::uint32_t, CronCalendar> crons_;  // by slot
 };
 
 }  // namespace coreactor::detail

@@ -147,11 +147,17 @@ void SystemCore::forgetScheduleName(std::uint64_t hash, ScheduleHandle handle) n
 }
 
 ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
-                                    std::chrono::nanoseconds every, bool repeat,
-                                    const ScheduleOptions& options, ActorCell* owner) {
+                                    const Cadence& cadence, const ScheduleOptions& options,
+                                    ActorCell* owner) {
   if (!running()) return {fault(Error::ErrActorSystemNotStarted)};
-  if (every <= std::chrono::nanoseconds::zero()) return {fault(Error::ErrInvalidInterval)};
-  if (repeat && !message.copyable()) return {fault(Error::ErrInvalidOption)};
+  if (cadence.cron == nullptr && cadence.every <= std::chrono::nanoseconds::zero()) {
+    return {fault(Error::ErrInvalidInterval)};
+  }
+  if (cadence.repeat && !message.copyable()) return {fault(Error::ErrInvalidOption)};
+  if (options.utcOffset() < -std::chrono::hours(12) ||
+      options.utcOffset() > std::chrono::hours(14)) {
+    return {fault(Error::ErrInvalidOption)};
+  }
   if (!isAlive(target)) return {fault(Error::ErrDead)};
   if (options.strictCancel()) {
     message =
@@ -169,8 +175,9 @@ ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
   if (here == nullptr && drivenHere()) here = isolates_[target.isolateIndex()].get();
   if (here != nullptr) {
     const std::uint32_t anchor = owner != nullptr ? owner->scheduleAnchor() : Scheduler::kNil;
-    const ScheduleHandle handle = here->scheduler->add(std::move(message), target, sender, every,
-                                                       repeat, options.reference(), anchor);
+    const ScheduleHandle handle =
+        here->scheduler->add(std::move(message), target, sender, cadence, options.utcOffset(),
+                             options.reference(), anchor);
     if (!handle.valid()) return {fault(Error::ErrScheduleAlreadyExists)};
     return {std::error_code(), handle};
   }
@@ -178,12 +185,13 @@ ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
   IsolateRuntime& rt = *isolates_[target.isolateIndex()];
   auto carried = std::make_shared<Message>(std::move(message));
   return post(*rt.isolate,
-              [this, &rt, carried, target, sender, every, repeat,
+              [this, &rt, carried, target, sender, cadence, offset = options.utcOffset(),
                reference = options.reference()]() -> Outcome {
                 if (!running()) return {fault(Error::ErrActorSystemNotStarted), {}};
                 if (!isAlive(target)) return {fault(Error::ErrDead), {}};
-                const ScheduleHandle handle = rt.scheduler->add(
-                    std::move(*carried), target, sender, every, repeat, reference, Scheduler::kNil);
+                const ScheduleHandle handle =
+                    rt.scheduler->add(std::move(*carried), target, sender, cadence, offset,
+                                      reference, Scheduler::kNil);
                 if (!handle.valid()) return {fault(Error::ErrScheduleAlreadyExists), {}};
                 return {std::error_code(), handle};
               });
@@ -270,9 +278,9 @@ Scheduler::Op opOf(ScheduleControl control) noexcept {
 }  // namespace
 
 ScheduleResult ActorSystem::makeSchedule(Message&& message, const ActorRef& target,
-                                         std::chrono::nanoseconds every, bool repeat,
+                                         const detail::Cadence& cadence,
                                          const ScheduleOptions& options) {
-  return core_->schedule(std::move(message), target, every, repeat, options, nullptr);
+  return core_->schedule(std::move(message), target, cadence, options, nullptr);
 }
 ScheduleResult ActorSystem::controlSchedule(ScheduleControl control, const std::string& reference) {
   return core_->controlSchedule(opOf(control), reference);
@@ -294,10 +302,9 @@ std::uint64_t ActorSystem::tickCount() const noexcept {
 }
 
 ScheduleResult ReceiveContext::makeSchedule(Message&& message, const ActorRef& target,
-                                            std::chrono::nanoseconds every, bool repeat,
+                                            const detail::Cadence& cadence,
                                             const ScheduleOptions& options) {
-  return awaitableHere(
-      cell_.core().schedule(std::move(message), target, every, repeat, options, &cell_));
+  return awaitableHere(cell_.core().schedule(std::move(message), target, cadence, options, &cell_));
 }
 
 ScheduleResult ReceiveContext::controlSchedule(ScheduleControl control,

@@ -234,8 +234,8 @@ class SystemCore {
 
   // ---- the scheduler (runtime/Scheduling.cpp) -------------------------------------
   /// schedule()/scheduleOnce(); `owner` is the scheduling actor for a context call.
-  ScheduleResult schedule(Message&& message, const ActorRef& target, std::chrono::nanoseconds every,
-                          bool repeat, const ScheduleOptions& options, ActorCell* owner);
+  ScheduleResult schedule(Message&& message, const ActorRef& target, const Cadence& cadence,
+                          const ScheduleOptions& options, ActorCell* owner);
   ScheduleResult controlSchedule(Scheduler::Op op, ScheduleHandle handle);
   ScheduleResult controlSchedule(Scheduler::Op op, const std::string& reference);
   std::size_t scheduleCount() const noexcept;

@@ -450,8 +450,7 @@ class ReceiveContext : public SchedulingCalls<ReceiveContext> {
   friend class detail::AskAwaiter;
   friend class SchedulingCalls<ReceiveContext>;
   ScheduleResult makeSchedule(Message&& message, const ActorRef& target,
-                              std::chrono::nanoseconds every, bool repeat,
-                              const ScheduleOptions& options);
+                              const detail::Cadence& cadence, const ScheduleOptions& options);
   ScheduleResult controlSchedule(ScheduleControl control, const std::string& reference);
   ScheduleResult controlSchedule(ScheduleControl control, ScheduleHandle handle);
   friend class detail::DelayAwaiter;

@@ -51,7 +51,7 @@ class SystemCore;
 /// The runtime's inside of `system` (runtime/SystemCore.hpp): for the
 /// runtime, its tests and benches; no part of the contract.
 SystemCore& coreOf(ActorSystem& system) noexcept;
-}
+}  // namespace detail
 
 /// What crossed between isolates so far (requirement X1, X3).
 struct TransportStats {
@@ -240,13 +240,11 @@ class ActorSystem : public SchedulingCalls<ActorSystem> {
   /// The system default dispatcher instance of isolate `index`.
   Dispatcher& dispatcher(std::size_t index);
 
-
  private:
   friend detail::SystemCore& detail::coreOf(ActorSystem& system) noexcept;
   friend class SchedulingCalls<ActorSystem>;
   ScheduleResult makeSchedule(Message&& message, const ActorRef& target,
-                              std::chrono::nanoseconds every, bool repeat,
-                              const ScheduleOptions& options);
+                              const detail::Cadence& cadence, const ScheduleOptions& options);
   ScheduleResult controlSchedule(ScheduleControl control, const std::string& reference);
   ScheduleResult controlSchedule(ScheduleControl control, ScheduleHandle handle);
   detail::AskWaitGuard waitGuard(const ActorRef& target) noexcept;

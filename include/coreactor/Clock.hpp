@@ -32,6 +32,12 @@ class Clock {
   /// A manual clock never advances by itself: an isolate on one does not sleep
   /// waiting for a timer deadline, and runUntilIdle() does not wait for one.
   virtual bool isManual() const noexcept { return false; }
+  /// The wall time (UTC) now, which cron schedules read (scheduleCron):
+  /// std::chrono::system_clock unless the clock says otherwise. Read once
+  /// per firing of a cron schedule, never on the message path.
+  virtual std::chrono::system_clock::time_point wallNow() const noexcept {
+    return std::chrono::system_clock::now();
+  }
   /// `from + delay`, or the timeline's end for a delay past it (one that
   /// would overflow waits for ever instead of landing in the past).
   static time_point deadlineAfter(time_point from, duration delay) noexcept {
@@ -52,12 +58,26 @@ class ManualClock final : public Clock {
  public:
   time_point now() const noexcept override { return time_point(duration(nanos_.load())); }
   bool isManual() const noexcept override { return true; }
-  /// Moves the time forward by `by`. Any thread; an isolate sleeping on
-  /// another thread notices after Isolate::wake().
+  /// Moves the time forward by `by`, the wall time with it. Any thread; an
+  /// isolate sleeping on another thread notices after Isolate::wake().
   void advance(duration by) noexcept { nanos_.fetch_add(by.count()); }
+  /// Starts at 2026-01-01 00:00:00 UTC and moves with advance().
+  std::chrono::system_clock::time_point wallNow() const noexcept override {
+    return std::chrono::system_clock::time_point(
+        std::chrono::duration_cast<std::chrono::system_clock::duration>(
+            duration(wallShift_.load() + nanos_.load())));
+  }
+  /// Sets the wall time to `at` without moving now(): what a wall-clock
+  /// adjustment does to a real clock. Any thread.
+  void setWallTime(std::chrono::system_clock::time_point at) noexcept {
+    wallShift_.store(std::chrono::duration_cast<duration>(at.time_since_epoch()).count() -
+                     nanos_.load());
+  }
 
  private:
   std::atomic<duration::rep> nanos_{1'000'000'000};
+  // wallNow() - now(), in nanoseconds: 2026-01-01 00:00:00 UTC at the start.
+  std::atomic<duration::rep> wallShift_{1'767'225'600'000'000'000 - 1'000'000'000};
 };
 
 }  // namespace coreactor

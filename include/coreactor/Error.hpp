@@ -47,6 +47,7 @@ enum class Error : int {
   ErrUnexpectedReply,    ///< An ask answered with a message of another type than asked for.
   ErrNotManual,          ///< runUntilIdle() on a system whose isolates run on threads.
   ErrWouldDeadlock,      ///< A blocking wait for work only the waiting thread could do.
+  ErrInvalidCron,        ///< A cron expression that does not parse or can never fire.
 };
 
 /// The category of every coreactor error code; its name is "coreactor".

@@ -7,6 +7,8 @@
 //   ctx.scheduleOnce(Remind{}, ctx.self(), 5s, ScheduleOptions::create().withReference("remind"));
 //   ctx.cancelSchedule("remind");
 //   system->schedule(Heartbeat{}, monitor, 1s).get();   // from outside: wait for it
+//   system->scheduleCron(Report{}, reporter, "0 9 * * MON-FRI",
+//                        ScheduleOptions::create().withUtcOffset(std::chrono::hours(1)));
 //
 // Every call gives a ScheduleResult. A call made on the isolate that holds
 // the schedule (an actor scheduling for itself, a cancel of a schedule made
@@ -24,7 +26,11 @@
 //   ErrScheduleAlreadyExists  the reference is held by a live schedule
 //   ErrScheduleNotFound       no live schedule holds the reference (or handle)
 //   ErrDead                   the target has stopped (or never existed)
-// A failed call changes nothing and keeps nothing.
+//   ErrInvalidOption          a message a repeating schedule cannot copy, a
+//                             sender of another system, a UTC offset out of range
+// A failed call changes nothing and keeps nothing. scheduleCron() with a text
+// that is no cron expression throws ErrInvalidCron at the call (its what()
+// gives the position and the reason), before anything is scheduled.
 //
 // Thread-safety: ScheduleOptions and ScheduleHandle are values. A
 // ScheduleResult may be waited on from any thread, and awaited by the
@@ -39,11 +45,13 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <type_traits>
 #include <utility>
 
 #include "coreactor/ActorRef.hpp"
+#include "coreactor/Cron.hpp"
 #include "coreactor/Error.hpp"
 
 namespace coreactor {
@@ -83,8 +91,21 @@ class ScheduleOptions {
     return copy;
   }
 
+  /// The fixed offset from UTC in which a cron schedule reads its
+  /// expression (scheduleCron): `hours(-5)` fires "0 9 * * *" at 14:00 UTC.
+  /// No daylight saving: a zone that changes its offset needs the schedule
+  /// made again. Default 0 (UTC); -12:00..+14:00, else the call fails with
+  /// ErrInvalidOption. Other schedules ignore it.
+  ScheduleOptions withUtcOffset(std::chrono::minutes offset) const {
+    ScheduleOptions copy = *this;
+    copy.utcOffset_ = offset;
+    return copy;
+  }
+
   /// The schedule's name; empty: unnamed.
   const std::string& reference() const noexcept { return reference_; }
+  /// The UTC offset set by withUtcOffset().
+  std::chrono::minutes utcOffset() const noexcept { return utcOffset_; }
   /// The sender of the ticks set by withSender(); none: the default.
   const ActorRef& sender() const noexcept { return sender_; }
   /// True after withStrictCancel().
@@ -93,6 +114,7 @@ class ScheduleOptions {
  private:
   std::string reference_;
   ActorRef sender_;
+  std::chrono::minutes utcOffset_{0};
   bool strictCancel_ = false;
 };
 
@@ -131,6 +153,14 @@ class ScheduleHandle {
 };
 
 namespace detail {
+
+/// When a schedule fires: once `every` from now, every `every`, or at the
+/// times of a cron expression.
+struct Cadence {
+  std::chrono::nanoseconds every{0};  ///< the delay, or the interval
+  bool repeat = false;
+  std::shared_ptr<const CronExpression> cron;  ///< set: a cron schedule (the rest unused)
+};
 
 /// The shared state of a result that completes on another isolate.
 class ScheduleState {
@@ -233,15 +263,40 @@ class SchedulingCalls {
     static_assert(
         std::is_same_v<std::decay_t<M>, Message> || std::is_copy_constructible_v<std::decay_t<M>>,
         "a repeating schedule sends a copy of its message at every tick");
-    return owner().makeSchedule(Message(std::forward<M>(message)), target, interval,
-                                /*repeat=*/true, options);
+    return owner().makeSchedule(Message(std::forward<M>(message)), target,
+                                detail::Cadence{interval, true, nullptr}, options);
   }
   /// Sends `message` to `target` once, `delay` from now.
   template <class M>
   ScheduleResult scheduleOnce(M&& message, const ActorRef& target, std::chrono::nanoseconds delay,
                               const ScheduleOptions& options = ScheduleOptions::create()) {
-    return owner().makeSchedule(Message(std::forward<M>(message)), target, delay,
-                                /*repeat=*/false, options);
+    return owner().makeSchedule(Message(std::forward<M>(message)), target,
+                                detail::Cadence{delay, false, nullptr}, options);
+  }
+  /// Sends a copy of `message` to `target` at every time `expression` names
+  /// (CronExpression: five fields, e.g. "*/5 * * * *"), read in UTC plus
+  /// ScheduleOptions::withUtcOffset, until cancelled, its target (or owning
+  /// actor) has fully stopped, or the system stops. Times are read on the
+  /// isolate's Clock::wallNow(). Firings the loop missed (late, or paused
+  /// meanwhile) come as one tick, not a burst: counted in
+  /// ActorSystem::skippedTickCount. Throws ErrInvalidCron for a text that
+  /// does not parse or can never fire, before anything is scheduled.
+  template <class M>
+  ScheduleResult scheduleCron(M&& message, const ActorRef& target, std::string_view expression,
+                              const ScheduleOptions& options = ScheduleOptions::create()) {
+    return scheduleCron(std::forward<M>(message), target, CronExpression::parse(expression),
+                        options);
+  }
+  /// scheduleCron() of an expression already parsed.
+  template <class M>
+  ScheduleResult scheduleCron(M&& message, const ActorRef& target, const CronExpression& expression,
+                              const ScheduleOptions& options = ScheduleOptions::create()) {
+    static_assert(
+        std::is_same_v<std::decay_t<M>, Message> || std::is_copy_constructible_v<std::decay_t<M>>,
+        "a cron schedule sends a copy of its message at every tick");
+    return owner().makeSchedule(
+        Message(std::forward<M>(message)), target,
+        detail::Cadence{{}, true, std::make_shared<const CronExpression>(expression)}, options);
   }
   /// Ends the schedule held under `reference`, wherever it was made: once
   /// this has completed, it sends nothing more. ErrScheduleNotFound for none.

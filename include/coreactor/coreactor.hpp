@@ -31,6 +31,7 @@
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Async.hpp"
 #include "coreactor/Clock.hpp"
+#include "coreactor/Cron.hpp"
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/Dispatchers.hpp"
 #include "coreactor/Error.hpp"

@@ -67,6 +67,7 @@
 #include "DispatchBench.hpp"
 #include "JsonReport.hpp"
 #include "MemoryProbe.hpp"
+#include "MetricsBench.hpp"
 #include "ParallelBench.hpp"
 #include "Results.hpp"
 #include "ScheduleBench.hpp"
@@ -738,6 +739,7 @@ int run(int argc, char** argv) {
   registerScheduleBenchmarks();
   registerCrossBenchmarks(options.quick);
   registerParallelBenchmarks();
+  registerMetricsBenchmarks();
   RunResults results;
   results.quick = options.quick;
   results.optimisedBuild = kOptimisedBuild;

@@ -63,6 +63,7 @@ void HybridDispatcher::executeUrgent(Task& task) {
 void HybridDispatcher::runYield(Task& t) {
   HybridDispatcher& self = *static_cast<Step&>(t).self;
   self.yielding_ = false;
+  ++self.yields_;
   Task* head = self.deferred_.pop();
   // Queue the pump before running the unit, so a throw cannot strand the rest.
   if (!self.deferred_.empty()) {

@@ -514,6 +514,9 @@ void Isolate::runDueTimers() {
     if (top == Cold::kNoTimer) return;
     const Cold::TimerSlot& s = cold.slots[top];
     if (s.deadline > now || s.seq >= seqLimit) return;
+    const auto lag = static_cast<std::uint64_t>((now - s.deadline).count());
+    stats_.timerLagSumNanos += lag;
+    stats_.timerLagMaxNanos = std::max(stats_.timerLagMaxNanos, lag);
     Task* task = cold.takeEarliest(top);
     ++stats_.timersFired;
     runUnit(Unit{task, nullptr});

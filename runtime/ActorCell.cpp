@@ -45,9 +45,17 @@ ActorCell::ActorCell(IsolateRuntime& home, ActorRef self, ActorRef parent, std::
   if (options.dispatcher() != nullptr) rare().ownDispatcher = options.dispatcher();
   if (options.passivation() > Clock::duration::zero())
     rare().passivateAfter = options.passivation();
+  if (options.mailboxHighWaterMark()) {
+    rare();
+    watchDepth_ = true;  // on the list of its isolate at start()
+  }
+  home_.counts.liveActors.fetch_add(1, std::memory_order_relaxed);
 }
 
-ActorCell::~ActorCell() = default;
+ActorCell::~ActorCell() {
+  home_.counts.liveActors.fetch_sub(1, std::memory_order_relaxed);
+  if (watchDepth_) std::erase(home_.watchedMailboxes, this);
+}
 
 ActorCell::Rare& ActorCell::rare() {
   if (rare_ == nullptr) rare_ = std::make_unique<Rare>();
@@ -170,6 +178,7 @@ bool ActorCell::turnFailed() {
 }
 
 inline void ActorCell::endTurn(bool more) {
+  ++home_.counts.turns;
   if (LogContext& c = logContext(); !c.path.empty()) c = LogContext{};
   scheduled_ = false;
   if (state_ == State::Dead) [[unlikely]] {
@@ -223,6 +232,9 @@ inline bool ActorCell::consumeMessages(ReceiveContext& ctx, std::uint32_t n) {
 // takes turnInGeneral(), out of line, so that this path saves only the
 // registers it needs (callgrind, actor/pingpong: 95 -> 82 instructions a turn).
 void ActorCell::turn() {
+  if (watchDepth_) [[unlikely]] {
+    rare_->depthMark = std::max<std::uint64_t>(rare_->depthMark, mailbox_.size());
+  }
   // Both out of line: here, a choice that saves no register.
   if (pending_ == 0 && state_ == State::Running && !hasAsync_ && mailbox_.hasWord()) [[likely]] {
     turnOnWord();
@@ -404,6 +416,7 @@ void ActorCell::invoke(ReceiveContext& ctx, Message& message, const ActorRef& se
   ctx.message_ = &message;
   ctx.sender_ = sender;
   active_ = true;
+  ++home_.counts.messages;
   try {
     actor_->receive(ctx);
   } catch (...) {

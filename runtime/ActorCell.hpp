@@ -137,6 +137,10 @@ class ActorCell final : public Task, public Endpoint {
   /// whole timeout and has been told to stop.
   bool passivationCheck();
 
+  /// The deepest its mailbox has been at the start of a turn, for a cell
+  /// made withMailboxHighWaterMark (0 for the others). Isolate-local.
+  std::uint64_t depthMark() const noexcept { return rare_ != nullptr ? rare_->depthMark : 0; }
+
   /// Tears the cell down without running any hook (system stop): its
   /// mailbox becomes dead letters. Only when no loop runs.
   void abandon() noexcept;
@@ -239,7 +243,9 @@ class ActorCell final : public Task, public Endpoint {
   // fill the tail of the Endpoint base, after the Task base.
   State state_ = State::Created;
   bool scheduled_ = false;
-  bool guardian_ = false;
+  // Two flags of one byte: the cell fits its malloc chunk (static_assert below).
+  bool guardian_ : 1 = false;
+  bool watchDepth_ : 1 = false;  // keeps rare_->depthMark (withMailboxHighWaterMark)
   // What the turn must look at before the user messages, in one byte, so
   // that the common turn tests it once: a Start not yet handled, a Stop not
   // yet handled (enqueueSystem), and system messages in rare_->system.
@@ -252,9 +258,9 @@ class ActorCell final : public Task, public Endpoint {
   // overtaking a Start posted from a foreign thread) still finds preStart
   // ahead of it.
   std::uint8_t pending_ = kStartPending;
-  bool active_ = false;    // handled a message since the last passivation check
-  bool hasAsync_ = false;  // rare_->async is set: it has coroutine handlers
-  bool inPlace_;           // dispatcher_->urgentUnitsMayRunInPlace()
+  bool active_ = false;      // handled a message since the last passivation check
+  bool hasAsync_ = false;    // rare_->async is set: it has coroutine handlers
+  bool inPlace_;             // dispatcher_->urgentUnitsMayRunInPlace()
   std::uint32_t throughput_;
   std::uint32_t incarnation_ = 0;  // bumped by each restart
   Mailbox mailbox_;
@@ -311,6 +317,7 @@ class ActorCell final : public Task, public Endpoint {
     std::uint32_t scheduleAnchor = Scheduler::kNil;
     Clock::duration passivateAfter{0};  // 0: never
     std::uint32_t quietChecks = 0;
+    std::uint64_t depthMark = 0;  // the deepest mailbox at a turn's start (watchDepth_)
   };
   Rare& rare();  // made on first use (runtime/ActorCell.cpp, where AsyncState is complete)
   std::unique_ptr<Rare> rare_;

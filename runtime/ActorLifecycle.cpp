@@ -79,6 +79,7 @@ bool ActorCell::becomeNewInstance(const char* what, Hook&& hook) {
 }
 
 void ActorCell::start() {
+  if (watchDepth_) home_.watchedMailboxes.push_back(this);
   if (!becomeNewInstance("construction or preStart",
                          [](Actor& a, ReceiveContext& ctx) { a.preStart(ctx); })) {
     return;

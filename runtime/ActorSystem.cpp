@@ -432,6 +432,10 @@ std::size_t ActorSystem::isolateCount() const noexcept {
 std::vector<IsolatePlacement> ActorSystem::placement() const {
   return core_->placement();
 }
+std::uint16_t ActorSystem::metricsEndpointPort() const noexcept {
+  return core_->metricsEndpointPort();
+}
+
 TransportStats ActorSystem::transportStats() const noexcept {
   return core_->transportStats();
 }

@@ -3,8 +3,10 @@
 // the ask timeouts and the scheduler. Made and owned by SystemCore.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "ActorTable.hpp"
 #include "AskTimeouts.hpp"
@@ -17,6 +19,7 @@
 namespace coreactor::detail {
 
 class SystemCore;
+class ActorCell;
 
 // Aligned: the runtimes of a system's isolates are made one after the other
 // on one thread, and each isolate writes its own (the actor table's free list)
@@ -31,6 +34,21 @@ struct alignas(64) IsolateRuntime {
   std::unique_ptr<ForeignInbox> foreign;  // from threads that are no isolate of the system
   std::unique_ptr<AskTimeouts> asks;      // goes before the isolate it arms
   std::unique_ptr<Scheduler> scheduler;   // last: goes before the isolate it arms
+
+  // What the metrics read (coreactor/Metrics.hpp, runtime/Metrics.cpp).
+  // The isolate's thread alone counts turns and messages, plain, and the
+  // metrics read them on that thread; the other two may change from any
+  // thread (a spawn, a dead letter), off the message path.
+  struct Counts {
+    std::uint64_t turns = 0;
+    std::uint64_t messages = 0;
+    std::atomic<std::uint64_t> liveActors{0};
+    std::atomic<std::uint64_t> deadLetters{0};
+  };
+  Counts counts;
+  // The cells that keep their mailbox's high-water mark
+  // (ActorOptions::withMailboxHighWaterMark). Isolate-local.
+  std::vector<ActorCell*> watchedMailboxes;
 };
 
 }  // namespace coreactor::detail

@@ -264,6 +264,12 @@ void SystemCore::dropContinuation(const ActorRef& actor, std::unique_ptr<Continu
 
 void SystemCore::deadLetter(const ActorRef& recipient, Envelope&& envelope, const char* reason) {
   deadLetters_.fetch_add(1, std::memory_order_relaxed);
+  // Counted for the recipient's isolate; for one of no isolate of ours, for
+  // this thread's, or the first.
+  IsolateRuntime* counted = runtimeOfOurs(recipient);
+  if (counted == nullptr) counted = currentRuntime();
+  if (counted == nullptr && !isolates_.empty()) counted = isolates_.front().get();
+  if (counted != nullptr) counted->counts.deadLetters.fetch_add(1, std::memory_order_relaxed);
   if (!events_.hasSubscribers<DeadLetter>()) return;
   // A DeadLetter event that cannot reach its subscriber is counted, not
   // published again: that would feed itself for ever.

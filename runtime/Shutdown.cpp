@@ -5,6 +5,8 @@
 
 #include "SystemCore.hpp"
 
+#include "MetricsEndpoint.hpp"
+
 namespace coreactor::detail {
 
 using SysKind = SystemMessage::Kind;
@@ -183,6 +185,7 @@ void SystemCore::orphan() {
 // After every loop has stopped: what is left is freed, and what it held
 // becomes dead letters or failed asks.
 void SystemCore::teardown() noexcept {
+  metricsEndpoint_.reset();                           // no loop runs: it closes here
   for (auto& rt : isolates_) rt->scheduler->clear();  // S5: no schedule outlives the system
   for (auto& rt : isolates_) rt->crossings->drainAtTeardown();  // X2: in flight: dead letters
   for (auto& rt : isolates_) rt->foreign->closeAndDrain();      // and from other threads

@@ -5,6 +5,7 @@
 #include "SystemCore.hpp"
 
 #include "Logging.hpp"
+#include "MetricsEndpoint.hpp"
 #include "coreactor/Dispatchers.hpp"
 #include "isolate/Placement.hpp"
 
@@ -96,6 +97,10 @@ SystemCore::~SystemCore() {
 }
 
 void SystemCore::start() {
+  if (const auto& port = options_.metricsPort()) {
+    metricsEndpoint_ = std::make_shared<MetricsEndpoint>(*this, *isolates_.front()->isolate,
+                                                         options_.metricsAddress(), *port);
+  }
   if (options_.manualRun()) return;
   for (auto& rt : isolates_) rt->isolate->start();
 }
@@ -200,6 +205,14 @@ std::string SystemCore::pathOf(const ActorRef& ref) {
   }
   return "#" + std::to_string(ref.isolateIndex()) + ":" + std::to_string(ref.slot()) + "." +
          std::to_string(ref.generation());
+}
+
+}  // namespace coreactor::detail
+
+namespace coreactor::detail {
+
+std::uint16_t SystemCore::metricsEndpointPort() const noexcept {
+  return metricsEndpoint_ != nullptr ? metricsEndpoint_->port() : 0;
 }
 
 }  // namespace coreactor::detail

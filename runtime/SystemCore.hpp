@@ -58,6 +58,8 @@ inline thread_local std::uint64_t tThreadSerial = 0;
 /// This thread's serial (never 0), given on first use.
 std::uint64_t threadSerial() noexcept;
 
+class MetricsEndpoint;
+
 // ---- the system ------------------------------------------------------------------
 
 class SystemCore {
@@ -74,6 +76,12 @@ class SystemCore {
   const Clock& clock() const noexcept { return *clock_; }
   std::size_t isolateCount() const noexcept { return isolates_.size(); }
   std::vector<IsolatePlacement> placement() const;
+  /// Reads every isolate's metrics on its loop (this thread's, for the one
+  /// driving a manual system); `done` gets the snapshot where the last one
+  /// was read (runtime/Metrics.cpp).
+  void collectMetrics(std::function<void(MetricsSnapshot)> done);
+  /// The metrics endpoint's port; 0 without one (runtime/MetricsEndpoint.cpp).
+  std::uint16_t metricsEndpointPort() const noexcept;
   TransportStats transportStats() const noexcept;
   IsolateRuntime& runtime(std::size_t index);
   bool running() const noexcept { return state_.load(std::memory_order_acquire) == State::Running; }
@@ -380,6 +388,8 @@ class SystemCore {
   std::uint32_t driving_ = 0;        // DriveScope: the driving thread's only
   bool orphaned_ = false;            // orphan(): the core frees itself
   bool stopLoopsWhenEmpty_ = false;  // guarded by topMutex_
+  // ActorSystemOptions::withMetricsEndpoint, on isolate 0 (MetricsEndpoint.cpp).
+  std::shared_ptr<MetricsEndpoint> metricsEndpoint_;
 };
 
 inline ActorRef ActorCell::self() const noexcept {

@@ -133,6 +133,7 @@ class Link final : public detail::Poller {
     std::atomic<std::uint64_t> sent{0};        ///< crossings that entered a ring or overflow
     std::atomic<std::uint64_t> overflowed{0};  ///< of which went through an overflow list
     std::atomic<std::uint64_t> refused{0};     ///< refused: the overflow was at its bound
+    std::atomic<std::uint64_t> received{0};    ///< taken from the rings into this isolate
   };
   const Stats& stats() const noexcept { return stats_; }
 

@@ -403,7 +403,11 @@ void Link<Receiver>::take(std::size_t batch, bool betweenUnits) {
           return 1;
         },
         batch);
-    tookAny |= taken != 0;
+    if (taken != 0) {
+      stats_.received.store(stats_.received.load(std::memory_order_relaxed) + taken,
+                            std::memory_order_relaxed);
+      tookAny = true;
+    }
     // More than a batch, or pushed while this batch was taken: empty()
     // reads the next slot's mark.
     if (!ring->empty()) leftBehind = true;

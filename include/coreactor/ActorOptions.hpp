@@ -125,6 +125,14 @@ class ActorOptions {
   /// message. Scheduler ticks are messages: a repeating schedule to it keeps
   /// it alive. Throws ErrInvalidOption for a timeout that is not positive.
   ActorOptions withPassivation(std::chrono::nanoseconds idleTimeout) const;
+  /// Keeps the deepest the actor's mailbox has been (read at the start of
+  /// each turn, where a backlog is deepest), reported by the system's
+  /// metrics (coreactor/Metrics.hpp). Costs a test per turn, none per message.
+  ActorOptions withMailboxHighWaterMark(bool keep = true) const {
+    ActorOptions o = *this;
+    o.mailboxHighWaterMark_ = keep;
+    return o;
+  }
 
   /// The actor's own dispatcher; nullptr: the system's default on its isolate.
   const std::shared_ptr<Dispatcher>& dispatcher() const noexcept { return dispatcher_; }
@@ -144,6 +152,8 @@ class ActorOptions {
   bool roundRobin() const noexcept { return roundRobin_; }
   /// The idle timeout of withPassivation(); 0: no passivation.
   std::chrono::nanoseconds passivation() const noexcept { return passivation_; }
+  /// True after withMailboxHighWaterMark().
+  bool mailboxHighWaterMark() const noexcept { return mailboxHighWaterMark_; }
 
  private:
   std::shared_ptr<Dispatcher> dispatcher_;
@@ -155,6 +165,7 @@ class ActorOptions {
   std::optional<std::string> key_;
   bool roundRobin_ = false;
   std::chrono::nanoseconds passivation_{0};
+  bool mailboxHighWaterMark_ = false;
 };
 
 /// How a whole system runs: its isolates and their placement, the default
@@ -227,6 +238,15 @@ class ActorSystemOptions {
   /// another one needs. A manual-run system never spins. Zero turns it off.
   /// ErrInvalidOption for a negative window or one longer than kMaxIdlePoll.
   ActorSystemOptions withIdlePoll(std::chrono::nanoseconds window) const;
+  /// Serves the system's metrics (coreactor/Metrics.hpp) in the Prometheus
+  /// text format at http://address:port/metrics, from isolate 0's loop, while
+  /// the system runs. Port 0 takes a free port (ActorSystem::metricsEndpoint
+  /// says which). Off by default. A port that cannot be bound is an error
+  /// of ActorSystem::create (std::system_error from the socket); an address
+  /// that is no IP address is ErrInvalidOption here. A manual-run system
+  /// serves it while its loops are driven.
+  ActorSystemOptions withMetricsEndpoint(std::uint16_t port,
+                                         std::string address = "127.0.0.1") const;
   /// The idle poll window of a system that does not choose one: about two
   /// wake-ups' worth on this machine kind, so an isolate that spins in vain
   /// wastes at most what one wake-up round trip would have cost.
@@ -264,6 +284,10 @@ class ActorSystemOptions {
   std::size_t foreignInboxLimit() const noexcept { return foreignInboxLimit_; }
   /// The window of withIdlePoll(); empty: the default (see withIdlePoll).
   const std::optional<std::chrono::nanoseconds>& idlePoll() const noexcept { return idlePoll_; }
+  /// The port of withMetricsEndpoint(); empty: no endpoint.
+  const std::optional<std::uint16_t>& metricsPort() const noexcept { return metricsPort_; }
+  /// The address of withMetricsEndpoint().
+  const std::string& metricsAddress() const noexcept { return metricsAddress_; }
 
  private:
   std::shared_ptr<Dispatcher> dispatcher_;
@@ -280,6 +304,8 @@ class ActorSystemOptions {
   std::size_t overflowLimit_ = std::size_t{1} << 20;
   std::size_t foreignInboxLimit_ = std::size_t{1} << 20;
   std::optional<std::chrono::nanoseconds> idlePoll_;
+  std::optional<std::uint16_t> metricsPort_;
+  std::string metricsAddress_;
 };
 
 }  // namespace coreactor

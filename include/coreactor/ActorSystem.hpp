@@ -26,6 +26,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <memory>
 #include <string>
@@ -39,6 +40,7 @@
 #include "coreactor/ActorRef.hpp"
 #include "coreactor/Error.hpp"
 #include "coreactor/EventStream.hpp"
+#include "coreactor/Metrics.hpp"
 #include "coreactor/Placement.hpp"
 #include "coreactor/Schedule.hpp"
 
@@ -235,6 +237,20 @@ class ActorSystem : public SchedulingCalls<ActorSystem> {
   std::vector<IsolatePlacement> placement() const;
   /// What crossed between isolates so far: relaxed counters, summed over the isolates.
   TransportStats transportStats() const noexcept;
+  /// Every isolate's figures (coreactor/Metrics.hpp), each read on its own
+  /// loop. From outside the system it waits for them; a manual system's
+  /// driving thread reads them at once. On one of the system's loops, or on
+  /// a thread that does not drive a manual system, it would wait for ever:
+  /// ErrWouldDeadlock (use the callback form).
+  MetricsSnapshot metrics();
+  /// metrics() without waiting: `done` gets the snapshot on the loop of the
+  /// isolate that answered last (on this thread for the thread driving a
+  /// manual system). Any thread. Once the system has stopped, each isolate
+  /// reports its index and zeros.
+  void metrics(std::function<void(MetricsSnapshot)> done);
+  /// The port the metrics endpoint listens on (ActorSystemOptions::
+  /// withMetricsEndpoint; the one taken for port 0); 0 without an endpoint.
+  std::uint16_t metricsEndpointPort() const noexcept;
   /// Isolate `index`. Throws ErrIsolateOutOfRange.
   Isolate& isolate(std::size_t index);
   /// The system default dispatcher instance of isolate `index`.

@@ -105,6 +105,12 @@ class Dispatcher {
   /// nullptr when this dispatcher cannot be copied (the default).
   virtual std::unique_ptr<Dispatcher> clone() const { return nullptr; }
 
+  /// How many times this instance has yielded to the loop to be fair to
+  /// the rest of its isolate's work (the hybrid's yield every yieldEvery
+  /// units); 0 for a dispatcher that never does. Isolate-local. The
+  /// isolate's metrics report its default dispatcher's (coreactor/Metrics.hpp).
+  virtual std::uint64_t yieldCount() const noexcept { return 0; }
+
   /// Ties this instance to `isolate`. The default accepts any isolate (a
   /// delegating wrapper has no loop of its own); built-ins accept one only.
   virtual void bind(Isolate& isolate) { static_cast<void>(isolate); }

@@ -66,6 +66,8 @@ class HybridDispatcher final : public BoundDispatcher {
   std::size_t yieldEvery() const noexcept { return yieldEvery_; }
   /// Units waiting behind a yield. Isolate-local.
   std::size_t deferred() const noexcept { return deferred_.size(); }
+  /// The yields run so far. Isolate-local.
+  std::uint64_t yieldCount() const noexcept override { return yields_; }
 
  private:
   struct Step final : Task {
@@ -91,6 +93,7 @@ class HybridDispatcher final : public BoundDispatcher {
   std::size_t left_ = 0;
   bool started_ = false;
   bool yielding_ = false;  // the yield macrotask is queued
+  std::uint64_t yields_ = 0;
   // Invariant: deferred_ is non-empty only while the yield is queued or the
   // pump is queued (never both), so a new unit can always just join its tail.
   detail::RingBuffer<Task*> deferred_;

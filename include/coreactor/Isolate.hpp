@@ -192,6 +192,12 @@ class Isolate {
     /// the loop spun in its idle poll window (IsolateOptions::idlePoll),
     /// before it would have slept.
     std::uint64_t sparedSleeps = 0;
+    /// Loop lag: how late the timers that fired ran after their deadlines,
+    /// summed, in nanoseconds (measured with the clock read the timer phase
+    /// makes anyway).
+    std::uint64_t timerLagSumNanos = 0;
+    /// The latest any timer ran after its deadline, in nanoseconds.
+    std::uint64_t timerLagMaxNanos = 0;
   };
 
   /// An isolate whose loop does not run yet: run(), runUntilIdle() or
@@ -314,6 +320,10 @@ class Isolate {
 
   /// Counters, for tests and benches. Isolate-local (plain counters).
   const Stats& stats() const noexcept { return stats_; }
+  /// Macrotasks queued and not yet run. Isolate-local.
+  std::size_t macrotaskQueueDepth() const noexcept { return macrotasks_.size(); }
+  /// Microtasks queued and not yet run. Isolate-local.
+  std::size_t microtaskQueueDepth() const noexcept { return microtasks_.size(); }
 
  private:
   // The runtime's and the dispatchers' hooks, reached through

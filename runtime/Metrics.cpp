@@ -1,0 +1,267 @@
+// The system's metrics (coreactor/Metrics.hpp): each isolate's figures read
+// on its own loop, gathered into one snapshot, and the Prometheus text of a
+// snapshot. The HTTP endpoint that serves that text is MetricsEndpoint.cpp.
+//
+// The counters are written by their isolate's thread only (IsolateRuntime::
+// Counts, Isolate::Stats, the link's stats), so a snapshot reads each
+// isolate's on that isolate: a task posted to every loop, the last of which
+// hands the snapshot over. A manual system's driving thread owns every loop
+// and reads them all at once.
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <string>
+
+#include "PostedWork.hpp"
+#include "SystemCore.hpp"
+#include "coreactor/ActorSystem.hpp"
+#include "coreactor/Metrics.hpp"
+
+namespace coreactor {
+namespace detail {
+namespace {
+
+// The figures of one isolate, on its own loop (or the thread driving it).
+void readIsolate(IsolateRuntime& rt, IsolateMetrics& m, std::vector<MailboxHighWater>& marks) {
+  const Isolate::Stats& loop = rt.isolate->stats();
+  m.isolate = rt.index;
+  m.iterations = loop.iterations;
+  m.macrotasks = loop.macrotasks;
+  m.microtasks = loop.microtasks;
+  m.timersFired = loop.timersFired;
+  m.sleeps = loop.sleeps;
+  m.macrotaskQueueDepth = rt.isolate->macrotaskQueueDepth();
+  m.microtaskQueueDepth = rt.isolate->microtaskQueueDepth();
+  m.timerLagSumNanos = loop.timerLagSumNanos;
+  m.timerLagMaxNanos = loop.timerLagMaxNanos;
+  m.turns = rt.counts.turns;
+  m.messages = rt.counts.messages;
+  m.hybridYields = rt.dispatcher != nullptr ? rt.dispatcher->yieldCount() : 0;
+  m.liveActors = rt.counts.liveActors.load(std::memory_order_relaxed);
+  m.liveSchedules = rt.scheduler->live();
+  m.deadLetters = rt.counts.deadLetters.load(std::memory_order_relaxed);
+  const auto& link = rt.crossings->stats();
+  m.crossingsSent = link.sent.load(std::memory_order_relaxed);
+  m.crossingsReceived = link.received.load(std::memory_order_relaxed);
+  m.crossingsRefused = link.refused.load(std::memory_order_relaxed);
+  m.inboxDepth = rt.foreign->sizeApprox();
+  for (const ActorCell* cell : rt.watchedMailboxes) {
+    marks.push_back(MailboxHighWater{cell->self(), std::string(cell->path()), cell->depthMark()});
+  }
+}
+
+// One snapshot being gathered: each isolate puts its part; the last one
+// hands the whole over.
+struct Gathering {
+  std::mutex mutex;
+  MetricsSnapshot snapshot;
+  std::size_t left = 0;
+  std::function<void(MetricsSnapshot)> done;
+
+  void put(const IsolateMetrics& m, std::vector<MailboxHighWater>&& marks) {
+    std::unique_lock<std::mutex> lock(mutex);
+    snapshot.isolates[m.isolate] = m;
+    for (MailboxHighWater& mark : marks) snapshot.mailboxes.push_back(std::move(mark));
+    if (--left != 0) return;
+    lock.unlock();
+    std::sort(snapshot.mailboxes.begin(), snapshot.mailboxes.end(),
+              [](const MailboxHighWater& a, const MailboxHighWater& b) { return a.path < b.path; });
+    done(std::move(snapshot));
+  }
+};
+
+// Reads one isolate on its loop. An isolate that stopped before it ran
+// reports its index and zeros: its counters are no longer read anywhere.
+struct ReadIsolate {
+  std::shared_ptr<Gathering> gathering;
+  IsolateRuntime* rt;
+  void run() {
+    IsolateMetrics m;
+    std::vector<MailboxHighWater> marks;
+    readIsolate(*rt, m, marks);
+    gathering->put(m, std::move(marks));
+  }
+  void discard() noexcept {
+    try {
+      IsolateMetrics m;
+      m.isolate = rt->index;
+      gathering->put(m, {});
+    } catch (...) {
+      // The callback threw or memory ran out: nothing else to tell.
+    }
+  }
+};
+
+}  // namespace
+
+void SystemCore::collectMetrics(std::function<void(MetricsSnapshot)> done) {
+  auto gathering = std::make_shared<Gathering>();
+  gathering->snapshot.system = name_;
+  gathering->snapshot.isolates.resize(isolates_.size());
+  gathering->left = isolates_.size();
+  gathering->done = std::move(done);
+  if (drivenHere()) {
+    for (auto& rt : isolates_) ReadIsolate{gathering, rt.get()}.run();
+    return;
+  }
+  for (auto& rt : isolates_) postOrDiscard(*rt->isolate, ReadIsolate{gathering, rt.get()});
+}
+
+}  // namespace detail
+
+// ---- the snapshot ------------------------------------------------------------------
+
+IsolateMetrics MetricsSnapshot::total() const {
+  IsolateMetrics t;
+  for (const IsolateMetrics& m : isolates) {
+    t.iterations += m.iterations;
+    t.macrotasks += m.macrotasks;
+    t.microtasks += m.microtasks;
+    t.timersFired += m.timersFired;
+    t.sleeps += m.sleeps;
+    t.macrotaskQueueDepth += m.macrotaskQueueDepth;
+    t.microtaskQueueDepth += m.microtaskQueueDepth;
+    t.timerLagSumNanos += m.timerLagSumNanos;
+    t.timerLagMaxNanos = std::max(t.timerLagMaxNanos, m.timerLagMaxNanos);
+    t.turns += m.turns;
+    t.messages += m.messages;
+    t.hybridYields += m.hybridYields;
+    t.liveActors += m.liveActors;
+    t.liveSchedules += m.liveSchedules;
+    t.deadLetters += m.deadLetters;
+    t.crossingsSent += m.crossingsSent;
+    t.crossingsReceived += m.crossingsReceived;
+    t.crossingsRefused += m.crossingsRefused;
+    t.inboxDepth += m.inboxDepth;
+  }
+  return t;
+}
+
+namespace {
+
+// A label value as the text format wants it: backslash, quote and newline escaped.
+std::string escaped(std::string_view value) {
+  std::string out;
+  out.reserve(value.size());
+  for (const char c : value) {
+    if (c == '\\' || c == '"') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+struct Family {
+  const char* name;  // after "coreactor_"
+  const char* type;  // counter or gauge
+  const char* help;
+  std::function<double(const IsolateMetrics&)> value;
+};
+
+}  // namespace
+
+std::string MetricsSnapshot::prometheusText() const {
+  const auto count = [](std::uint64_t IsolateMetrics::*field) {
+    return [field](const IsolateMetrics& m) { return static_cast<double>(m.*field); };
+  };
+  const auto seconds = [](std::uint64_t IsolateMetrics::*field) {
+    return [field](const IsolateMetrics& m) { return static_cast<double>(m.*field) * 1e-9; };
+  };
+  using M = IsolateMetrics;
+  const Family families[] = {
+      {"loop_iterations_total", "counter", "Loop iterations.", count(&M::iterations)},
+      {"macrotasks_total", "counter", "Macrotasks run (an actor's turn is one).",
+       count(&M::macrotasks)},
+      {"microtasks_total", "counter", "Microtasks run.", count(&M::microtasks)},
+      {"timers_fired_total", "counter", "Timer callbacks run.", count(&M::timersFired)},
+      {"loop_sleeps_total", "counter", "Times the loop blocked waiting for work.",
+       count(&M::sleeps)},
+      {"macrotask_queue_depth", "gauge", "Macrotasks waiting.", count(&M::macrotaskQueueDepth)},
+      {"microtask_queue_depth", "gauge", "Microtasks waiting.", count(&M::microtaskQueueDepth)},
+      {"timer_lag_seconds_total", "counter",
+       "How late fired timers ran after their deadlines, summed.", seconds(&M::timerLagSumNanos)},
+      {"timer_lag_max_seconds", "gauge", "The latest a timer has run after its deadline.",
+       seconds(&M::timerLagMaxNanos)},
+      {"turns_total", "counter", "Actor turns run.", count(&M::turns)},
+      {"messages_total", "counter", "User messages handled by actors.", count(&M::messages)},
+      {"hybrid_yields_total", "counter", "Yields of the default dispatcher to the loop.",
+       count(&M::hybridYields)},
+      {"live_actors", "gauge", "Actors alive, system actors included.", count(&M::liveActors)},
+      {"live_schedules", "gauge", "User schedules held.", count(&M::liveSchedules)},
+      {"dead_letters_total", "counter", "Messages that became dead letters.",
+       count(&M::deadLetters)},
+      {"crossings_sent_total", "counter", "Messages sent to other isolates.",
+       count(&M::crossingsSent)},
+      {"crossings_received_total", "counter", "Messages taken from other isolates.",
+       count(&M::crossingsReceived)},
+      {"crossings_refused_total", "counter", "Messages to other isolates refused at the bound.",
+       count(&M::crossingsRefused)},
+      {"inbox_depth", "gauge", "Letters from other threads waiting.", count(&M::inboxDepth)},
+  };
+  const std::string systemLabel = "system=\"" + escaped(system) + "\"";
+  std::string out;
+  out.reserve(4096);
+  char number[64];
+  for (const Family& f : families) {
+    out += "# HELP coreactor_";
+    out += f.name;
+    out += ' ';
+    out += f.help;
+    out += "\n# TYPE coreactor_";
+    out += f.name;
+    out += ' ';
+    out += f.type;
+    out += '\n';
+    for (const IsolateMetrics& m : isolates) {
+      std::snprintf(number, sizeof number, "%.17g", f.value(m));
+      out += "coreactor_";
+      out += f.name;
+      out += '{' + systemLabel + ",isolate=\"" + std::to_string(m.isolate) + "\"} ";
+      out += number;
+      out += '\n';
+    }
+  }
+  if (!mailboxes.empty()) {
+    out +=
+        "# HELP coreactor_mailbox_high_water The deepest an actor's mailbox has been at the "
+        "start of a turn.\n# TYPE coreactor_mailbox_high_water gauge\n";
+    for (const MailboxHighWater& mark : mailboxes) {
+      out += "coreactor_mailbox_high_water{" + systemLabel + ",actor=\"" + escaped(mark.path) +
+             "\"} " + std::to_string(mark.depth) + '\n';
+    }
+  }
+  return out;
+}
+
+// ---- the system's calls --------------------------------------------------------------
+
+MetricsSnapshot ActorSystem::metrics() {
+  if (core_->onOwnIsolate()) {
+    throwError(Error::ErrWouldDeadlock,
+               "metrics() waits for every isolate, this one included: on one of the system's "
+               "loops, use metrics(callback)");
+  }
+  if (core_->options().manualRun() && !core_->drivenHere()) {
+    throwError(Error::ErrWouldDeadlock,
+               "metrics() of a manual system reads its loops: call it on the thread that "
+               "drives them");
+  }
+  std::promise<MetricsSnapshot> promise;
+  std::future<MetricsSnapshot> future = promise.get_future();
+  core_->collectMetrics([&promise](MetricsSnapshot s) { promise.set_value(std::move(s)); });
+  return future.get();
+}
+
+void ActorSystem::metrics(std::function<void(MetricsSnapshot)> done) {
+  if (!done) throwError(Error::ErrInvalidOption, "metrics(callback) with an empty callback");
+  core_->collectMetrics(std::move(done));
+}
+
+}  // namespace coreactor

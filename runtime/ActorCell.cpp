@@ -208,16 +208,21 @@ inline bool ActorCell::consumeMessages(ReceiveContext& ctx, std::uint32_t n) {
     }
   };
   bool more;
+  std::uint32_t handled = 0;  // counted once for the turn, not per message
   do {
     if (mailbox_.fifoFirst()) {
       // A flooded actor: a run from the FIFO, out of line so that the
       // one-at-a-time turn keeps its code.
-      n -= consumeRun(ctx, n) - 1;
+      const std::uint32_t run = consumeRun(ctx, n);
+      handled += run;
+      n -= run - 1;
     } else {
       mailbox_.consume(home_.core, Handle{*this, ctx});
+      ++handled;
     }
     more = !mailbox_.empty();
   } while (more && --n > 0 && state_ == State::Running && !blocked());
+  home_.counts.messages += handled;
   return more;
 }
 
@@ -251,6 +256,7 @@ void ActorCell::turnOnWord() {
     mailbox_.consumeWord(home_.core, [&](Message& message, const ActorRef& sender) {
       invoke(ctx, message, sender);
     });
+    ++home_.counts.messages;
     more = !mailbox_.empty();
     if (more && throughput_ > 1 && state_ == State::Running && !blocked()) [[unlikely]] {
       more = consumeMore(ctx, throughput_ - 1);
@@ -281,6 +287,7 @@ void ActorCell::turnOnCrossedWords(const MessageType* type, const std::uint64_t*
       invoke(ctx, message, sender);
     } while (handled < most && state_ == State::Running && !blocked() &&
              mailbox_.unboundedAndEmpty());
+    home_.counts.messages += handled;
     more = !mailbox_.empty();
     finishIfStopping();
   } catch (...) {
@@ -416,7 +423,6 @@ void ActorCell::invoke(ReceiveContext& ctx, Message& message, const ActorRef& se
   ctx.message_ = &message;
   ctx.sender_ = sender;
   active_ = true;
-  ++home_.counts.messages;
   try {
     actor_->receive(ctx);
   } catch (...) {

@@ -50,7 +50,7 @@ struct IsolateMetrics {
 
   // Actors.
   std::uint64_t turns = 0;          ///< actor turns run
-  std::uint64_t messages = 0;       ///< user messages handled by actors
+  std::uint64_t messages = 0;       ///< user messages actors took from their mailboxes
   std::uint64_t hybridYields = 0;   ///< times the hybrid dispatcher yielded to the loop
   std::uint64_t liveActors = 0;     ///< gauge: actors alive (system actors included)
   std::uint64_t liveSchedules = 0;  ///< gauge: user schedules held

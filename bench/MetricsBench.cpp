@@ -4,7 +4,7 @@
 // the sink's count reaching the batch, taken on the loop. "plain": nothing
 // reads the metrics. "scraped": the system serves its endpoint and a thread
 // fetches GET /metrics in a loop, a scrape every 10 ms (Prometheus scrapes
-// every 15 s by default: this is a thousand times that). The counting itself
+// every 15 s by default: this is 1,500 times that). The counting itself
 // is always on; it is in both rows (and in every actor/* row).
 #include "MetricsBench.hpp"
 

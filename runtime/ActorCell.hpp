@@ -258,9 +258,9 @@ class ActorCell final : public Task, public Endpoint {
   // overtaking a Start posted from a foreign thread) still finds preStart
   // ahead of it.
   std::uint8_t pending_ = kStartPending;
-  bool active_ = false;      // handled a message since the last passivation check
-  bool hasAsync_ = false;    // rare_->async is set: it has coroutine handlers
-  bool inPlace_;             // dispatcher_->urgentUnitsMayRunInPlace()
+  bool active_ = false;    // handled a message since the last passivation check
+  bool hasAsync_ = false;  // rare_->async is set: it has coroutine handlers
+  bool inPlace_;           // dispatcher_->urgentUnitsMayRunInPlace()
   std::uint32_t throughput_;
   std::uint32_t incarnation_ = 0;  // bumped by each restart
   Mailbox mailbox_;

@@ -62,9 +62,8 @@ class Mailbox {
     if constexpr (std::is_same_v<std::decay_t<P>, Word>) {
       return takeFirst(payload, sender, system) || fifo_.tryPushInPlace(payload, sender);
     } else {
-      const MessageType* type = payload.type_;
-      if (type != nullptr && type->word) {
-        if (!tryPushInPlace(Word{type, payload.storedWord()}, sender, system)) return false;
+      if (Word::in(payload)) {
+        if (!tryPushInPlace(Word::of(payload), sender, system)) return false;
         payload.type_ = nullptr;  // a word: nothing to destroy
         return true;
       }
@@ -182,9 +181,8 @@ class Mailbox {
   // Into the FIFO: a word message as a word cell (any sender), anything
   // else as an envelope.
   void pushFifo(Message&& message, const ActorRef& sender) {
-    const MessageType* type = message.type_;
-    if (type != nullptr && type->word) {
-      fifo_.push(Word{type, message.storedWord()}, sender);
+    if (Word::in(message)) {
+      fifo_.push(Word::of(message), sender);
       message.type_ = nullptr;  // a word: nothing to destroy
     } else {
       fifo_.push(std::move(message), sender);
@@ -227,9 +225,7 @@ class Mailbox {
     if (!takeFirst(word, sender, system)) fifo_.push(word, sender);
   }
   void pushUnbounded(Message&& message, const ActorRef& sender, SystemCore* system) {
-    const MessageType* type = message.type_;
-    if (type != nullptr && type->word &&
-        takeFirst(Word{type, message.storedWord()}, sender, system)) {
+    if (Word::in(message) && takeFirst(Word::of(message), sender, system)) {
       message.type_ = nullptr;  // a word: nothing to destroy
       return;
     }

@@ -156,11 +156,10 @@ class SystemCore {
     Crossings& to = *isolates_[target.isolateIndex()]->crossings;
     if constexpr (std::is_same_v<std::decay_t<P>, Word>) {
       here.crossings->send(to, target.id(), idOf(sender), payload);
-    } else if (payload.type_ != nullptr && payload.type_->word) {
+    } else if (Word::in(payload)) {
       // A Message of a word type (a scheduled tick, an ask's request) is
       // stored as a word too: it may join a run.
-      here.crossings->send(to, target.id(), idOf(sender),
-                           Word{payload.type_, payload.storedWord()});
+      here.crossings->send(to, target.id(), idOf(sender), Word::of(payload));
     } else {
       here.crossings->send(to, target.id(), Crossing{idOf(sender), std::move(payload)});
     }

@@ -346,9 +346,9 @@ void Link<Receiver>::send(Link& to, std::uint64_t target, Crossing&& crossing, b
 template <class Receiver>
 bool Link<Receiver>::tryRing(Peer& peer, std::uint64_t target, Crossing& crossing) noexcept {
   const Message& m = crossing.message;
-  if (m.type_ != nullptr && m.type_->word) {
-    return peer.ring->tryPush(WordCrossing{crossing.sender, m.type_, m.storedWord()},
-                              keyOf(target));
+  if (detail::Word::in(m)) {
+    const detail::Word w = detail::Word::of(m);
+    return peer.ring->tryPush(WordCrossing{crossing.sender, w.type, w.value}, keyOf(target));
   }
   return peer.ring->tryPushBig(std::move(crossing), keyOf(target));
 }
@@ -461,7 +461,7 @@ void Link<Receiver>::flushOverflow(Peer& peer) {
     peer.overflow.prefetch(kPrefetchAhead);
     Waiting& front = peer.overflow.front();
     const Message& m = front.crossing.message;
-    if (m.type_ != nullptr && m.type_->word) {
+    if (detail::Word::in(m)) {
       // Words like the one before gather into a run here too, so that a
       // flood that waited in the list still crosses four words a line.
       const WordKind kind{front.target, front.crossing.sender, m.type_};

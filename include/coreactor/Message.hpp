@@ -328,6 +328,15 @@ struct Word {
   /// The Message a path builds where it needs one (a bounded mailbox, a
   /// reply, a dead letter).
   Message message() const noexcept { return Message(type, value); }
+  /// True when `message` holds a word-sized value (a Message of a word
+  /// type): the mailbox and the ring store it as a Word too.
+  static bool in(const Message& message) noexcept {
+    return message.type_ != nullptr && message.type_->word;
+  }
+  /// The Word that `message` holds. Precondition: in(message).
+  static Word of(const Message& message) noexcept {
+    return Word{message.type_, message.storedWord()};
+  }
 };
 
 /// How a function that is not inlined takes a payload: a Word by value, a

@@ -113,28 +113,55 @@ void SystemCore::collectMetrics(std::function<void(MetricsSnapshot)> done) {
 
 // ---- the snapshot ------------------------------------------------------------------
 
+namespace {
+
+// Every figure of IsolateMetrics once: how the total combines it and how the
+// text format names it. A figure in nanoseconds is exported in seconds.
+struct Figure {
+  std::uint64_t IsolateMetrics::*field;
+  const char* name;  // after "coreactor_"
+  const char* type;  // counter or gauge
+  const char* help;
+  bool nanoseconds = false;
+  bool largest = false;  // the total keeps the largest, not the sum
+};
+
+using M = IsolateMetrics;
+const Figure kFigures[] = {
+    {&M::iterations, "loop_iterations_total", "counter", "Loop iterations."},
+    {&M::macrotasks, "macrotasks_total", "counter", "Macrotasks run (an actor's turn is one)."},
+    {&M::microtasks, "microtasks_total", "counter", "Microtasks run."},
+    {&M::timersFired, "timers_fired_total", "counter", "Timer callbacks run."},
+    {&M::sleeps, "loop_sleeps_total", "counter", "Times the loop blocked waiting for work."},
+    {&M::macrotaskQueueDepth, "macrotask_queue_depth", "gauge", "Macrotasks waiting."},
+    {&M::microtaskQueueDepth, "microtask_queue_depth", "gauge", "Microtasks waiting."},
+    {&M::timerLagSumNanos, "timer_lag_seconds_total", "counter",
+     "How late fired timers ran after their deadlines, summed.", true},
+    {&M::timerLagMaxNanos, "timer_lag_max_seconds", "gauge",
+     "The latest a timer has run after its deadline.", true, true},
+    {&M::turns, "turns_total", "counter", "Actor turns run."},
+    {&M::messages, "messages_total", "counter", "User messages actors took from their mailboxes."},
+    {&M::hybridYields, "hybrid_yields_total", "counter",
+     "Yields of the default dispatcher to the loop."},
+    {&M::liveActors, "live_actors", "gauge", "Actors alive, system actors included."},
+    {&M::liveSchedules, "live_schedules", "gauge", "User schedules held."},
+    {&M::deadLetters, "dead_letters_total", "counter", "Messages that became dead letters."},
+    {&M::crossingsSent, "crossings_sent_total", "counter", "Messages sent to other isolates."},
+    {&M::crossingsReceived, "crossings_received_total", "counter",
+     "Messages taken from other isolates."},
+    {&M::crossingsRefused, "crossings_refused_total", "counter",
+     "Messages to other isolates refused at the bound."},
+    {&M::inboxDepth, "inbox_depth", "gauge", "Letters from other threads waiting."},
+};
+
+}  // namespace
+
 IsolateMetrics MetricsSnapshot::total() const {
   IsolateMetrics t;
   for (const IsolateMetrics& m : isolates) {
-    t.iterations += m.iterations;
-    t.macrotasks += m.macrotasks;
-    t.microtasks += m.microtasks;
-    t.timersFired += m.timersFired;
-    t.sleeps += m.sleeps;
-    t.macrotaskQueueDepth += m.macrotaskQueueDepth;
-    t.microtaskQueueDepth += m.microtaskQueueDepth;
-    t.timerLagSumNanos += m.timerLagSumNanos;
-    t.timerLagMaxNanos = std::max(t.timerLagMaxNanos, m.timerLagMaxNanos);
-    t.turns += m.turns;
-    t.messages += m.messages;
-    t.hybridYields += m.hybridYields;
-    t.liveActors += m.liveActors;
-    t.liveSchedules += m.liveSchedules;
-    t.deadLetters += m.deadLetters;
-    t.crossingsSent += m.crossingsSent;
-    t.crossingsReceived += m.crossingsReceived;
-    t.crossingsRefused += m.crossingsRefused;
-    t.inboxDepth += m.inboxDepth;
+    for (const Figure& f : kFigures) {
+      t.*f.field = f.largest ? std::max(t.*f.field, m.*f.field) : t.*f.field + m.*f.field;
+    }
   }
   return t;
 }
@@ -158,58 +185,14 @@ std::string escaped(std::string_view value) {
   return out;
 }
 
-struct Family {
-  const char* name;  // after "coreactor_"
-  const char* type;  // counter or gauge
-  const char* help;
-  std::function<double(const IsolateMetrics&)> value;
-};
-
 }  // namespace
 
 std::string MetricsSnapshot::prometheusText() const {
-  const auto count = [](std::uint64_t IsolateMetrics::*field) {
-    return [field](const IsolateMetrics& m) { return static_cast<double>(m.*field); };
-  };
-  const auto seconds = [](std::uint64_t IsolateMetrics::*field) {
-    return [field](const IsolateMetrics& m) { return static_cast<double>(m.*field) * 1e-9; };
-  };
-  using M = IsolateMetrics;
-  const Family families[] = {
-      {"loop_iterations_total", "counter", "Loop iterations.", count(&M::iterations)},
-      {"macrotasks_total", "counter", "Macrotasks run (an actor's turn is one).",
-       count(&M::macrotasks)},
-      {"microtasks_total", "counter", "Microtasks run.", count(&M::microtasks)},
-      {"timers_fired_total", "counter", "Timer callbacks run.", count(&M::timersFired)},
-      {"loop_sleeps_total", "counter", "Times the loop blocked waiting for work.",
-       count(&M::sleeps)},
-      {"macrotask_queue_depth", "gauge", "Macrotasks waiting.", count(&M::macrotaskQueueDepth)},
-      {"microtask_queue_depth", "gauge", "Microtasks waiting.", count(&M::microtaskQueueDepth)},
-      {"timer_lag_seconds_total", "counter",
-       "How late fired timers ran after their deadlines, summed.", seconds(&M::timerLagSumNanos)},
-      {"timer_lag_max_seconds", "gauge", "The latest a timer has run after its deadline.",
-       seconds(&M::timerLagMaxNanos)},
-      {"turns_total", "counter", "Actor turns run.", count(&M::turns)},
-      {"messages_total", "counter", "User messages handled by actors.", count(&M::messages)},
-      {"hybrid_yields_total", "counter", "Yields of the default dispatcher to the loop.",
-       count(&M::hybridYields)},
-      {"live_actors", "gauge", "Actors alive, system actors included.", count(&M::liveActors)},
-      {"live_schedules", "gauge", "User schedules held.", count(&M::liveSchedules)},
-      {"dead_letters_total", "counter", "Messages that became dead letters.",
-       count(&M::deadLetters)},
-      {"crossings_sent_total", "counter", "Messages sent to other isolates.",
-       count(&M::crossingsSent)},
-      {"crossings_received_total", "counter", "Messages taken from other isolates.",
-       count(&M::crossingsReceived)},
-      {"crossings_refused_total", "counter", "Messages to other isolates refused at the bound.",
-       count(&M::crossingsRefused)},
-      {"inbox_depth", "gauge", "Letters from other threads waiting.", count(&M::inboxDepth)},
-  };
   const std::string systemLabel = "system=\"" + escaped(system) + "\"";
   std::string out;
   out.reserve(4096);
   char number[64];
-  for (const Family& f : families) {
+  for (const Figure& f : kFigures) {
     out += "# HELP coreactor_";
     out += f.name;
     out += ' ';
@@ -220,7 +203,8 @@ std::string MetricsSnapshot::prometheusText() const {
     out += f.type;
     out += '\n';
     for (const IsolateMetrics& m : isolates) {
-      std::snprintf(number, sizeof number, "%.17g", f.value(m));
+      const auto value = static_cast<double>(m.*f.field);
+      std::snprintf(number, sizeof number, "%.17g", f.nanoseconds ? value * 1e-9 : value);
       out += "coreactor_";
       out += f.name;
       out += '{' + systemLabel + ",isolate=\"" + std::to_string(m.isolate) + "\"} ";

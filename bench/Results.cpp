@@ -325,6 +325,10 @@ constexpr Target kTargets[] = {
     {"scaling: {n} pairs alone / together", kScalingFamily, "isolates/scaling/1", 1 / 0.9, "", true,
      kPairedFloorRatioCounter},
     {"idle system, CPU", "isolates/idle-cpu", nullptr, 1, "% cpu"},
+    // A flood of tells while a thread scrapes the metrics endpoint every
+    // 10 ms, batch for batch against a system nobody reads.
+    {"tell while scraped / plain", "metrics/tell/scraped", "metrics/tell/plain", 1.05, "", false,
+     kPairedFloorRatioCounter},
     // A thread that is no isolate feeds an actor: a Feeder's batch of 10k,
     // to the end of the handling, against moving as many letters' bytes
     // through moodycamel in bulk, thread to thread.

@@ -404,7 +404,7 @@ void Isolate::runPollers() {
 // deliver queues its units behind the chain's, in the same drain. The look
 // is cheap: one load of the poller's attention flag (for the rings, their
 // doorbell, transport/Link.ipp), and a call only when it is up.
-[[gnu::aligned(64)]] void Isolate::drainMicrotasksPolling() {
+void Isolate::drainMicrotasksPolling() {
   // The common case, one poller with a flag (an actor system's rings): the
   // look between units is one load of that flag, with no walk over pollers.
   const std::atomic<bool>* only = unitPollers_.size() == 1 ? attention_[0] : nullptr;
@@ -557,9 +557,7 @@ void Isolate::runIo() {
 
 // ---- macrotasks -----------------------------------------------------------------
 
-// Aligned, as the hot functions of the actor runtime are: where the link
-// put them, the same code measured up to a fifth slower (bench actor/pingpong).
-[[gnu::aligned(64)]] void Isolate::runMacrotasks() {
+void Isolate::runMacrotasks() {
   // The snapshot: what was queued when the phase began. Later posts wait for
   // the next iteration, after timers and I/O (L4).
   for (std::size_t n = macrotasks_.size(); n > 0; --n) {

@@ -33,10 +33,9 @@ std::string_view typeNameOf(const Message& message) noexcept {
 
 // The common case, into an unbounded mailbox with room on this thread's
 // isolate, makes no call but its tail (the turn, for an idle actor): it
-// saves no registers. It starts on a cache line of its own, as the turn
-// does (runtime/ActorCell.cpp says why).
+// saves no registers.
 template <class P>
-[[gnu::aligned(64)]] void ActorRef::send(detail::PayloadArg<P> payload, ActorRef sender) const {
+void ActorRef::send(detail::PayloadArg<P> payload, ActorRef sender) const {
   if (system_ != nullptr) [[likely]] {
     if (detail::Endpoint* endpoint = system_->endpointHere(*this)) [[likely]] {
       if (endpoint->kind == detail::Endpoint::Kind::Cell) [[likely]] {

@@ -34,6 +34,11 @@ inline constexpr const char* kBytesPerOpCounter = "bytes_per_op";
 /// median lateness).
 inline constexpr const char* kMicrosCounter = "latency_us";
 
+/// isolates/ask/*: the median latency of one ask, in ns (the figure), and
+/// beside it the 99th percentile.
+inline constexpr const char* kP50NsCounter = "p50_ns";
+inline constexpr const char* kP99NsCounter = "p99_ns";
+
 /// A row's cost over its floor's, each round of the row paired with a round
 /// of the floor run right after it, so that both see the same phase of the
 /// machine (the same CPU, the same minute); the median of those ratios. The

@@ -115,6 +115,7 @@
 
 #include "BenchSupport.hpp"
 #include "Results.hpp"
+#include "Workloads.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Feeder.hpp"
 #include "coreactor/detail/CpuRelax.hpp"
@@ -1285,6 +1286,122 @@ void askForeign(benchmark::State& state) {
   state.counters[kP99NsCounter] = percentile(latencies, 0.99);
 }
 
+// ---- isolates/ask/cross --------------------------------------------------------------
+
+using workloads::kCrossAsks;
+
+/// What a round of cross asks hands back to the bench thread.
+struct CrossAskRound {
+  std::mutex mutex;
+  std::condition_variable done;
+  bool finished = false;
+  std::int64_t answered = 0;
+  std::vector<double> latencies;  // ns, one per ask, in order
+};
+
+struct AskAcross {
+  CrossAskRound* round;
+};
+
+/// On AskAcross, asks its responder kCrossAsks times, one at a time: each
+/// answer's continuation takes the time and sends the next ask.
+class CrossAsker final : public Actor {
+ public:
+  explicit CrossAsker(ActorRef responder) : responder_(responder) {}
+  void receive(ReceiveContext& ctx) override {
+    if (const AskAcross* go = ctx.get<AskAcross>()) {
+      round_ = go->round;
+      round_->latencies.clear();
+      round_->answered = 0;
+      askNext(ctx);
+    }
+  }
+
+ private:
+  void askNext(ReceiveContext& ctx) {
+    const std::int64_t n = static_cast<std::int64_t>(round_->latencies.size());
+    asked_ = Steady::now();
+    ctx.ask<Response>(responder_, Request{n}, kGiveUp,
+                      [this, n](ReceiveContext& next, AskResult<Response>& result) {
+                        const Steady::duration took = Steady::now() - asked_;
+                        round_->latencies.push_back(
+                            std::chrono::duration<double, std::nano>(took).count());
+                        if (result.ok() && result.value().n == n) ++round_->answered;
+                        if (static_cast<std::int64_t>(round_->latencies.size()) < kCrossAsks) {
+                          askNext(next);
+                          return;
+                        }
+                        std::lock_guard<std::mutex> lock(round_->mutex);
+                        round_->finished = true;
+                        round_->done.notify_one();
+                      });
+  }
+
+  ActorRef responder_;
+  CrossAskRound* round_ = nullptr;
+  Steady::time_point asked_{};
+};
+
+/// isolates/ask/cross: an ask from an actor on isolate 0 to one on isolate 1,
+/// one at a time, each timed from the ask to its continuation. The figure is
+/// the p50 of every ask of the row; p99 and the mean beside it. Each round is
+/// paired with a round of floor/busy-poll-rtt right after it, and the row
+/// reports the median over rounds of the round's p50 and p99 over that
+/// floor (p50_x_floor_paired, p99_x_floor_paired), which the targets read.
+void askAcross(benchmark::State& state) {
+  CrossAskRound round;  // outlives the system, whose asker points at it
+  std::unique_ptr<ActorSystem> system;
+  ActorRef asker;
+  if (!setUp(state, [&] {
+        system = threadedSystem(2);
+        pinIsolates(*system, 2);
+        const ActorRef responder =
+            system->spawn<AskResponder>("responder", ActorOptions::create().withIsolate(1));
+        asker = system->spawn<CrossAsker>("asker", ActorOptions::create().withIsolate(0),
+                                          responder);
+      })) {
+    return;
+  }
+  std::vector<double> all;
+  std::vector<double> p50s;
+  std::vector<double> p99s;
+  Steady::duration spent{};
+  for (auto _ : state) {
+    {
+      std::lock_guard<std::mutex> lock(round.mutex);
+      round.finished = false;
+    }
+    asker.tell(AskAcross{&round});
+    std::unique_lock<std::mutex> lock(round.mutex);
+    if (!round.done.wait_for(lock, kGiveUp, [&] { return round.finished; })) {
+      state.SkipWithError("a round of asks did not finish");
+      break;
+    }
+    if (!checkCompleted(state, "asks answered", kCrossAsks, round.answered)) break;
+    double sum = 0;
+    for (const double ns : round.latencies) sum += ns;
+    spent += std::chrono::nanoseconds(static_cast<std::int64_t>(sum));
+    state.SetIterationTime(sum / 1e9);
+    all.insert(all.end(), round.latencies.begin(), round.latencies.end());
+    const Timed floor = busyPollRound();
+    if (floor.ran != kBusyRoundTrips || floor.elapsed.count() <= 0) {
+      state.SkipWithError("the paired floor round did not finish");
+      break;
+    }
+    const double floorNs = std::chrono::duration<double, std::nano>(floor.elapsed).count() /
+                           static_cast<double>(kBusyRoundTrips);
+    p50s.push_back(percentile(round.latencies, 0.5) / floorNs);
+    p99s.push_back(percentile(round.latencies, 0.99) / floorNs);
+  }
+  if (state.error_occurred() || all.empty()) return;
+  state.counters[kP50NsCounter] = percentile(all, 0.5);
+  state.counters[kP99NsCounter] = percentile(all, 0.99);
+  state.counters["mean_ns"] = std::chrono::duration<double, std::nano>(spent).count() /
+                              static_cast<double>(all.size());
+  state.counters[kP50PairedCounter] = medianOfSamples(std::move(p50s));
+  state.counters[kP99PairedCounter] = medianOfSamples(std::move(p99s));
+}
+
 // ---- floor/moodycamel-bulk, isolates/foreign/* ----------------------------------------
 
 /// The size of a foreign inbox's letter (runtime/ForeignInbox.hpp: the
@@ -1542,6 +1659,7 @@ void registerCrossBenchmarks(bool quick) {
     registerTimed(benchmark::RegisterBenchmark(scalingRow(n).c_str(), &scaling, n));
   }
   registerTimed(benchmark::RegisterBenchmark("isolates/ask/foreign", &askForeign));
+  registerTimed(benchmark::RegisterBenchmark(workloads::kCrossAskRow, &askAcross));
   registerTimed(benchmark::RegisterBenchmark("floor/moodycamel-bulk", &rounds<Timed (*)()>, "items",
                                              kForeignBatch, &moodycamelBulkRound));
   registerTimed(benchmark::RegisterBenchmark("isolates/foreign/tell", &foreignTells, false));

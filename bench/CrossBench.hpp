@@ -12,10 +12,10 @@ namespace coreactor::bench {
 /// isolates/idle-cpu: the process's CPU time over the window, in percent of
 /// one core (the figure).
 inline constexpr const char* kCpuPercentCounter = "cpu_percent";
-/// isolates/ask/foreign: the median latency of one ask, in ns (the figure),
-/// and beside it the 99th percentile.
-inline constexpr const char* kP50NsCounter = "p50_ns";
-inline constexpr const char* kP99NsCounter = "p99_ns";
+/// isolates/ask/cross: the median over rounds of a round's p50 (p99) over
+/// the busy-poll round trip measured right after it.
+inline constexpr const char* kP50PairedCounter = "p50_x_floor_paired";
+inline constexpr const char* kP99PairedCounter = "p99_x_floor_paired";
 /// isolates/pingpong/busy, beside the figure: messages the background load
 /// handled on each isolate per round trip (what a crossing waited behind).
 inline constexpr const char* kLoadPerRoundTripCounter = "load_msgs_per_rtt";

@@ -324,6 +324,12 @@ constexpr Target kTargets[] = {
     // at one speed, and still fair when they do not (bench/CrossBench.cpp).
     {"scaling: {n} pairs alone / together", kScalingFamily, "isolates/scaling/1", 1 / 0.9, "", true,
      kPairedFloorRatioCounter},
+    // An ask from an actor to an actor on the other isolate, one at a time,
+    // each round's p50 and p99 over the busy-poll round trip right after it.
+    {"ask across, p50 / busy-poll floor", workloads::kCrossAskRow, "floor/busy-poll-rtt", 3.0, "",
+     false, kP50PairedCounter},
+    {"ask across, p99 / busy-poll floor", workloads::kCrossAskRow, "floor/busy-poll-rtt", 10.0, "",
+     false, kP99PairedCounter},
     {"idle system, CPU", "isolates/idle-cpu", nullptr, 1, "% cpu"},
     // A flood of tells while a thread scrapes the metrics endpoint every
     // 10 ms, batch for batch against a system nobody reads.

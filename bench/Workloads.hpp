@@ -75,6 +75,12 @@ inline constexpr const char* kAskOneAtATimeRow = "actor/ask/one-at-a-time";
 /// one-at-a-time row as the comparison most favourable to CAF: in CAF 0.17
 /// each deadline is armed and cancelled through its timer thread.
 inline constexpr const char* kAskNoDeadlineRow = "actor/ask/one-at-a-time/no-deadline";
+/// An ask from an actor to an actor on another isolate (CAF: another actor
+/// of a system with two worker threads), one at a time, each timed from the
+/// ask to its continuation: p50 is the figure, p99 beside it.
+inline constexpr const char* kCrossAskRow = "isolates/ask/cross";
+/// Asks per round of kCrossAskRow.
+inline constexpr std::int64_t kCrossAsks = 2'000;
 inline std::string spawnRow(std::int64_t actors) {
   return "actor/spawn/" + std::to_string(actors);
 }

@@ -51,6 +51,8 @@
 // coreactor), hence its length.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+
 #include <caf/all.hpp>
 #include <chrono>
 #include <cstdint>
@@ -451,6 +453,73 @@ void ask(benchmark::State& state, const char* row, AskerBehavior behavior) {
     }
   }
   meter.report(state);
+}
+
+// ---- isolates/ask/cross ----------------------------------------------------------------
+
+/// What a round of isolates/ask/cross collects: one latency per ask, in ns.
+struct CrossAsks {
+  Round* round = nullptr;
+  std::int64_t answered = 0;
+  std::vector<double> latencies;
+  WallClock::time_point asked{};
+};
+
+void askAcrossNext(caf::event_based_actor* self, const caf::actor& responder, CrossAsks* asks) {
+  const int n = static_cast<int>(asks->latencies.size());
+  asks->asked = WallClock::now();
+  const auto next = [=](bool answered) {
+    asks->latencies.push_back(
+        std::chrono::duration<double, std::nano>(WallClock::now() - asks->asked).count());
+    if (answered) ++asks->answered;
+    if (static_cast<std::int64_t>(asks->latencies.size()) < workloads::kCrossAsks) {
+      askAcrossNext(self, responder, asks);
+    } else {
+      asks->round->finish(asks->answered);
+    }
+  };
+  self->request(responder, caf::duration{kAskTimeout}, Request{n})
+      .then([=](const Response& response) { next(response.n == n); },
+            [=](caf::error&) { next(false); });
+}
+
+/// On Go, asks kCrossAsks times, one at a time, timing each.
+caf::behavior crossAsker(caf::event_based_actor* self, caf::actor responder, CrossAsks* asks) {
+  return {[=](const Go& go) {
+    asks->round = go.round;
+    asks->answered = 0;
+    asks->latencies.clear();
+    go.round->begin = WallClock::now();
+    askAcrossNext(self, responder, asks);
+  }};
+}
+
+double percentileOf(std::vector<double> values, double p) {
+  std::sort(values.begin(), values.end());
+  return values[static_cast<std::size_t>(p * static_cast<double>(values.size() - 1))];
+}
+
+/// isolates/ask/cross: two worker threads, the asker and the responder
+/// where CAF's scheduler puts them; the p50 of every ask is the figure.
+void askAcross(benchmark::State& state) {
+  CrossAsks asks;  // first: it outlives the actors that write into it
+  Arm arm(workloads::kCrossAskRow, 2);
+  const caf::actor responder = arm.spawn(askResponder);
+  const caf::actor driver = arm.spawn(crossAsker, responder, &asks);
+  std::vector<double> all;
+  double spent = 0;
+  for (auto _ : state) {
+    Round round;
+    const OpMeter::Timed timed = arm.runRound(driver, round, Go{&round});
+    if (!checkCompleted(state, "asks answered", workloads::kCrossAsks, timed.ran)) break;
+    for (const double ns : asks.latencies) spent += ns;
+    all.insert(all.end(), asks.latencies.begin(), asks.latencies.end());
+    state.SetIterationTime(std::chrono::duration<double>(timed.elapsed).count());
+  }
+  if (state.error_occurred() || all.empty()) return;
+  state.counters[kP50NsCounter] = percentileOf(all, 0.5);
+  state.counters[kP99NsCounter] = percentileOf(all, 0.99);
+  state.counters["mean_ns"] = spent / static_cast<double>(all.size());
 }
 
 // ---- actor/spawn/<N> and actor/memory -------------------------------------------------------
@@ -1175,6 +1244,7 @@ void registerBenchmarks() {
   }
   timed(benchmark::RegisterBenchmark(workloads::pingPongRow().c_str(), &pingPong));
   timed(benchmark::RegisterBenchmark(workloads::kAskRow, &ask, workloads::kAskRow, &asker));
+  timed(benchmark::RegisterBenchmark(workloads::kCrossAskRow, &askAcross));
   timed(benchmark::RegisterBenchmark(workloads::kAskOneAtATimeRow, &ask,
                                      workloads::kAskOneAtATimeRow, &oneAtATimeAsker));
   timed(benchmark::RegisterBenchmark(workloads::kAskNoDeadlineRow, &ask,

@@ -1321,20 +1321,20 @@ class CrossAsker final : public Actor {
   void askNext(ReceiveContext& ctx) {
     const std::int64_t n = static_cast<std::int64_t>(round_->latencies.size());
     asked_ = Steady::now();
-    ctx.ask<Response>(responder_, Request{n}, kGiveUp,
-                      [this, n](ReceiveContext& next, AskResult<Response>& result) {
-                        const Steady::duration took = Steady::now() - asked_;
-                        round_->latencies.push_back(
-                            std::chrono::duration<double, std::nano>(took).count());
-                        if (result.ok() && result.value().n == n) ++round_->answered;
-                        if (static_cast<std::int64_t>(round_->latencies.size()) < kCrossAsks) {
-                          askNext(next);
-                          return;
-                        }
-                        std::lock_guard<std::mutex> lock(round_->mutex);
-                        round_->finished = true;
-                        round_->done.notify_one();
-                      });
+    ctx.ask<Response>(
+        responder_, Request{n}, kGiveUp,
+        [this, n](ReceiveContext& next, AskResult<Response>& result) {
+          const Steady::duration took = Steady::now() - asked_;
+          round_->latencies.push_back(std::chrono::duration<double, std::nano>(took).count());
+          if (result.ok() && result.value().n == n) ++round_->answered;
+          if (static_cast<std::int64_t>(round_->latencies.size()) < kCrossAsks) {
+            askNext(next);
+            return;
+          }
+          std::lock_guard<std::mutex> lock(round_->mutex);
+          round_->finished = true;
+          round_->done.notify_one();
+        });
   }
 
   ActorRef responder_;
@@ -1357,8 +1357,8 @@ void askAcross(benchmark::State& state) {
         pinIsolates(*system, 2);
         const ActorRef responder =
             system->spawn<AskResponder>("responder", ActorOptions::create().withIsolate(1));
-        asker = system->spawn<CrossAsker>("asker", ActorOptions::create().withIsolate(0),
-                                          responder);
+        asker =
+            system->spawn<CrossAsker>("asker", ActorOptions::create().withIsolate(0), responder);
       })) {
     return;
   }
@@ -1396,8 +1396,8 @@ void askAcross(benchmark::State& state) {
   if (state.error_occurred() || all.empty()) return;
   state.counters[kP50NsCounter] = percentile(all, 0.5);
   state.counters[kP99NsCounter] = percentile(all, 0.99);
-  state.counters["mean_ns"] = std::chrono::duration<double, std::nano>(spent).count() /
-                              static_cast<double>(all.size());
+  state.counters["mean_ns"] =
+      std::chrono::duration<double, std::nano>(spent).count() / static_cast<double>(all.size());
   state.counters[kP50PairedCounter] = medianOfSamples(std::move(p50s));
   state.counters[kP99PairedCounter] = medianOfSamples(std::move(p99s));
 }

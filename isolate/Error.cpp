@@ -57,6 +57,17 @@ class Category final : public std::error_category {
         return "ErrWouldDeadlock: the wait would block the only thread that can complete it";
       case Error::ErrInvalidCron:
         return "ErrInvalidCron: a cron expression that does not parse or can never fire";
+      case Error::ErrNotSerializable:
+        return "ErrNotSerializable: the message's type is not registered to cross between "
+               "processes";
+      case Error::ErrUnknownRemoteType:
+        return "ErrUnknownRemoteType: the bytes name a remote type this process has not "
+               "registered";
+      case Error::ErrRemoteTypeClash:
+        return "ErrRemoteTypeClash: a remote type's name or id is already registered for "
+               "another type";
+      case Error::ErrMalformedFrame:
+        return "ErrMalformedFrame: bytes from another process that do not decode";
     }
     return "unknown coreactor error " + std::to_string(code);
   }

@@ -48,6 +48,10 @@ enum class Error : int {
   ErrNotManual,          ///< runUntilIdle() on a system whose isolates run on threads.
   ErrWouldDeadlock,      ///< A blocking wait for work only the waiting thread could do.
   ErrInvalidCron,        ///< A cron expression that does not parse or can never fire.
+  ErrNotSerializable,    ///< A message of a type not registered to cross between processes.
+  ErrUnknownRemoteType,  ///< Bytes naming a remote type id this process has not registered.
+  ErrRemoteTypeClash,    ///< A remote type name or id registered twice for different types.
+  ErrMalformedFrame,     ///< Bytes from another process that do not decode.
 };
 
 /// The category of every coreactor error code; its name is "coreactor".

@@ -68,6 +68,8 @@ class Category final : public std::error_category {
                "another type";
       case Error::ErrMalformedFrame:
         return "ErrMalformedFrame: bytes from another process that do not decode";
+      case Error::ErrMessageTooLarge:
+        return "ErrMessageTooLarge: a message for another process is larger than the limit";
     }
     return "unknown coreactor error " + std::to_string(code);
   }

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "Logging.hpp"
+#include "RemoteRoutes.hpp"
 #include "SystemCore.hpp"
 #include "coreactor/Async.hpp"
 
@@ -385,9 +386,9 @@ void ActorSystem::ask(const ActorRef& target, Message message, std::chrono::nano
 detail::AskWaitGuard ActorSystem::waitGuard(const ActorRef& target) noexcept {
   // From outside, the reply slot lives on the target's isolate
   // (SystemCore::ask); an ask to no actor of ours fails at once.
-  if (!core_->isOurs(target)) return {};
-  return detail::AskWaitGuard{this, &core_->runtime(target.isolateIndex()),
-                              core_->options().manualRun()};
+  if (!core_->isOursOrRemote(target)) return {};
+  const std::size_t replyIsolate = core_->isOurs(target) ? target.isolateIndex() : 0;
+  return detail::AskWaitGuard{this, &core_->runtime(replyIsolate), core_->options().manualRun()};
 }
 
 void detail::AskWaitGuard::beforeWait(bool (*ready)(const void*), const void* future) const {
@@ -432,6 +433,32 @@ std::size_t ActorSystem::isolateCount() const noexcept {
 std::vector<IsolatePlacement> ActorSystem::placement() const {
   return core_->placement();
 }
+int ActorSystem::rank() const noexcept {
+  return core_->remote() != nullptr ? core_->remote()->rank() : 0;
+}
+
+int ActorSystem::rankOf(const ActorRef& ref) const noexcept {
+  if (core_->isOurs(ref)) return rank();
+  return core_->isRemote(ref) ? core_->remote()->rankOf(ref) : -1;
+}
+
+AskFuture<ActorRef> ActorSystem::lookup(int rank, const std::string& name,
+                                        std::chrono::nanoseconds timeout) {
+  detail::RemoteRoutes* remote = core_->remote();
+  if (remote == nullptr) throwError(Error::ErrInvalidOption, "lookup: the system has no cluster");
+  const ActorRef service = remote->serviceOf(rank);  // ErrInvalidOption for no such rank
+  if (rank == remote->rank()) {
+    std::promise<ActorRef> here;
+    here.set_value(core_->topLevelNamed(name));
+    return AskFuture<ActorRef>(here.get_future(), detail::AskWaitGuard{});
+  }
+  return ask<ActorRef>(service, detail::LookupRequest{name}, timeout);
+}
+
+ClusterStats ActorSystem::clusterStats() const noexcept {
+  return core_->remote() != nullptr ? core_->remote()->stats() : ClusterStats{};
+}
+
 std::uint16_t ActorSystem::metricsEndpointPort() const noexcept {
   return core_->metricsEndpointPort();
 }

@@ -120,13 +120,14 @@ void SystemCore::ask(const ActorRef& target, Message message, std::chrono::nanos
     completion(nullptr, make_error_code(Error::ErrActorSystemNotStarted));
     return;
   }
-  if (!isOurs(target)) {  // none, or another system's: no actor of ours answers
+  if (!isOursOrRemote(target)) {  // none, or another system's: no actor of ours answers
     completion(nullptr, make_error_code(Error::ErrDead));
     return;
   }
   // From outside, the reply slot lives on the target's isolate (from an
-  // actor, on the asker's: askFromActor).
-  IsolateRuntime& rt = *isolates_[target.isolateIndex()];
+  // actor, on the asker's: askFromActor); for an actor of another rank, on
+  // isolate 0.
+  IsolateRuntime& rt = *isolates_[isOurs(target) ? target.isolateIndex() : 0];
   const auto reservation = rt.table.reserve(isLocal(rt));
   auto* endpoint = new AskEndpoint(rt, reservation.slot, std::move(completion));
   startAsk(rt, endpoint, reservation.slot, reservation.generation, target, std::move(message),
@@ -142,7 +143,7 @@ void SystemCore::askFromActor(const ActorRef& asker, std::uint32_t incarnation,
   const auto reservation = rt.table.reserve(true);
   auto* endpoint = new AskEndpoint(rt, reservation.slot, asker, std::move(continuation));
   endpoint->incarnation = incarnation;
-  if (!isOurs(target)) {  // none, or another system's: no actor of ours answers
+  if (!isOursOrRemote(target)) {  // none, or another system's: no actor of ours answers
     rt.table.publish(reservation.slot, endpoint);
     endpoint->complete(nullptr, make_error_code(Error::ErrDead));
     return;

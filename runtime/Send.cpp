@@ -4,6 +4,7 @@
 // the asks a failed delivery fails. See the top comment of SystemCore.hpp.
 #include <thread>
 
+#include "RemoteRoutes.hpp"
 #include "SystemCore.hpp"
 
 namespace coreactor::detail {
@@ -98,6 +99,12 @@ template void ActorRef::send<Message>(Message&& payload, ActorRef sender) const;
 namespace coreactor::detail {
 
 void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
+  if (isRemote(target)) {
+    // An actor of another rank: bytes for the cluster's link. A type that
+    // cannot cross throws here, at the send.
+    remote_->send(target, std::move(envelope.message), envelope.sender);
+    return;
+  }
   if (target.isNone() || target.isolateIndex() >= isolates_.size()) {
     deadLetter(target, std::move(envelope), "no such actor");
     return;

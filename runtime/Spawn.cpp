@@ -148,6 +148,14 @@ bool SystemCore::isTopLevel(const ActorRef& child) {
          isolates_[child.isolateIndex()]->table.isTopLevel(child.slot(), child.generation());
 }
 
+ActorRef SystemCore::topLevelNamed(const std::string& name) {
+  std::lock_guard<std::mutex> lock(topMutex_);
+  const auto it = topByName_.find(name);
+  // 0 while the spawn that holds the name is under way.
+  if (it == topByName_.end() || it->second == 0) return ActorRef();
+  return refOf(it->second);
+}
+
 std::vector<ActorRef> SystemCore::topLevel() {
   std::vector<ActorRef> refs;
   for (const auto& rt : isolates_) {

@@ -6,6 +6,7 @@
 
 #include "Logging.hpp"
 #include "MetricsEndpoint.hpp"
+#include "RemoteRoutes.hpp"
 #include "coreactor/Dispatchers.hpp"
 #include "isolate/Placement.hpp"
 
@@ -90,13 +91,23 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
       /*guardian=*/true);
   home.table.publish(reservation.slot, cell);
   sendSystem(guardian_, SystemMessage{SysKind::Start, {}, nullptr});
+  // Collective: every rank learns the others' isolates here.
+  if (options_.cluster() != nullptr) {
+    remote_ = std::make_unique<RemoteRoutes>(*this, options_.cluster(),
+                                             options_.remoteMessageLimit());
+  }
 }
 
 SystemCore::~SystemCore() {
   stop();
 }
 
+bool SystemCore::isRemote(const ActorRef& ref) const noexcept {
+  return remote_ != nullptr && ref.system_ == this && remote_->routes(ref);
+}
+
 void SystemCore::start() {
+  if (remote_ != nullptr) remote_->start();
   if (const auto& port = options_.metricsPort()) {
     metricsEndpoint_ = std::make_shared<MetricsEndpoint>(*this, *isolates_.front()->isolate,
                                                          options_.metricsAddress(), *port);

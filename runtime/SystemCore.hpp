@@ -59,6 +59,7 @@ inline thread_local std::uint64_t tThreadSerial = 0;
 std::uint64_t threadSerial() noexcept;
 
 class MetricsEndpoint;
+class RemoteRoutes;
 
 // ---- the system ------------------------------------------------------------------
 
@@ -176,6 +177,14 @@ class SystemCore {
   bool isOurs(const ActorRef& ref) const noexcept {
     return ref.system_ == this && ref.isolateIndex() < isolateCount_;
   }
+  /// A reference of this system to an actor of another rank of its cluster.
+  bool isRemote(const ActorRef& ref) const noexcept;
+  /// isOurs or isRemote.
+  bool isOursOrRemote(const ActorRef& ref) const noexcept { return isOurs(ref) || isRemote(ref); }
+  /// The system's side of its cluster, or null.
+  RemoteRoutes* remote() const noexcept { return remote_.get(); }
+  /// The top-level actor of that name, or none. Any thread.
+  ActorRef topLevelNamed(const std::string& name);
   void deadLetter(const ActorRef& recipient, Envelope&& envelope, const char* reason);
 
   /// Spawns an actor under `parent` (nullptr: the user guardian, and the
@@ -389,6 +398,8 @@ class SystemCore {
   bool stopLoopsWhenEmpty_ = false;  // guarded by topMutex_
   // ActorSystemOptions::withMetricsEndpoint, on isolate 0 (MetricsEndpoint.cpp).
   std::shared_ptr<MetricsEndpoint> metricsEndpoint_;
+  /// The system's side of a cluster (withCluster), or null.
+  std::unique_ptr<RemoteRoutes> remote_;
 };
 
 inline ActorRef ActorCell::self() const noexcept {

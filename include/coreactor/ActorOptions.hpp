@@ -31,6 +31,8 @@ class sink;
 
 namespace coreactor {
 
+class Cluster;
+
 /// How much the system logs (spdlog's levels).
 enum class LogLevel {
   Trace,     ///< everything
@@ -247,6 +249,18 @@ class ActorSystemOptions {
   /// serves it while its loops are driven.
   ActorSystemOptions withMetricsEndpoint(std::uint16_t port,
                                          std::string address = "127.0.0.1") const;
+  /// Makes the system one of a cluster's (coreactor/Cluster.hpp): references
+  /// to the actors of the other ranks work as local ones. Creating the
+  /// system is then collective (every rank creates its system with the
+  /// cluster), and so is its shutdown. A message for another rank that
+  /// encodes to more than `messageLimit` bytes is ErrMessageTooLarge at the
+  /// send. ErrInvalidOption for a null cluster or a limit of 0; at create,
+  /// for a cluster that serves another system, or whose ranks hold more
+  /// than 4096 isolates together.
+  ActorSystemOptions withCluster(std::shared_ptr<Cluster> cluster,
+                                 std::size_t messageLimit = kDefaultRemoteMessageLimit) const;
+  /// The default limit of withCluster(): 64 MiB.
+  static constexpr std::size_t kDefaultRemoteMessageLimit = std::size_t{64} << 20;
   /// The idle poll window of a system that does not choose one: about two
   /// wake-ups' worth on this machine kind, so an isolate that spins in vain
   /// wastes at most what one wake-up round trip would have cost.
@@ -288,6 +302,10 @@ class ActorSystemOptions {
   const std::optional<std::uint16_t>& metricsPort() const noexcept { return metricsPort_; }
   /// The address of withMetricsEndpoint().
   const std::string& metricsAddress() const noexcept { return metricsAddress_; }
+  /// The cluster of withCluster(), or nullptr.
+  const std::shared_ptr<Cluster>& cluster() const noexcept { return cluster_; }
+  /// The message limit of withCluster().
+  std::size_t remoteMessageLimit() const noexcept { return remoteMessageLimit_; }
 
  private:
   std::shared_ptr<Dispatcher> dispatcher_;
@@ -306,6 +324,8 @@ class ActorSystemOptions {
   std::optional<std::chrono::nanoseconds> idlePoll_;
   std::optional<std::uint16_t> metricsPort_;
   std::string metricsAddress_;
+  std::shared_ptr<Cluster> cluster_;
+  std::size_t remoteMessageLimit_ = kDefaultRemoteMessageLimit;
 };
 
 }  // namespace coreactor

@@ -38,6 +38,7 @@
 #include "coreactor/Actor.hpp"
 #include "coreactor/ActorOptions.hpp"
 #include "coreactor/ActorRef.hpp"
+#include "coreactor/Cluster.hpp"
 #include "coreactor/Error.hpp"
 #include "coreactor/EventStream.hpp"
 #include "coreactor/Metrics.hpp"
@@ -251,6 +252,21 @@ class ActorSystem : public SchedulingCalls<ActorSystem> {
   /// The port the metrics endpoint listens on (ActorSystemOptions::
   /// withMetricsEndpoint; the one taken for port 0); 0 without an endpoint.
   std::uint16_t metricsEndpointPort() const noexcept;
+  // ---- the cluster (coreactor/Cluster.hpp, docs/cluster.md) ----
+  /// This system's rank in its cluster; 0 without one.
+  int rank() const noexcept;
+  /// The rank whose system runs the actor `ref` names: this one's for a
+  /// local actor, -1 for the empty reference or another system's.
+  int rankOf(const ActorRef& ref) const noexcept;
+  /// The top-level actor named `name` on rank `rank` (this one's too), or
+  /// the empty reference if it has none by that name: an ask of that
+  /// rank's lookup service, answered by its link. ErrInvalidOption without
+  /// a cluster or for a rank it does not have; the future fails with
+  /// ErrAskTimeout if the answer takes longer than `timeout`.
+  AskFuture<ActorRef> lookup(int rank, const std::string& name,
+                             std::chrono::nanoseconds timeout = std::chrono::seconds(5));
+  /// This rank's traffic with the others; zeros without a cluster.
+  ClusterStats clusterStats() const noexcept;
   /// Isolate `index`. Throws ErrIsolateOutOfRange.
   Isolate& isolate(std::size_t index);
   /// The system default dispatcher instance of isolate `index`.

@@ -52,6 +52,7 @@ enum class Error : int {
   ErrUnknownRemoteType,  ///< Bytes naming a remote type id this process has not registered.
   ErrRemoteTypeClash,    ///< A remote type name or id registered twice for different types.
   ErrMalformedFrame,     ///< Bytes from another process that do not decode.
+  ErrMessageTooLarge,    ///< A message for another process larger than the configured limit.
 };
 
 /// The category of every coreactor error code; its name is "coreactor".

@@ -15,9 +15,11 @@
 //
 // The id is the 64-bit FNV-1a hash of the name, so it is the same in every
 // process that registers the name, whatever the order of registration.
-// A trivially copyable type crosses as its own bytes; any other type through
-// cereal's binary archive (Debian's libcereal-dev, header-only), with the
-// `serialize` (or `save`/`load`) cereal asks for. All processes are assumed
+// A type with a cereal `serialize` (or `save`/`load`) crosses through
+// cereal's binary archive (Debian's libcereal-dev, header-only); any other
+// trivially copyable type as its own bytes. An ActorRef, alone or inside a
+// message with a `serialize`, crosses as (rank, id) and names the same
+// actor on the other side. All processes are assumed
 // to be the same build on the same architecture (byte order, padding), as
 // `mpirun` of one program gives. A trivially copyable type that holds a
 // pointer crosses as that pointer's bytes, meaningless in the other process:
@@ -47,6 +49,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "coreactor/ActorRef.hpp"
 #include "coreactor/Error.hpp"
 #include "coreactor/Message.hpp"
 
@@ -56,6 +59,21 @@ namespace coreactor {
 using RemoteTypeId = std::uint64_t;
 
 namespace detail {
+
+/// A reference as it crosses between processes: the rank of the actor's
+/// system and the id the actor has there (ActorRef::id on that rank).
+struct WireRef {
+  std::uint32_t rank = 0xFFFFFFFF;  ///< 0xFFFFFFFF: the empty reference
+  std::uint64_t id = 0;
+};
+/// `ref` as the wire carries it, on a thread that encodes a message for
+/// another rank (ErrNotSerializable anywhere else, or for a reference of
+/// another system).
+WireRef refToWire(const ActorRef& ref);
+/// The reference here of `ref`, on a thread that decodes a message from
+/// another rank (ErrMalformedFrame for a rank or isolate the cluster does
+/// not have).
+ActorRef refFromWire(const WireRef& ref);
 
 /// What the registry knows of one remote type.
 struct RemoteType {
@@ -84,7 +102,16 @@ RemoteTypeId registerRemote(std::string_view name, RemoteType entry);
 
 template <class T>
 struct RemoteCodec {
-  static constexpr bool kTrivial = std::is_trivially_copyable_v<T>;
+  /// A type cereal can write (it has a serialize or save/load, or is one
+  /// cereal knows) goes through cereal, even if trivially copyable: an
+  /// ActorRef, or a struct holding one, must be translated, not copied.
+  static constexpr bool kCereal =
+      cereal::traits::is_output_serializable<T, cereal::BinaryOutputArchive>::value &&
+      !std::is_arithmetic_v<T> && !std::is_enum_v<T>;
+  static constexpr bool kTrivial = !kCereal && std::is_trivially_copyable_v<T>;
+  static_assert(kCereal || kTrivial,
+                "a remote type that is not trivially copyable needs a cereal serialize "
+                "(or save/load)");
 
   static void encode(const Message& message, std::string& out) {
     const T& value = *message.get<T>();
@@ -133,6 +160,21 @@ struct RemoteCodec {
 };
 
 }  // namespace detail
+
+/// cereal's way to write an ActorRef inside a message for another rank:
+/// (rank, id), translated on both sides.
+template <class Archive>
+void save(Archive& archive, const ActorRef& ref) {
+  const detail::WireRef wire = detail::refToWire(ref);
+  archive(wire.rank, wire.id);
+}
+/// cereal's way to read an ActorRef written by save().
+template <class Archive>
+void load(Archive& archive, ActorRef& ref) {
+  detail::WireRef wire;
+  archive(wire.rank, wire.id);
+  ref = detail::refFromWire(wire);
+}
 
 /// Registers T as a type that may cross between processes under `name`
 /// (the same name in every process). Returns its id. Throws

@@ -1,0 +1,242 @@
+// runtime/RemoteRoutes.cpp — see the header.
+#include "runtime/RemoteRoutes.hpp"
+
+#include <cereal/types/string.hpp>
+#include <cstring>
+
+#include "runtime/SystemCore.hpp"
+
+namespace coreactor::detail {
+
+namespace {
+
+/// The routes of the message this thread is encoding or decoding, for the
+/// references inside it (refToWire, refFromWire).
+thread_local const RemoteRoutes* tRoutes = nullptr;
+
+struct RoutesScope {
+  explicit RoutesScope(const RemoteRoutes* routes) noexcept : saved(tRoutes) { tRoutes = routes; }
+  ~RoutesScope() { tRoutes = saved; }
+  RoutesScope(const RoutesScope&) = delete;
+  RoutesScope& operator=(const RoutesScope&) = delete;
+  const RemoteRoutes* saved;
+};
+
+/// The id of a rank's lookup service: isolate 0, the slot no actor table
+/// hands out, generation 0.
+constexpr std::uint64_t kServiceId = std::uint64_t{0xFFFFFF} << 28;
+
+constexpr std::size_t kUnitHeader = 8 + 4 + 8;
+
+std::uint64_t withIsolate(std::uint64_t id, std::uint32_t isolate) noexcept {
+  return (id & ((std::uint64_t{1} << 52) - 1)) | (std::uint64_t{isolate} << 52);
+}
+
+}  // namespace
+
+// ---- references inside messages -----------------------------------------------------
+
+WireRef refToWire(const ActorRef& ref) {
+  if (tRoutes == nullptr) {
+    throwError(Error::ErrNotSerializable,
+               "an ActorRef is written only inside a message for another rank");
+  }
+  return tRoutes->toWire(ref);
+}
+
+ActorRef refFromWire(const WireRef& ref) {
+  if (tRoutes == nullptr) {
+    throwError(Error::ErrMalformedFrame, "an ActorRef is read only from a message of another rank");
+  }
+  return tRoutes->fromWire(ref);
+}
+
+// ---- set-up -------------------------------------------------------------------------
+
+RemoteRoutes::RemoteRoutes(SystemCore& core, std::shared_ptr<Cluster> cluster,
+                           std::size_t messageLimit)
+    : core_(core),
+      cluster_(std::move(cluster)),
+      link_(cluster_->link()),
+      messageLimit_(messageLimit),
+      rank_(link_.rank()),
+      localCount_(static_cast<std::uint32_t>(core.isolateCount())) {
+  if (!cluster_->attach()) {
+    throwError(Error::ErrInvalidOption, "the cluster already serves another actor system");
+  }
+  registerRemoteType<ActorRef>("coreactor.ActorRef");
+  registerRemoteType<LookupRequest>("coreactor.LookupRequest");
+  const std::vector<std::uint64_t> counts = link_.allGather(localCount_);
+  std::uint64_t total = 0;
+  for (const std::uint64_t n : counts) total += n;
+  if (total > 4096) {
+    cluster_->detach();
+    throwError(Error::ErrInvalidOption, "a cluster of " + std::to_string(total) +
+                                            " isolates: at most 4096 in all ranks together");
+  }
+  total_ = static_cast<std::uint32_t>(total);
+  firstIsolate_.assign(counts.size(), 0);
+  isolatesOf_.assign(counts.size(), 0);
+  rankOfIsolate_.assign(total_, rank_);
+  std::uint32_t next = localCount_;
+  for (std::size_t r = 0; r < counts.size(); ++r) {
+    isolatesOf_[r] = static_cast<std::uint32_t>(counts[r]);
+    if (static_cast<int>(r) == rank_) continue;
+    firstIsolate_[r] = next;
+    for (std::uint32_t k = 0; k < isolatesOf_[r]; ++k)
+      rankOfIsolate_[next + k] = static_cast<int>(r);
+    next += isolatesOf_[r];
+  }
+}
+
+RemoteRoutes::~RemoteRoutes() {
+  cluster_->detach();
+}
+
+void RemoteRoutes::start() {
+  link_.start(*this);
+  started_ = true;
+}
+
+void RemoteRoutes::stop() {
+  if (!started_ || stopped_) return;
+  stopped_ = true;
+  link_.stop();
+}
+
+int RemoteRoutes::rankOf(const ActorRef& ref) const noexcept {
+  return ref.isolateIndex() < total_ ? rankOfIsolate_[ref.isolateIndex()] : -1;
+}
+
+ActorRef RemoteRoutes::serviceOf(int rank) const {
+  if (rank < 0 || rank >= size()) {
+    throwError(Error::ErrInvalidOption,
+               "rank " + std::to_string(rank) + " of a cluster of " + std::to_string(size()));
+  }
+  return core_.makeRef(withIsolate(kServiceId, rank == rank_ ? 0 : firstIsolate_[rank]));
+}
+
+// ---- references ---------------------------------------------------------------------
+
+WireRef RemoteRoutes::toWire(const ActorRef& ref) const {
+  if (ref.isNone()) return WireRef{};
+  if (!core_.isOursOrRemote(ref)) {
+    throwError(Error::ErrNotSerializable,
+               "a reference of another actor system cannot cross to another rank");
+  }
+  const std::uint32_t isolate = ref.isolateIndex();
+  if (isolate < localCount_) return WireRef{static_cast<std::uint32_t>(rank_), ref.id()};
+  const int rank = rankOfIsolate_[isolate];
+  return WireRef{static_cast<std::uint32_t>(rank),
+                 withIsolate(ref.id(), isolate - firstIsolate_[static_cast<std::size_t>(rank)])};
+}
+
+ActorRef RemoteRoutes::fromWire(const WireRef& ref) const {
+  if (ref.rank == kNoRank) return ActorRef();
+  if (ref.rank >= isolatesOf_.size()) {
+    throwError(Error::ErrMalformedFrame, "a reference to rank " + std::to_string(ref.rank) +
+                                             " of a cluster of " + std::to_string(size()));
+  }
+  const auto isolate = static_cast<std::uint32_t>(ref.id >> 52);
+  if (isolate >= isolatesOf_[ref.rank]) {
+    throwError(Error::ErrMalformedFrame, "a reference to isolate " + std::to_string(isolate) +
+                                             " of rank " + std::to_string(ref.rank) +
+                                             ", which has " +
+                                             std::to_string(isolatesOf_[ref.rank]));
+  }
+  if (static_cast<int>(ref.rank) == rank_) return core_.makeRef(ref.id);
+  return core_.makeRef(withIsolate(ref.id, firstIsolate_[ref.rank] + isolate));
+}
+
+// ---- sending ------------------------------------------------------------------------
+
+void RemoteRoutes::send(const ActorRef& target, Message&& message, const ActorRef& sender) {
+  std::string unit;
+  try {
+    const RoutesScope scope(this);
+    const WireRef to = toWire(target);
+    const WireRef from = toWire(sender);
+    unit.resize(kUnitHeader);
+    std::memcpy(unit.data(), &to.id, 8);
+    std::memcpy(unit.data() + 8, &from.rank, 4);
+    std::memcpy(unit.data() + 12, &from.id, 8);
+    wire::encode(message, unit);
+    if (unit.size() > messageLimit_) {
+      throwError(Error::ErrMessageTooLarge,
+                 std::string(message.typeName()) + " encodes to " + std::to_string(unit.size()) +
+                     " bytes for rank " + std::to_string(to.rank) + "; the limit is " +
+                     std::to_string(messageLimit_) + " (ActorSystemOptions::withCluster)");
+    }
+  } catch (...) {
+    refusedAtSend_.fetch_add(1, std::memory_order_relaxed);
+    throw;
+  }
+  const int rank = rankOf(target);
+  if (!link_.send(rank, std::move(unit))) {
+    // The link stopped (the system is going away): what it would have
+    // carried is this rank's dead letter.
+    core_.deadLetter(target, Envelope{std::move(message), sender}, "the cluster link has stopped");
+    return;
+  }
+  sent_.fetch_add(1, std::memory_order_relaxed);
+}
+
+// ---- receiving (the link's thread) -------------------------------------------------
+
+void RemoteRoutes::receive(int fromRank, std::string_view bytes) {
+  received_.fetch_add(1, std::memory_order_relaxed);
+  ActorRef target;
+  ActorRef sender;
+  Message message;
+  try {
+    if (bytes.size() < kUnitHeader) {
+      throwError(Error::ErrMalformedFrame, "a unit of " + std::to_string(bytes.size()) + " bytes");
+    }
+    const RoutesScope scope(this);
+    WireRef to{static_cast<std::uint32_t>(rank_), 0};
+    WireRef from;
+    std::memcpy(&to.id, bytes.data(), 8);
+    std::memcpy(&from.rank, bytes.data() + 8, 4);
+    std::memcpy(&from.id, bytes.data() + 12, 8);
+    target = fromWire(to);
+    sender = fromWire(from);
+    std::size_t used = 0;
+    message = wire::decode(bytes.substr(kUnitHeader), used);
+  } catch (const std::exception& e) {
+    undecodable_.fetch_add(1, std::memory_order_relaxed);
+    core_.log().error("a message from rank {} could not be decoded, dropped: {}", fromRank,
+                      e.what());
+    return;
+  }
+  delivered_.fetch_add(1, std::memory_order_relaxed);
+  if (target.id() == kServiceId) {
+    // A lookup of a top-level actor by name: answered from here.
+    ActorRef found;
+    if (const LookupRequest* lookup = message.get<LookupRequest>()) {
+      found = core_.topLevelNamed(lookup->name);
+    }
+    try {
+      sender.tell(found);
+    } catch (const std::exception& e) {
+      core_.log().error("the answer to a lookup from rank {} was not sent: {}", fromRank, e.what());
+    }
+    return;
+  }
+  target.deliver(std::move(message), sender);
+}
+
+ClusterStats RemoteRoutes::stats() const noexcept {
+  const transport::ProcessLinkStats link = link_.stats();
+  ClusterStats s;
+  s.sent = sent_.load(std::memory_order_relaxed);
+  s.received = received_.load(std::memory_order_relaxed);
+  s.delivered = delivered_.load(std::memory_order_relaxed);
+  s.undecodable = undecodable_.load(std::memory_order_relaxed);
+  s.refusedAtSend = refusedAtSend_.load(std::memory_order_relaxed);
+  s.bytesSent = link.bytesSent;
+  s.bytesReceived = link.bytesReceived;
+  s.batchesSent = link.batchesSent;
+  return s;
+}
+
+}  // namespace coreactor::detail

@@ -1,0 +1,352 @@
+// Actor systems over MPI ranks (coreactor/Cluster.hpp): ctest runs this
+// program under `mpirun -np 2` and `-np 3`. Every rank runs the same tests
+// in the same order; creating and shutting down a system are collective, so
+// each test makes its own system on every rank and shuts it down. A rank
+// that fails an assertion leaves the others waiting in a collective: the
+// run then ends by ctest's timeout, with the failure printed.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <atomic>
+#include <cereal/types/string.hpp>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "coreactor/ActorSystem.hpp"
+#include "coreactor/Cluster.hpp"
+#include "coreactor/Remote.hpp"
+
+namespace coreactor {
+namespace {
+
+std::shared_ptr<Cluster> gCluster;
+
+struct Count {
+  std::int32_t from;
+  std::int32_t seq;
+};
+
+struct Echo {
+  std::int64_t n;
+};
+
+/// A question that names where the answer goes: a reference inside a message.
+struct Forward {
+  ActorRef to;
+  std::int64_t n = 0;
+  std::string note;
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(to, n, note);
+  }
+};
+
+struct NotRegistered {
+  int n;
+};
+
+struct Big {
+  std::string bytes;
+  template <class Archive>
+  void serialize(Archive& archive) {
+    archive(bytes);
+  }
+};
+
+/// Counts Count messages per sender rank and checks their order.
+struct Tally {
+  std::vector<std::atomic<std::int64_t>> next;
+  std::atomic<std::int64_t> outOfOrder{0};
+  std::atomic<std::int64_t> total{0};
+  std::atomic<std::int64_t> forwarded{0};
+  explicit Tally(int ranks) : next(static_cast<std::size_t>(ranks)) {}
+};
+
+class Sink final : public Actor {
+ public:
+  explicit Sink(Tally* tally) : tally_(tally) {}
+  void receive(ReceiveContext& ctx) override {
+    if (const Count* c = ctx.get<Count>()) {
+      auto& next = tally_->next[static_cast<std::size_t>(c->from)];
+      if (next.load() != c->seq) ++tally_->outOfOrder;
+      next.store(c->seq + 1);
+      ++tally_->total;
+    } else if (const Forward* f = ctx.get<Forward>()) {
+      if (f->note == "hop") ++tally_->forwarded;
+    }
+  }
+
+ private:
+  Tally* tally_;
+};
+
+/// Answers Echo with Echo(n + 1); tells a Forward's `to` an Echo(n).
+class Echoer final : public Actor {
+ public:
+  void receive(ReceiveContext& ctx) override {
+    if (const Echo* e = ctx.get<Echo>()) {
+      ctx.reply(Echo{e->n + 1});
+    } else if (const Forward* f = ctx.get<Forward>()) {
+      f->to.tell(Forward{ActorRef(), f->n, "hop"});
+    }
+  }
+};
+
+/// On Echo{count}, asks the echoer of the next rank `count` times, one at a
+/// time, and counts the right answers.
+class Asker final : public Actor {
+ public:
+  Asker(ActorRef target, std::atomic<std::int64_t>* answered)
+      : target_(target), answered_(answered) {}
+  void receive(ReceiveContext& ctx) override {
+    if (const Echo* go = ctx.get<Echo>()) {
+      left_ = go->n;
+      next(ctx);
+    }
+  }
+
+ private:
+  void next(ReceiveContext& ctx) {
+    if (left_-- <= 0) return;
+    const std::int64_t n = left_;
+    ctx.ask<Echo>(target_, Echo{n}, std::chrono::seconds(30),
+                  [this, n](ReceiveContext& again, AskResult<Echo>& result) {
+                    if (result.ok() && result.value().n == n + 1) {
+                      ++*answered_;
+                    } else {
+                      std::fprintf(
+                          stderr, "ask %lld: %s\n", static_cast<long long>(n),
+                          result.ok() ? "a wrong answer" : result.error().message().c_str());
+                    }
+                    next(again);
+                  });
+  }
+  ActorRef target_;
+  std::atomic<std::int64_t>* answered_;
+  std::int64_t left_ = 0;
+};
+
+std::unique_ptr<ActorSystem> clusterSystem(std::size_t isolates = 2) {
+  return ActorSystem::create("cluster-test", ActorSystemOptions::create()
+                                                 .withIsolates(isolates)
+                                                 .withCluster(gCluster, 1 << 20)
+                                                 .withLogLevel(LogLevel::Warn));
+}
+
+/// The top-level actor `name` of `rank`, once that rank has spawned it.
+ActorRef find(ActorSystem& system, int rank, const std::string& name) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const ActorRef ref = system.lookup(rank, name).get();
+    if (ref) return ref;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return ActorRef();
+}
+
+template <class Done>
+bool waitFor(Done&& done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+/// Every rank's main thread meets here: a rank shuts its system down only
+/// once the others no longer need its actors (MPI_THREAD_MULTIPLE: the
+/// link's thread calls MPI meanwhile).
+void allRanksDone() {
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+template <class F>
+std::error_code errorOf(F&& f) {
+  try {
+    f();
+  } catch (const std::system_error& e) {
+    return e.code();
+  }
+  return {};
+}
+
+/// The sum over all ranks (after the system is gone: only this thread calls MPI).
+std::uint64_t sumOverRanks(std::uint64_t value) {
+  std::uint64_t sum = 0;
+  MPI_Allreduce(&value, &sum, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return sum;
+}
+
+TEST(Cluster, EveryRankTellsEveryOtherAndEachMessageArrivesOnceInOrder) {
+  constexpr int kMessages = 20'000;
+  const int ranks = gCluster->size();
+  const int me = gCluster->rank();
+  Tally tally(ranks);
+  ClusterStats stats;
+  {
+    auto system = clusterSystem();
+    EXPECT_EQ(system->rank(), me);
+    system->spawn<Sink>("sink", ActorOptions::create(), &tally);
+    for (int peer = 0; peer < ranks; ++peer) {
+      if (peer == me) continue;
+      const ActorRef sink = find(*system, peer, "sink");
+      ASSERT_TRUE(sink) << "rank " << peer << "'s sink";
+      EXPECT_EQ(system->rankOf(sink), peer);
+      for (int seq = 0; seq < kMessages; ++seq) sink.tell(Count{me, seq});
+    }
+    const std::int64_t expected = static_cast<std::int64_t>(ranks - 1) * kMessages;
+    ASSERT_TRUE(waitFor([&] { return tally.total.load() == expected; }))
+        << tally.total.load() << " of " << expected;
+    allRanksDone();
+    system->shutdown();
+    stats = system->clusterStats();
+  }
+  EXPECT_EQ(tally.outOfOrder.load(), 0);
+  for (int peer = 0; peer < ranks; ++peer) {
+    EXPECT_EQ(tally.next[static_cast<std::size_t>(peer)].load(), peer == me ? 0 : kMessages);
+  }
+  // Lookups count too: each is a message there and one back.
+  EXPECT_EQ(stats.received, stats.delivered + stats.undecodable);
+  EXPECT_EQ(stats.undecodable, 0u);
+  EXPECT_EQ(stats.refusedAtSend, 0u);
+  EXPECT_GE(stats.sent, static_cast<std::uint64_t>(ranks - 1) * kMessages);
+  EXPECT_EQ(sumOverRanks(stats.sent), sumOverRanks(stats.received));
+}
+
+TEST(Cluster, AnActorAsksAnActorOfTheNextRankAndTheMainThreadAsksOneToo) {
+  constexpr int kAsks = 500;
+  const int ranks = gCluster->size();
+  const int me = gCluster->rank();
+  const int nextRank = (me + 1) % ranks;
+  std::atomic<std::int64_t> answered{0};
+  {
+    auto system = clusterSystem();
+    system->spawn<Echoer>("echo");
+    const ActorRef echo = find(*system, nextRank, "echo");
+    ASSERT_TRUE(echo);
+    // From outside: the reply comes back over the link to this rank.
+    EXPECT_EQ(system->ask<Echo>(echo, Echo{41}, std::chrono::seconds(30)).get().n, 42);
+    const ActorRef asker =
+        system->spawn<Asker>("asker", ActorOptions::create().withIsolate(1), echo, &answered);
+    asker.tell(Echo{kAsks});
+    ASSERT_TRUE(waitFor([&] { return answered.load() == kAsks; })) << answered.load();
+    allRanksDone();
+    system->shutdown();
+  }
+  EXPECT_EQ(answered.load(), kAsks);
+}
+
+TEST(Cluster, AReferenceSentInsideAMessageNamesTheSameActorOnTheOtherRank) {
+  // Rank r asks the echoer of rank r+1 to tell the sink of rank r+2 (for
+  // two ranks: back to r): a reference minted on one rank, carried by a
+  // second, used by it to reach a third.
+  const int ranks = gCluster->size();
+  const int me = gCluster->rank();
+  Tally tally(ranks);
+  {
+    auto system = clusterSystem();
+    system->spawn<Sink>("sink", ActorOptions::create(), &tally);
+    system->spawn<Echoer>("echo");
+    const ActorRef echo = find(*system, (me + 1) % ranks, "echo");
+    const ActorRef sink = find(*system, (me + 2) % ranks, "sink");
+    ASSERT_TRUE(echo);
+    ASSERT_TRUE(sink);
+    for (int i = 0; i < 100; ++i) echo.tell(Forward{sink, i, "forward"});
+    ASSERT_TRUE(waitFor([&] { return tally.forwarded.load() == 100; })) << tally.forwarded.load();
+    allRanksDone();
+    system->shutdown();
+  }
+}
+
+TEST(Cluster, BadInputIsANamedErrorAtTheSendAndNothingIsLostSilently) {
+  const int ranks = gCluster->size();
+  const int me = gCluster->rank();
+  ClusterStats stats;
+  {
+    auto system = clusterSystem();
+    system->spawn<Echoer>("echo");
+    const ActorRef echo = find(*system, (me + 1) % ranks, "echo");
+    ASSERT_TRUE(echo);
+    // A type never registered: refused at the send, not at the receiver.
+    EXPECT_EQ(errorOf([&] { echo.tell(NotRegistered{1}); }), Error::ErrNotSerializable);
+    // Larger than the system's limit (1 MiB here).
+    EXPECT_EQ(errorOf([&] { echo.tell(Big{std::string(2 << 20, 'x')}); }),
+              Error::ErrMessageTooLarge);
+    // A reference of another system inside a message.
+    auto other = ActorSystem::create("other", ActorSystemOptions::create().withIsolates(1));
+    const ActorRef stranger = other->spawn<Echoer>("stranger");
+    EXPECT_EQ(errorOf([&] { echo.tell(Forward{stranger, 1, "x"}); }), Error::ErrNotSerializable);
+    other->shutdown();
+    // A rank the cluster does not have; a name no rank has.
+    EXPECT_EQ(errorOf([&] { system->lookup(ranks, "echo"); }), Error::ErrInvalidOption);
+    EXPECT_FALSE(system->lookup((me + 1) % ranks, "nobody").get());
+    allRanksDone();
+    system->shutdown();
+    stats = system->clusterStats();
+  }
+  EXPECT_EQ(stats.refusedAtSend, 3u);
+  EXPECT_EQ(stats.undecodable, 0u);
+  EXPECT_EQ(sumOverRanks(stats.sent), sumOverRanks(stats.received));
+}
+
+TEST(Cluster, MessagesStillInFlightAtShutdownAreDeliveredOrDeadLetteredAndCounted) {
+  // Every rank floods the next rank's sink and shuts down at once: what was
+  // sent before each rank's shutdown arrives, to the sink or as a dead
+  // letter there, and the totals over the ranks agree.
+  constexpr int kMessages = 50'000;
+  const int ranks = gCluster->size();
+  const int me = gCluster->rank();
+  Tally tally(ranks);
+  ClusterStats stats;
+  std::uint64_t deadLetters = 0;
+  {
+    auto system = clusterSystem();
+    system->spawn<Sink>("sink", ActorOptions::create(), &tally);
+    const ActorRef sink = find(*system, (me + 1) % ranks, "sink");
+    ASSERT_TRUE(sink);
+    for (int seq = 0; seq < kMessages; ++seq) sink.tell(Count{me, seq});
+    system->shutdown();
+    stats = system->clusterStats();
+    deadLetters = system->deadLetterCount();
+  }
+  EXPECT_EQ(stats.received, stats.delivered);
+  const std::uint64_t handled = static_cast<std::uint64_t>(tally.total.load());
+  // Lookups (and their answers) cross too; Count messages are the rest.
+  EXPECT_EQ(sumOverRanks(stats.sent), sumOverRanks(stats.received));
+  EXPECT_EQ(sumOverRanks(handled + deadLetters), static_cast<std::uint64_t>(ranks) * kMessages);
+  EXPECT_EQ(tally.outOfOrder.load(), 0);
+}
+
+}  // namespace
+}  // namespace coreactor
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  coreactor::registerRemoteType<coreactor::Count>("cluster-test.Count");
+  coreactor::registerRemoteType<coreactor::Echo>("cluster-test.Echo");
+  coreactor::registerRemoteType<coreactor::Forward>("cluster-test.Forward");
+  coreactor::registerRemoteType<coreactor::Big>("cluster-test.Big");
+  coreactor::gCluster = coreactor::Cluster::mpi(&argc, &argv);
+  int threads = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&threads);
+  if (threads != MPI_THREAD_MULTIPLE) {
+    std::printf("this MPI gives no MPI_THREAD_MULTIPLE, which the test's barriers need\n");
+    return 1;
+  }
+  const int failed = RUN_ALL_TESTS();
+  int anyFailed = 0;
+  MPI_Allreduce(&failed, &anyFailed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (coreactor::gCluster->rank() == 0) {
+    std::printf("%d ranks: %s\n", coreactor::gCluster->size(),
+                anyFailed == 0 ? "every rank passed" : "a rank failed");
+  }
+  coreactor::gCluster.reset();  // finalizes MPI
+  return anyFailed;
+}

@@ -276,9 +276,16 @@ void MpiLink::sleepIdle(int& idleRounds) {
     detail::cpuRelax();
     return;
   }
-  const int doublings = std::min(idleRounds - kSpinRounds, 6);
+  // Then yield between polls for a while: on a machine with fewer CPUs
+  // than busy threads (an isolate and a link per rank), the thread gives
+  // its CPU to whoever has work and still answers within a time slice.
+  if (idleRounds < kSpinRounds + kYieldRounds) {
+    std::this_thread::yield();
+    return;
+  }
+  const int doublings = std::min(idleRounds - kSpinRounds - kYieldRounds, 8);
   const auto pause =
-      std::min(std::chrono::microseconds(20 << doublings), std::chrono::microseconds(1000));
+      std::min(std::chrono::microseconds(20 << doublings), std::chrono::microseconds(4000));
   std::unique_lock<std::mutex> lock(sleepMutex_);
   sleeping_.store(true);
   if (queue_->size.load() == 0 && !queue_->stopRequested.load()) {

@@ -17,10 +17,12 @@
 // - completes finished sends (MPI_Testsome) and frees their buffers;
 // - takes what arrived (MPI_Improbe + MPI_Mrecv, any size) and hands each
 //   unit to the receiver, in order per sending rank.
-// With nothing to do it polls for kSpinRounds rounds, then sleeps between
-// polls, 20 µs at first and doubling up to 1 ms (MPI gives no descriptor
-// to sleep on); send() wakes it at once. An idle rank thus wakes a
-// thousand times a second, for a probe each.
+// With nothing to do it polls for kSpinRounds rounds, then kYieldRounds
+// more with a yield between (a few milliseconds), then sleeps between
+// polls, 20 µs at first and doubling up to 4 ms (MPI gives no descriptor
+// to sleep on); send() wakes it at once. An idle rank thus wakes 250 times
+// a second, for a probe each, and the first message to a rank that has
+// been idle for a while waits up to 4 ms to be seen.
 //
 // stop() (collective): send() refuses from then on; the thread flushes
 // every batch, the ranks exchange how many units each sent to each
@@ -48,8 +50,10 @@ class MpiLink final : public ProcessLink {
  public:
   /// Batches in flight to one rank before the next waits.
   static constexpr std::size_t kInFlight = 8;
-  /// Idle rounds of polling before the thread starts to sleep.
+  /// Idle rounds of polling, then of polling with a yield between, before
+  /// the thread starts to sleep.
   static constexpr int kSpinRounds = 2000;
+  static constexpr int kYieldRounds = 20000;
 
   /// Collective over `comm`. Throws ErrInvalidOption if MPI is not
   /// initialized or gives less than MPI_THREAD_SERIALIZED.

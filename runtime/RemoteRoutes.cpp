@@ -5,6 +5,17 @@
 #include <cstring>
 
 #include "runtime/SystemCore.hpp"
+#include "runtime/SystemMessage.hpp"
+
+namespace coreactor {
+
+/// cereal's way to write a Terminated: the reference it carries.
+template <class Archive>
+void serialize(Archive& archive, Terminated& terminated) {
+  archive(terminated.actor);
+}
+
+}  // namespace coreactor
 
 namespace coreactor::detail {
 
@@ -26,7 +37,22 @@ struct RoutesScope {
 /// hands out, generation 0.
 constexpr std::uint64_t kServiceId = std::uint64_t{0xFFFFFF} << 28;
 
-constexpr std::size_t kUnitHeader = 8 + 4 + 8;
+/// What a unit carries: a user message (then a frame follows), or one of
+/// the lifecycle signals that cross (no frame; the reference is the
+/// watcher's for a watch).
+enum class UnitKind : std::uint8_t { Message = 0, Stop = 1, Watch = 2, Unwatch = 3 };
+
+/// [kind: 1][target id: 8][reference's rank: 4][reference's id: 8]
+constexpr std::size_t kUnitHeader = 1 + 8 + 4 + 8;
+
+std::string unitHeader(UnitKind kind, const WireRef& to, const WireRef& ref) {
+  std::string unit(kUnitHeader, '\0');
+  unit[0] = static_cast<char>(kind);
+  std::memcpy(unit.data() + 1, &to.id, 8);
+  std::memcpy(unit.data() + 9, &ref.rank, 4);
+  std::memcpy(unit.data() + 13, &ref.id, 8);
+  return unit;
+}
 
 std::uint64_t withIsolate(std::uint64_t id, std::uint32_t isolate) noexcept {
   return (id & ((std::uint64_t{1} << 52) - 1)) | (std::uint64_t{isolate} << 52);
@@ -66,6 +92,7 @@ RemoteRoutes::RemoteRoutes(SystemCore& core, std::shared_ptr<Cluster> cluster,
   }
   registerRemoteType<ActorRef>("coreactor.ActorRef");
   registerRemoteType<LookupRequest>("coreactor.LookupRequest");
+  registerRemoteType<Terminated>("coreactor.Terminated");
   const std::vector<std::uint64_t> counts = link_.allGather(localCount_);
   std::uint64_t total = 0;
   for (const std::uint64_t n : counts) total += n;
@@ -155,11 +182,7 @@ void RemoteRoutes::send(const ActorRef& target, Message&& message, const ActorRe
   try {
     const RoutesScope scope(this);
     const WireRef to = toWire(target);
-    const WireRef from = toWire(sender);
-    unit.resize(kUnitHeader);
-    std::memcpy(unit.data(), &to.id, 8);
-    std::memcpy(unit.data() + 8, &from.rank, 4);
-    std::memcpy(unit.data() + 12, &from.id, 8);
+    unit = unitHeader(UnitKind::Message, to, toWire(sender));
     wire::encode(message, unit);
     if (unit.size() > messageLimit_) {
       throwError(Error::ErrMessageTooLarge,
@@ -181,6 +204,21 @@ void RemoteRoutes::send(const ActorRef& target, Message&& message, const ActorRe
   sent_.fetch_add(1, std::memory_order_relaxed);
 }
 
+bool RemoteRoutes::sendSystem(const ActorRef& target, SystemKind kind, const ActorRef& ref) {
+  UnitKind unitKind = UnitKind::Stop;
+  if (kind == SystemKind::Watch) unitKind = UnitKind::Watch;
+  if (kind == SystemKind::Unwatch) unitKind = UnitKind::Unwatch;
+  if (kind != SystemKind::Stop && unitKind == UnitKind::Stop) return false;  // never crosses
+  std::string unit;
+  {
+    const RoutesScope scope(this);
+    unit = unitHeader(unitKind, toWire(target), toWire(ref));
+  }
+  if (!link_.send(rankOf(target), std::move(unit))) return false;
+  sent_.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
 // ---- receiving (the link's thread) -------------------------------------------------
 
 void RemoteRoutes::receive(int fromRank, std::string_view bytes) {
@@ -188,20 +226,28 @@ void RemoteRoutes::receive(int fromRank, std::string_view bytes) {
   ActorRef target;
   ActorRef sender;
   Message message;
+  UnitKind kind = UnitKind::Message;
   try {
     if (bytes.size() < kUnitHeader) {
       throwError(Error::ErrMalformedFrame, "a unit of " + std::to_string(bytes.size()) + " bytes");
     }
     const RoutesScope scope(this);
+    kind = static_cast<UnitKind>(bytes[0]);
+    if (kind > UnitKind::Unwatch) {
+      throwError(Error::ErrMalformedFrame,
+                 "a unit of kind " + std::to_string(static_cast<int>(kind)));
+    }
     WireRef to{static_cast<std::uint32_t>(rank_), 0};
     WireRef from;
-    std::memcpy(&to.id, bytes.data(), 8);
-    std::memcpy(&from.rank, bytes.data() + 8, 4);
-    std::memcpy(&from.id, bytes.data() + 12, 8);
+    std::memcpy(&to.id, bytes.data() + 1, 8);
+    std::memcpy(&from.rank, bytes.data() + 9, 4);
+    std::memcpy(&from.id, bytes.data() + 13, 8);
     target = fromWire(to);
     sender = fromWire(from);
-    std::size_t used = 0;
-    message = wire::decode(bytes.substr(kUnitHeader), used);
+    if (kind == UnitKind::Message) {
+      std::size_t used = 0;
+      message = wire::decode(bytes.substr(kUnitHeader), used);
+    }
   } catch (const std::exception& e) {
     undecodable_.fetch_add(1, std::memory_order_relaxed);
     core_.log().error("a message from rank {} could not be decoded, dropped: {}", fromRank,
@@ -209,6 +255,16 @@ void RemoteRoutes::receive(int fromRank, std::string_view bytes) {
     return;
   }
   delivered_.fetch_add(1, std::memory_order_relaxed);
+  if (kind != UnitKind::Message) {
+    // A stop, or a watch by (an unwatch of) `sender`, an actor of the
+    // sending rank: as if said here.
+    const SystemKind signal = kind == UnitKind::Stop    ? SystemKind::Stop
+                              : kind == UnitKind::Watch ? SystemKind::Watch
+                                                        : SystemKind::Unwatch;
+    core_.sendSystem(
+        target, SystemMessage{signal, signal == SystemKind::Stop ? ActorRef() : sender, nullptr});
+    return;
+  }
   if (target.id() == kServiceId) {
     // A lookup of a top-level actor by name: answered from here.
     ActorRef found;

@@ -11,10 +11,13 @@
 // hands such a target to send(). On the wire a reference is (rank, the id it
 // has on its own rank); each side translates.
 //
-// A unit (one message, the link's unit of bytes):
-//   [u64 target id on the receiving rank][u32 sender's rank][u64 sender's id]
-//   [a frame: coreactor/Remote.hpp]
-// A sender of none has rank kNoRank.
+// A unit (one message or signal, the link's unit of bytes):
+//   [u8 kind][u64 target id on the receiving rank][u32 rank][u64 id]
+//   [a frame: coreactor/Remote.hpp, for a message]
+// The reference after the target is the sender of a message, or the
+// watcher of a watch or unwatch; none has rank kNoRank. The signals that
+// cross are stop, watch and unwatch; a watched actor's Terminated comes
+// back as a message.
 //
 // Threads: send() runs on whichever thread sends (an isolate, a foreign
 // thread); receive() on the link's thread, where each message is delivered
@@ -33,11 +36,13 @@
 #include "coreactor/Cluster.hpp"
 #include "coreactor/Remote.hpp"
 #include "runtime/MailFifo.hpp"
+#include "runtime/SystemMessage.hpp"
 #include "transport/ProcessLink.hpp"
 
 namespace coreactor::detail {
 
 class SystemCore;
+using SystemKind = SystemMessage::Kind;
 
 /// ActorSystem::lookup's question to another rank: the top-level actor of
 /// this name, or none.
@@ -82,6 +87,10 @@ class RemoteRoutes final : public transport::ProcessReceiver {
   /// system inside it) or ErrMessageTooLarge; nothing is sent then. Once
   /// the link has stopped, the message is a dead letter here.
   void send(const ActorRef& target, Message&& message, const ActorRef& sender);
+  /// A stop of, or a watch or unwatch by `ref` of, an actor of another
+  /// rank. False for any other kind (those never cross) or once the link
+  /// has stopped.
+  bool sendSystem(const ActorRef& target, SystemKind kind, const ActorRef& ref);
   void receive(int fromRank, std::string_view bytes) override;
 
   /// A reference as the wire carries it, and back (ActorRef's cereal

@@ -175,6 +175,9 @@ void SystemCore::deliverUncommon(IsolateRuntime& rt, const ActorRef& target, End
 
 void SystemCore::sendSystem(const ActorRef& target, SystemMessage&& message) {
   if (target.isNone()) return;
+  // A stop of, or a watch of, an actor of another rank: across. Other
+  // signals never name one (parents, children and continuations are local).
+  if (isRemote(target) && remote_->sendSystem(target, message.kind, message.ref)) return;
   if (target.system_ != this || target.isolateIndex() >= isolates_.size()) {
     // Another system's reference (or one no isolate of ours can hold) names
     // no actor of this system, whatever its id: it is treated as dead here,

@@ -22,11 +22,9 @@
 // may hold at most 4096 isolates.
 //
 // What crosses: tell, ask (the timeout runs on the asker's rank), replies,
-// and references inside messages. Not yet: watch and stop of an actor of
-// another rank (stop() of such a reference does nothing; watch() answers
-// Terminated at once, as for any reference that names no actor here) and
-// schedules whose target is on another rank (their ticks are tells, so a
-// schedule made on the target's rank works).
+// references inside messages, watch/unwatch (Terminated comes back as a
+// message) and ActorSystem::stop. Not yet: schedules whose target is on
+// another rank (a schedule made on the target's rank works).
 //
 // Shutdown is collective: each rank's shutdown() (or the system's
 // destruction) waits until every rank has begun its own, and delivers every

@@ -132,6 +132,24 @@ class Asker final : public Actor {
   std::int64_t left_ = 0;
 };
 
+/// Watches the actor it is told of; counts the Terminated of that actor.
+class Watcher final : public Actor {
+ public:
+  explicit Watcher(std::atomic<int>* heard) : heard_(heard) {}
+  void receive(ReceiveContext& ctx) override {
+    if (const ActorRef* ref = ctx.get<ActorRef>()) {
+      watched_ = *ref;
+      ctx.watch(watched_);
+    } else if (const Terminated* t = ctx.get<Terminated>()) {
+      if (t->actor == watched_) ++*heard_;
+    }
+  }
+
+ private:
+  std::atomic<int>* heard_;
+  ActorRef watched_;
+};
+
 std::unique_ptr<ActorSystem> clusterSystem(std::size_t isolates = 2) {
   return ActorSystem::create("cluster-test", ActorSystemOptions::create()
                                                  .withIsolates(isolates)
@@ -265,6 +283,29 @@ TEST(Cluster, AReferenceSentInsideAMessageNamesTheSameActorOnTheOtherRank) {
   }
 }
 
+TEST(Cluster, AWatcherHearsTerminatedWhenAnotherRankStopsTheActorItWatches) {
+  // Rank r watches the victim of rank r+1 and stops it with ActorSystem::stop;
+  // whichever of the watch and the stop arrives first, Terminated comes back.
+  const int ranks = gCluster->size();
+  const int me = gCluster->rank();
+  std::atomic<int> heard{0};
+  {
+    auto system = clusterSystem();
+    system->spawn<Echoer>("victim");
+    const ActorRef watcher = system->spawn<Watcher>("watcher", ActorOptions::create(), &heard);
+    const ActorRef victim = find(*system, (me + 1) % ranks, "victim");
+    ASSERT_TRUE(victim);
+    watcher.tell(victim);
+    system->stop(victim);
+    ASSERT_TRUE(waitFor([&] { return heard.load() == 1; })) << heard.load();
+    // This rank's own victim was stopped by the rank before it.
+    ASSERT_TRUE(waitFor([&] { return !system->lookup(me, "victim").get(); }));
+    allRanksDone();
+    system->shutdown();
+  }
+  EXPECT_EQ(heard.load(), 1);
+}
+
 TEST(Cluster, BadInputIsANamedErrorAtTheSendAndNothingIsLostSilently) {
   const int ranks = gCluster->size();
   const int me = gCluster->rank();
@@ -311,6 +352,7 @@ TEST(Cluster, MessagesStillInFlightAtShutdownAreDeliveredOrDeadLetteredAndCounte
     system->spawn<Sink>("sink", ActorOptions::create(), &tally);
     const ActorRef sink = find(*system, (me + 1) % ranks, "sink");
     ASSERT_TRUE(sink);
+    allRanksDone();  // every lookup answered: a rank that stops answers none
     for (int seq = 0; seq < kMessages; ++seq) sink.tell(Count{me, seq});
     system->shutdown();
     stats = system->clusterStats();

@@ -47,7 +47,6 @@ inline constexpr const char* kP99NsCounter = "p99_ns";
 /// figure, and the targets read this one when it is there.
 inline constexpr const char* kPairedFloorRatioCounter = "x_floor_paired";
 
-
 // glibc adapts its mmap and trim thresholds to the program's history: once a
 // large block is freed (hybrid/backlog/1000000 frees 16 MiB rings), blocks of
 // up to that size come from the heap and freed memory stays mapped. A figure

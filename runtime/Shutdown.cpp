@@ -3,8 +3,8 @@
 // teardown that turns what is left into dead letters and failed asks.
 #include <thread>
 
-#include "SystemCore.hpp"
 #include "RemoteRoutes.hpp"
+#include "SystemCore.hpp"
 
 #include "MetricsEndpoint.hpp"
 

@@ -93,8 +93,8 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
   sendSystem(guardian_, SystemMessage{SysKind::Start, {}, nullptr});
   // Collective: every rank learns the others' isolates here.
   if (options_.cluster() != nullptr) {
-    remote_ = std::make_unique<RemoteRoutes>(*this, options_.cluster(),
-                                             options_.remoteMessageLimit());
+    remote_ =
+        std::make_unique<RemoteRoutes>(*this, options_.cluster(), options_.remoteMessageLimit());
   }
 }
 

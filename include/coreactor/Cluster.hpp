@@ -53,7 +53,7 @@ struct ClusterStats {
   std::uint64_t refusedAtSend = 0;  ///< sends that threw (type not registered, too large)
   std::uint64_t bytesSent = 0;      ///< bytes of messages handed to the link, since it was made
   std::uint64_t bytesReceived = 0;  ///< bytes of messages the link received, since it was made
-  std::uint64_t batchesSent = 0;  ///< transport messages: one carries many messages
+  std::uint64_t batchesSent = 0;    ///< transport messages: one carries many messages
 };
 
 /// The processes of one program whose systems work as one (see the file's

@@ -231,7 +231,7 @@ class Message {
   friend class detail::SystemCore;        // answers an ask with a word-sized message
   friend class ActorRef;                  // sends a word-sized message as its word (tell)
   friend class detail::ActorCell;         // one test finds the types it acts on itself
-  friend struct detail::Word;  // a word on the send path, made a Message where one is needed
+  friend struct detail::Word;        // a word on the send path, made a Message where one is needed
   friend struct detail::WireAccess;  // reads a value's type to encode it for another process
 
   // A word: a value of up to 8 bytes that is trivially copyable (an int, a

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "TestSupport.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Cluster.hpp"
 #include "coreactor/Remote.hpp"
@@ -168,14 +169,10 @@ ActorRef find(ActorSystem& system, int rank, const std::string& name) {
   return ActorRef();
 }
 
+/// test::eventually with the generous deadline of these tests.
 template <class Done>
 bool waitFor(Done&& done) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
+  return test::eventually(std::forward<Done>(done), std::chrono::seconds(120));
 }
 
 /// Every rank's main thread meets here: a rank shuts its system down only
@@ -183,16 +180,6 @@ bool waitFor(Done&& done) {
 /// link's thread calls MPI meanwhile).
 void allRanksDone() {
   MPI_Barrier(MPI_COMM_WORLD);
-}
-
-template <class F>
-std::error_code errorOf(F&& f) {
-  try {
-    f();
-  } catch (const std::system_error& e) {
-    return e.code();
-  }
-  return {};
 }
 
 /// The sum over all ranks (after the system is gone: only this thread calls MPI).
@@ -316,17 +303,20 @@ TEST(Cluster, BadInputIsANamedErrorAtTheSendAndNothingIsLostSilently) {
     const ActorRef echo = find(*system, (me + 1) % ranks, "echo");
     ASSERT_TRUE(echo);
     // A type never registered: refused at the send, not at the receiver.
-    EXPECT_EQ(errorOf([&] { echo.tell(NotRegistered{1}); }), Error::ErrNotSerializable);
+    EXPECT_EQ(test::errorOf([&] { echo.tell(NotRegistered{1}); }), Error::ErrNotSerializable);
     // Larger than the system's limit (1 MiB here).
-    EXPECT_EQ(errorOf([&] { echo.tell(Big{std::string(2 << 20, 'x')}); }),
+    EXPECT_EQ(test::errorOf([&] { echo.tell(Big{std::string(2 << 20, 'x')}); }),
               Error::ErrMessageTooLarge);
     // A reference of another system inside a message.
     auto other = ActorSystem::create("other", ActorSystemOptions::create().withIsolates(1));
     const ActorRef stranger = other->spawn<Echoer>("stranger");
-    EXPECT_EQ(errorOf([&] { echo.tell(Forward{stranger, 1, "x"}); }), Error::ErrNotSerializable);
+    EXPECT_EQ(test::errorOf([&] {
+                echo.tell(Forward{stranger, 1, "x"});
+              }),
+              Error::ErrNotSerializable);
     other->shutdown();
     // A rank the cluster does not have; a name no rank has.
-    EXPECT_EQ(errorOf([&] { system->lookup(ranks, "echo"); }), Error::ErrInvalidOption);
+    EXPECT_EQ(test::errorOf([&] { system->lookup(ranks, "echo"); }), Error::ErrInvalidOption);
     EXPECT_FALSE(system->lookup((me + 1) % ranks, "nobody").get());
     allRanksDone();
     system->shutdown();

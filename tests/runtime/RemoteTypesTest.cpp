@@ -9,6 +9,7 @@
 #include <system_error>
 #include <vector>
 
+#include "TestSupport.hpp"
 #include "coreactor/Remote.hpp"
 
 namespace coreactor {
@@ -39,16 +40,6 @@ struct RtOther {
 struct RtLate {
   std::int64_t n;
 };
-
-template <class F>
-std::error_code errorOf(F&& f) {
-  try {
-    f();
-  } catch (const std::system_error& e) {
-    return e.code();
-  }
-  return {};
-}
 
 class RemoteTypes : public ::testing::Test {
  protected:
@@ -120,9 +111,9 @@ TEST_F(RemoteTypes, FramesFollowOneAnotherInOneBuffer) {
 
 TEST_F(RemoteTypes, AnUnregisteredTypeIsErrNotSerializableAtTheSendAndWritesNothing) {
   std::string frame = "kept";
-  EXPECT_EQ(errorOf([&] { wire::encode(Message(RtUnregistered{1}), frame); }),
+  EXPECT_EQ(test::errorOf([&] { wire::encode(Message(RtUnregistered{1}), frame); }),
             Error::ErrNotSerializable);
-  EXPECT_EQ(errorOf([&] { wire::encode(Message(), frame); }), Error::ErrNotSerializable);
+  EXPECT_EQ(test::errorOf([&] { wire::encode(Message(), frame); }), Error::ErrNotSerializable);
   EXPECT_EQ(frame, "kept");
   EXPECT_FALSE(wire::isRegistered(Message(RtUnregistered{1})));
   EXPECT_TRUE(wire::isRegistered(Message(RtCount{1, 0})));
@@ -136,7 +127,7 @@ TEST_F(RemoteTypes, AFrameOfAnIdNotRegisteredHereIsErrUnknownRemoteType) {
   std::memcpy(frame.data(), &id, sizeof(id));
   std::memcpy(frame.data() + sizeof(id), &length, sizeof(length));
   std::size_t used = 0;
-  EXPECT_EQ(errorOf([&] { wire::decode(frame, used); }), Error::ErrUnknownRemoteType);
+  EXPECT_EQ(test::errorOf([&] { wire::decode(frame, used); }), Error::ErrUnknownRemoteType);
   registerRemoteType<RtLate>("test.RtLate.elsewhere");
   Message m = wire::decode(frame, used);
   EXPECT_TRUE(m.is<RtLate>());
@@ -146,31 +137,31 @@ TEST_F(RemoteTypes, AFrameCutShortOrOfTheWrongSizeIsErrMalformedFrame) {
   std::string frame;
   wire::encode(Message(RtCount{7, 1}), frame);
   std::size_t used = 0;
-  EXPECT_EQ(errorOf([&] { wire::decode(std::string_view(frame).substr(0, 5), used); }),
+  EXPECT_EQ(test::errorOf([&] { wire::decode(std::string_view(frame).substr(0, 5), used); }),
             Error::ErrMalformedFrame);
-  EXPECT_EQ(
-      errorOf([&] { wire::decode(std::string_view(frame).substr(0, frame.size() - 1), used); }),
-      Error::ErrMalformedFrame);
+  EXPECT_EQ(test::errorOf(
+                [&] { wire::decode(std::string_view(frame).substr(0, frame.size() - 1), used); }),
+            Error::ErrMalformedFrame);
   // The header says 4 bytes: a trivially copyable type of another size.
   std::string shortFrame = frame.substr(0, wire::kHeaderSize) + "abcd";
   const std::uint32_t four = 4;
   std::memcpy(shortFrame.data() + sizeof(RemoteTypeId), &four, sizeof(four));
-  EXPECT_EQ(errorOf([&] { wire::decode(shortFrame, used); }), Error::ErrMalformedFrame);
+  EXPECT_EQ(test::errorOf([&] { wire::decode(shortFrame, used); }), Error::ErrMalformedFrame);
   // Cereal bytes that end too early.
   std::string line;
   wire::encode(Message(RtLine{"hello", {1, 2}}), line);
   std::string cut = line.substr(0, line.size() - 3);
   const auto cutLength = static_cast<std::uint32_t>(cut.size() - wire::kHeaderSize);
   std::memcpy(cut.data() + sizeof(RemoteTypeId), &cutLength, sizeof(cutLength));
-  EXPECT_EQ(errorOf([&] { wire::decode(cut, used); }), Error::ErrMalformedFrame);
+  EXPECT_EQ(test::errorOf([&] { wire::decode(cut, used); }), Error::ErrMalformedFrame);
 }
 
 TEST_F(RemoteTypes, ANameTakenByAnotherTypeOrATypeUnderASecondNameIsErrRemoteTypeClash) {
-  EXPECT_EQ(errorOf([] { registerRemoteType<RtOther>("test.RtCount"); }),
+  EXPECT_EQ(test::errorOf([] { registerRemoteType<RtOther>("test.RtCount"); }),
             Error::ErrRemoteTypeClash);
-  EXPECT_EQ(errorOf([] { registerRemoteType<RtCount>("test.RtCount.again"); }),
+  EXPECT_EQ(test::errorOf([] { registerRemoteType<RtCount>("test.RtCount.again"); }),
             Error::ErrRemoteTypeClash);
-  EXPECT_EQ(errorOf([] { registerRemoteType<RtOther>(""); }), Error::ErrInvalidOption);
+  EXPECT_EQ(test::errorOf([] { registerRemoteType<RtOther>(""); }), Error::ErrInvalidOption);
   // Nothing changed: the names still decode to their own types.
   std::string frame;
   wire::encode(Message(RtOther{5}), frame);

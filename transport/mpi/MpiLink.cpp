@@ -37,8 +37,7 @@ struct MpiLink::Queue {
   std::mutex mutex;
   std::vector<Outgoing> items;  // guarded by mutex
   std::atomic<std::size_t> size{0};
-  /// Threads inside send() past its stopping check: stop() waits for them.
-  std::atomic<int> sendersInside{0};
+  bool stopping = false;  // guarded by mutex: send() refuses from then on
   std::atomic<bool> stopRequested{false};
 };
 
@@ -88,7 +87,10 @@ void MpiLink::start(ProcessReceiver& receiver) {
   std::fill(sentTo_.begin(), sentTo_.end(), 0);
   std::fill(receivedFrom_.begin(), receivedFrom_.end(), 0);
   queue_->stopRequested.store(false);
-  stopping_.store(false);
+  {
+    std::lock_guard<std::mutex> lock(queue_->mutex);
+    queue_->stopping = false;
+  }
   thread_ = std::thread([this] { run(); });
 }
 
@@ -97,19 +99,16 @@ bool MpiLink::send(int rank, std::string&& bytes) {
     refused_.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
-  queue_->sendersInside.fetch_add(1);
-  if (stopping_.load()) {
-    queue_->sendersInside.fetch_sub(1);
-    refused_.fetch_add(1, std::memory_order_relaxed);
-    return false;
-  }
   const std::size_t size = bytes.size();
   {
     std::lock_guard<std::mutex> lock(queue_->mutex);
+    if (queue_->stopping) {
+      refused_.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
     queue_->items.push_back(Outgoing{rank, std::move(bytes)});
     queue_->size.store(queue_->items.size());
   }
-  queue_->sendersInside.fetch_sub(1);
   unitsSent_.fetch_add(1, std::memory_order_relaxed);
   bytesSent_.fetch_add(size, std::memory_order_relaxed);
   // Seen by the thread's check of the queue after it raised the flag, or
@@ -123,8 +122,11 @@ bool MpiLink::send(int rank, std::string&& bytes) {
 
 void MpiLink::stop() {
   if (!thread_.joinable()) return;
-  stopping_.store(true);
-  while (queue_->sendersInside.load() != 0) detail::cpuRelax();
+  {
+    // Under the queue's lock: a send either queued before this or is refused.
+    std::lock_guard<std::mutex> lock(queue_->mutex);
+    queue_->stopping = true;
+  }
   {
     std::lock_guard<std::mutex> lock(sleepMutex_);
     queue_->stopRequested.store(true);
@@ -162,8 +164,7 @@ void MpiLink::run() {
   finish();
 }
 
-// Moves what send() queued into the ranks' batches, at most kMoveAtMost a
-// round; returns how many it moved.
+// Moves what send() queued into the ranks' batches; returns how many.
 std::size_t MpiLink::moveQueued() {
   {
     std::lock_guard<std::mutex> lock(queue_->mutex);

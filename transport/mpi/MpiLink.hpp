@@ -35,7 +35,6 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -90,7 +89,6 @@ class MpiLink final : public ProcessLink {
   ProcessReceiver* receiver_ = nullptr;
   std::unique_ptr<Queue> queue_;
   std::thread thread_;
-  std::atomic<bool> stopping_{false};
   std::atomic<bool> sleeping_{false};
   std::mutex sleepMutex_;
   std::condition_variable wake_;

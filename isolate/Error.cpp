@@ -70,6 +70,8 @@ class Category final : public std::error_category {
         return "ErrMalformedFrame: bytes from another process that do not decode";
       case Error::ErrMessageTooLarge:
         return "ErrMessageTooLarge: a message for another process is larger than the limit";
+      case Error::ErrUnknownTimeZone:
+        return "ErrUnknownTimeZone: the system's time-zone database has no zone of that name";
     }
     return "unknown coreactor error " + std::to_string(code);
   }

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <span>
 
+#include <date/tz.h>
+
 #include "coreactor/Error.hpp"
 
 namespace coreactor {
@@ -17,7 +19,9 @@ namespace {
 using std::chrono::days;
 using std::chrono::hours;
 using std::chrono::minutes;
+using std::chrono::seconds;
 using std::chrono::sys_days;
+using std::chrono::sys_seconds;
 using std::chrono::year_month_day;
 
 /// What one of the five fields accepts.
@@ -81,6 +85,21 @@ std::string quoted(char c) {
   char hex[8];
   std::snprintf(hex, sizeof hex, "'\\x%02X'", static_cast<unsigned char>(c));
   return hex;
+}
+
+/// The offsets a fixed zone may have: those of the world's zones.
+constexpr minutes kLowestOffset = -hours{12};
+constexpr minutes kHighestOffset = hours{14};
+
+/// Throws ErrInvalidOption for an offset out of -12:00..+14:00, `owner` first.
+void checkOffset(minutes offset, const std::string& owner) {
+  if (offset >= kLowestOffset && offset <= kHighestOffset) return;
+  throwError(Error::ErrInvalidOption, owner + "a UTC offset of " + std::to_string(offset.count()) +
+                                          " minutes is out of -12:00..+14:00");
+}
+
+const date::time_zone& databaseZone(const void* zone) {
+  return *static_cast<const date::time_zone*>(zone);
 }
 
 constexpr auto has = [](std::uint64_t set, int value) { return ((set >> value) & 1u) != 0; };
@@ -211,6 +230,39 @@ class FieldReader {
 
 }  // namespace
 
+TimeZone TimeZone::fixed(minutes offset) {
+  checkOffset(offset, "time zone: ");
+  TimeZone zone;
+  zone.offset_ = offset;
+  return zone;
+}
+
+TimeZone TimeZone::named(std::string_view name) {
+  TimeZone zone;
+  try {
+    zone.zone_ = date::locate_zone(std::string(name));
+  } catch (const std::exception& e) {  // the date library's runtime_error: not found, no database
+    throwError(Error::ErrUnknownTimeZone, "time zone \"" + std::string(name) +
+                                              "\" is not in the tz database (" + e.what() + ")");
+  }
+  return zone;
+}
+
+std::string TimeZone::name() const {
+  if (zone_ != nullptr) return databaseZone(zone_).name();
+  if (offset_ == minutes{0}) return "UTC";
+  const int total = static_cast<int>(offset_.count() < 0 ? -offset_.count() : offset_.count());
+  char text[32];  // within -12:00..+14:00: "UTC+14:00"
+  std::snprintf(text, sizeof text, "UTC%c%02d:%02d", offset_.count() < 0 ? '-' : '+', total / 60,
+                total % 60);
+  return text;
+}
+
+seconds TimeZone::offsetAt(sys_seconds when) const {
+  if (zone_ == nullptr) return offset_;
+  return databaseZone(zone_).get_info(when).offset;
+}
+
 CronExpression CronExpression::parse(std::string_view text) {
   std::size_t begin = 0;
   while (begin < text.size() && isBlank(text[begin])) ++begin;
@@ -259,6 +311,7 @@ CronExpression CronExpression::parseFields(std::string_view text, std::string_vi
   e.daysOfWeek_ = (sets[4] | (sets[4] >> 7)) & 0x7F;  // 7 is Sunday, as 0 is
   e.daysOfMonthStarred_ = fields[begins[2]] == '*';
   e.daysOfWeekStarred_ = fields[begins[4]] == '*';
+  e.followsTheClock_ = fields[begins[0]] == '*' || fields[begins[1]] == '*';
 
   // When the day of the month must match (no either-or), one of the months
   // must have one of its days, or the expression never fires. When it is
@@ -285,17 +338,49 @@ bool CronExpression::firesOn(year_month_day day) const noexcept {
   return dayOfMonth || dayOfWeek;
 }
 
-std::chrono::sys_seconds CronExpression::next(std::chrono::sys_seconds after,
-                                              minutes utcOffset) const {
-  if (utcOffset < hours{-12} || utcOffset > hours{14}) {
-    throwError(Error::ErrInvalidOption, "cron \"" + text_ + "\": a UTC offset of " +
-                                            std::to_string(utcOffset.count()) +
-                                            " minutes is out of -12:00..+14:00");
+sys_seconds CronExpression::next(sys_seconds after, minutes utcOffset) const {
+  checkOffset(utcOffset, "cron \"" + text_ + "\": ");
+  return nextAtOffset(after, utcOffset);
+}
+
+sys_seconds CronExpression::next(sys_seconds after, const TimeZone& zone) const {
+  if (zone.zone_ == nullptr) return nextAtOffset(after, zone.offset_);  // checked by fixed()
+  const date::time_zone& tz = databaseZone(zone.zone_);
+  // Walk the zone's periods of one offset each, from the one holding
+  // `after`: in each, the search at its offset gives the candidate.
+  sys_seconds from = after;
+  while (true) {
+    const date::sys_info period = tz.get_info(from);
+    const sys_seconds candidate = nextAtOffset(after, period.offset);
+    if (candidate < period.end) {
+      // A fixed time of day repeated after the clocks went back fired at
+      // its first pass, in the period before.
+      if (!followsTheClock_ && period.begin > sys_seconds::min()) {
+        const date::sys_info before = tz.get_info(period.begin - seconds{1});
+        if (before.offset > period.offset &&
+            candidate + period.offset < period.begin + before.offset) {
+          after = from = candidate;
+          continue;
+        }
+      }
+      return candidate;
+    }
+    // A fixed time of day the clocks skip going forward fires at the change.
+    const date::sys_info following = tz.get_info(period.end);
+    if (!followsTheClock_ && following.offset > period.offset &&
+        candidate < period.end + (following.offset - period.offset)) {
+      return period.end;
+    }
+    after = period.end - seconds{1};  // the next candidate may be the change itself
+    from = period.end;
   }
+}
+
+sys_seconds CronExpression::nextAtOffset(sys_seconds after, seconds offset) const {
   // Search in local time, as if it were UTC; the whole minute after `after`
   // is the first candidate. Each step below moves to the next month, day or
   // hour that is allowed, never to the next minute only.
-  std::chrono::sys_time<minutes> t = std::chrono::floor<minutes>(after + utcOffset) + minutes{1};
+  std::chrono::sys_time<minutes> t = std::chrono::floor<minutes>(after + offset) + minutes{1};
   const std::chrono::year lastYear =
       year_month_day{std::chrono::floor<days>(t)}.year() + std::chrono::years{kSearchYears};
   while (true) {
@@ -338,7 +423,7 @@ std::chrono::sys_seconds CronExpression::next(std::chrono::sys_seconds after,
       t = date + hours{nextHour + 1};
       continue;
     }
-    return date + hours{nextHour} + minutes{nextMinute} - utcOffset;
+    return date + hours{nextHour} + minutes{nextMinute} - offset;
   }
 }
 

@@ -1,7 +1,7 @@
 // The scheduler's cron schedules (ActorSystem::scheduleCron): each one an
 // entry of the isolate's scheduler (Scheduler.hpp), flagged kCron, armed on
 // the isolate's clock for the next time its expression names on the wall
-// clock (Clock::wallNow), read in UTC plus its fixed offset.
+// clock (Clock::wallNow), read in its time zone (UTC, an offset, or a named zone).
 //
 // The two clocks are tied together at each firing, not once: the deadline
 // is "now on the isolate's clock + (due - now on the wall clock)". When it
@@ -37,10 +37,9 @@ std::int64_t Scheduler::deadlineOfWallTime(std::int64_t t, sys_seconds due) cons
   return deadlineAfter(t, std::max<std::int64_t>(left, 0));
 }
 
-void Scheduler::armCron(std::uint32_t slot, const Cadence& cadence,
-                        std::chrono::minutes utcOffset) {
-  const sys_seconds due = cadence.cron->next(wallSeconds(clock_), utcOffset);
-  crons_.insert_or_assign(slot, CronCalendar{cadence.cron, utcOffset, due});
+void Scheduler::armCron(std::uint32_t slot, const Cadence& cadence, const TimeZone& zone) {
+  const sys_seconds due = cadence.cron->next(wallSeconds(clock_), zone);
+  crons_.insert_or_assign(slot, CronCalendar{cadence.cron, zone, due});
   at(slot).flags |= kCron;
   arm(slot, deadlineOfWallTime(now(), due));
 }
@@ -54,12 +53,12 @@ bool Scheduler::cronFires(std::uint32_t slot, std::int64_t t) {
   }
   // Firings between the due one and now were missed: one tick goes for all.
   std::uint64_t missed = 0;
-  sys_seconds next = calendar.expression->next(calendar.due, calendar.utcOffset);
+  sys_seconds next = calendar.expression->next(calendar.due, calendar.zone);
   while (next <= wall && missed < kMissedCounted) {
     ++missed;
-    next = calendar.expression->next(next, calendar.utcOffset);
+    next = calendar.expression->next(next, calendar.zone);
   }
-  if (next <= wall) next = calendar.expression->next(wall, calendar.utcOffset);
+  if (next <= wall) next = calendar.expression->next(wall, calendar.zone);
   if (missed != 0) stats_.skippedTicks.fetch_add(missed, std::memory_order_relaxed);
   calendar.due = next;
   arm(slot, deadlineOfWallTime(t, next));

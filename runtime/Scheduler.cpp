@@ -486,7 +486,7 @@ void Scheduler::fire(std::uint32_t slot, std::int64_t t) {
 // ---- the calls ----------------------------------------------------------------------
 
 ScheduleHandle Scheduler::add(Message&& message, const ActorRef& target, const ActorRef& sender,
-                              const Cadence& cadence, std::chrono::minutes utcOffset,
+                              const Cadence& cadence, const TimeZone& zone,
                               const std::string& reference, std::uint32_t anchor) {
   const std::uint32_t slot = allocate();
   Entry& e = at(slot);
@@ -521,7 +521,7 @@ ScheduleHandle Scheduler::add(Message&& message, const ActorRef& target, const A
   if (last_ == 0) last_ = t;
   if (cadence.cron != nullptr) {
     try {
-      armCron(slot, cadence, utcOffset);
+      armCron(slot, cadence, zone);
     } catch (...) {
       release(slot);  // the entry is complete: release() undoes all of it
       throw;

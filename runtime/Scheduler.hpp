@@ -102,12 +102,12 @@ class Scheduler final : public Task {
 
   /// Makes a schedule: the first tick `every` from now, then every `every`
   /// if `repeat`; or, for a cron cadence, at each time its expression names
-  /// in UTC + `utcOffset`. `reference` is to be bound in the system
+  /// in `zone`. `reference` is to be bound in the system
   /// namespace when not empty (an invalid handle: it is held already).
   /// `anchor`: the owner's anchor, or kNil (system-owned).
   ScheduleHandle add(Message&& message, const ActorRef& target, const ActorRef& sender,
-                     const Cadence& cadence, std::chrono::minutes utcOffset,
-                     const std::string& reference, std::uint32_t anchor);
+                     const Cadence& cadence, const TimeZone& zone, const std::string& reference,
+                     std::uint32_t anchor);
   /// A passivation check of the actor `target` every `every` (SPEC A10).
   ScheduleHandle addPassivation(const ActorRef& target, Clock::duration every,
                                 std::uint32_t anchor);
@@ -269,11 +269,11 @@ class Scheduler final : public Task {
   // fires once a minute at most, and one look-up per firing is nothing.
   struct CronCalendar {
     std::shared_ptr<const CronExpression> expression;
-    std::chrono::minutes utcOffset{0};
+    TimeZone zone;
     std::chrono::sys_seconds due{};  // the wall time (UTC) of the next firing
   };
   // Arms a new cron entry for its first firing after the wall time now.
-  void armCron(std::uint32_t slot, const Cadence& cadence, std::chrono::minutes utcOffset);
+  void armCron(std::uint32_t slot, const Cadence& cadence, const TimeZone& zone);
   // At the entry's deadline: true when its wall time has come (the tick is
   // sent, and the next firing is armed; firings missed meanwhile are
   // counted as skipped); false when the wall clock is behind its due time

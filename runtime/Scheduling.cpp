@@ -158,6 +158,9 @@ ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
       options.utcOffset() > std::chrono::hours(14)) {
     return {fault(Error::ErrInvalidOption)};
   }
+  // ScheduleOptions holds a zone or an offset, whichever was set last.
+  const TimeZone zone =
+      options.timeZone() != TimeZone() ? options.timeZone() : TimeZone::fixed(options.utcOffset());
   if (!isAlive(target)) return {fault(Error::ErrDead)};
   if (options.strictCancel()) {
     message =
@@ -175,9 +178,8 @@ ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
   if (here == nullptr && drivenHere()) here = isolates_[target.isolateIndex()].get();
   if (here != nullptr) {
     const std::uint32_t anchor = owner != nullptr ? owner->scheduleAnchor() : Scheduler::kNil;
-    const ScheduleHandle handle =
-        here->scheduler->add(std::move(message), target, sender, cadence, options.utcOffset(),
-                             options.reference(), anchor);
+    const ScheduleHandle handle = here->scheduler->add(std::move(message), target, sender, cadence,
+                                                       zone, options.reference(), anchor);
     if (!handle.valid()) return {fault(Error::ErrScheduleAlreadyExists)};
     return {std::error_code(), handle};
   }
@@ -185,13 +187,12 @@ ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
   IsolateRuntime& rt = *isolates_[target.isolateIndex()];
   auto carried = std::make_shared<Message>(std::move(message));
   return post(*rt.isolate,
-              [this, &rt, carried, target, sender, cadence, offset = options.utcOffset(),
+              [this, &rt, carried, target, sender, cadence, zone,
                reference = options.reference()]() -> Outcome {
                 if (!running()) return {fault(Error::ErrActorSystemNotStarted), {}};
                 if (!isAlive(target)) return {fault(Error::ErrDead), {}};
-                const ScheduleHandle handle =
-                    rt.scheduler->add(std::move(*carried), target, sender, cadence, offset,
-                                      reference, Scheduler::kNil);
+                const ScheduleHandle handle = rt.scheduler->add(
+                    std::move(*carried), target, sender, cadence, zone, reference, Scheduler::kNil);
                 if (!handle.valid()) return {fault(Error::ErrScheduleAlreadyExists), {}};
                 return {std::error_code(), handle};
               });

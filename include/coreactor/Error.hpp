@@ -53,6 +53,7 @@ enum class Error : int {
   ErrRemoteTypeClash,    ///< A remote type name or id registered twice for different types.
   ErrMalformedFrame,     ///< Bytes from another process that do not decode.
   ErrMessageTooLarge,    ///< A message for another process larger than the configured limit.
+  ErrUnknownTimeZone,    ///< A time-zone name the system's tz database does not have.
 };
 
 /// The category of every coreactor error code; its name is "coreactor".

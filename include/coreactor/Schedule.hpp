@@ -93,12 +93,30 @@ class ScheduleOptions {
 
   /// The fixed offset from UTC in which a cron schedule reads its
   /// expression (scheduleCron): `hours(-5)` fires "0 9 * * *" at 14:00 UTC.
-  /// No daylight saving: a zone that changes its offset needs the schedule
-  /// made again. Default 0 (UTC); -12:00..+14:00, else the call fails with
-  /// ErrInvalidOption. Other schedules ignore it.
+  /// No daylight saving (withTimeZone has it). Default 0 (UTC);
+  /// -12:00..+14:00, else scheduleCron fails with ErrInvalidOption. Replaces
+  /// a zone set by withTimeZone. Other schedules ignore it.
   ScheduleOptions withUtcOffset(std::chrono::minutes offset) const {
     ScheduleOptions copy = *this;
     copy.utcOffset_ = offset;
+    copy.timeZone_ = TimeZone();
+    return copy;
+  }
+
+  /// The zone of the tz database in which a cron schedule reads its
+  /// expression, with its daylight saving: "0 9 * * *" in "Europe/Paris"
+  /// fires at 08:00 UTC in winter and 07:00 UTC in summer (CronExpression
+  /// says what a time the clocks skip or repeat does). Throws
+  /// std::system_error with ErrUnknownTimeZone here, at the call, for a name
+  /// the database does not have. Replaces an offset set by withUtcOffset.
+  ScheduleOptions withTimeZone(std::string_view name) const {
+    return withTimeZone(TimeZone::named(name));
+  }
+  /// withTimeZone() of a zone already looked up (or a fixed one).
+  ScheduleOptions withTimeZone(const TimeZone& zone) const {
+    ScheduleOptions copy = *this;
+    copy.utcOffset_ = std::chrono::minutes{0};
+    copy.timeZone_ = zone;
     return copy;
   }
 
@@ -106,6 +124,8 @@ class ScheduleOptions {
   const std::string& reference() const noexcept { return reference_; }
   /// The UTC offset set by withUtcOffset().
   std::chrono::minutes utcOffset() const noexcept { return utcOffset_; }
+  /// The zone set by withTimeZone(); UTC when none was.
+  const TimeZone& timeZone() const noexcept { return timeZone_; }
   /// The sender of the ticks set by withSender(); none: the default.
   const ActorRef& sender() const noexcept { return sender_; }
   /// True after withStrictCancel().
@@ -115,6 +135,7 @@ class ScheduleOptions {
   std::string reference_;
   ActorRef sender_;
   std::chrono::minutes utcOffset_{0};
+  TimeZone timeZone_;
   bool strictCancel_ = false;
 };
 
@@ -275,8 +296,8 @@ class SchedulingCalls {
   }
   /// Sends a copy of `message` to `target` at every time `expression` names
   /// (CronExpression: five fields, e.g. "*/5 * * * *"), read in UTC plus
-  /// ScheduleOptions::withUtcOffset, until cancelled, its target (or owning
-  /// actor) has fully stopped, or the system stops. Times are read on the
+  /// ScheduleOptions::withUtcOffset or in ScheduleOptions::withTimeZone, until cancelled, its
+  /// target (or owning actor) has fully stopped, or the system stops. Times are read on the
   /// isolate's Clock::wallNow(). Firings the loop missed (late, or paused
   /// meanwhile) come as one tick, not a burst: counted in
   /// ActorSystem::skippedTickCount. Throws ErrInvalidCron for a text that

@@ -3,12 +3,14 @@
 // tries every minute.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "coreactor/Cron.hpp"
@@ -38,8 +40,9 @@ std::string utc(sys_seconds t) {
 
 /// The firings of `text` one after another from `from`, as many as `want`
 /// holds, compared with it.
+template <class Zone = minutes>
 void expectFirings(std::string_view text, sys_seconds from, const std::vector<sys_seconds>& want,
-                   minutes offset = minutes{0}) {
+                   Zone offset = minutes{0}) {
   const CronExpression cron = CronExpression::parse(text);
   std::vector<std::string> got;
   std::vector<std::string> expected;
@@ -342,6 +345,172 @@ TEST(Cron, AgreesWithASearchThatTriesEveryMinute) {
       EXPECT_EQ(got, want) << c.text << " at offset " << offset.count() << " minutes";
     }
   }
+}
+
+// ---- named time zones ---------------------------------------------------------------
+
+/// The error code and what() of `call`, which must throw std::system_error.
+template <class F>
+std::pair<std::error_code, std::string> thrownBy(F call) {
+  try {
+    call();
+  } catch (const std::system_error& e) {
+    return {e.code(), e.what()};
+  }
+  ADD_FAILURE() << "no error";
+  return {};
+}
+
+TEST(CronZone, ANamedZoneFollowsItsDaylightSaving) {
+  // New York moves to UTC-04:00 at 07:00 UTC on Sunday 2026-03-08.
+  expectFirings("0 9 * * *", at(2026y / March / 6d),
+                {at(2026y / March / 6d, 14), at(2026y / March / 7d, 14), at(2026y / March / 8d, 13),
+                 at(2026y / March / 9d, 13)},
+                TimeZone::named("America/New_York"));
+  // And back to UTC-05:00 at 06:00 UTC on Sunday 2026-11-01.
+  expectFirings("0 9 * * *", at(2026y / October / 31d),
+                {at(2026y / October / 31d, 13), at(2026y / November / 1d, 14)},
+                TimeZone::named("America/New_York"));
+}
+
+TEST(CronZone, AFixedTimeTheClocksSkipFiresAtTheChange) {
+  // Paris springs from 02:00 to 03:00 local (01:00 UTC) on 2026-03-29:
+  // 02:30 never comes that night, so it fires at the change.
+  expectFirings("30 2 * * *", at(2026y / March / 28d, 12),
+                {at(2026y / March / 29d, 1), at(2026y / March / 30d, 0, 30)},
+                TimeZone::named("Europe/Paris"));
+}
+
+TEST(CronZone, AnExpressionFollowingTheClockSkipsTheMissingHour) {
+  // `30 * * * *`: 01:30 CET, then 03:30 CEST; 02:30 does not exist.
+  expectFirings("30 * * * *", at(2026y / March / 29d),
+                {at(2026y / March / 29d, 0, 30), at(2026y / March / 29d, 1, 30),
+                 at(2026y / March / 29d, 2, 30)},
+                TimeZone::named("Europe/Paris"));
+}
+
+TEST(CronZone, AFixedTimeTheClocksRepeatFiresOnceAtTheFirstPass) {
+  // Paris falls back from 03:00 to 02:00 local (01:00 UTC) on 2026-10-25:
+  // 02:30 comes at 00:30 UTC and again at 01:30 UTC; it fires at the first.
+  expectFirings("30 2 * * *", at(2026y / October / 24d, 12),
+                {at(2026y / October / 25d, 0, 30), at(2026y / October / 26d, 1, 30)},
+                TimeZone::named("Europe/Paris"));
+}
+
+TEST(CronZone, AnExpressionFollowingTheClockFiresAtBothPassesOfARepeatedHour) {
+  expectFirings("30 * * * *", at(2026y / October / 24d, 23, 45),
+                {at(2026y / October / 25d, 0, 30), at(2026y / October / 25d, 1, 30),
+                 at(2026y / October / 25d, 2, 30)},
+                TimeZone::named("Europe/Paris"));
+  // A star in the minute field is enough: every half hour of 02:xx, twice.
+  expectFirings(
+      "*/30 2 * * *", at(2026y / October / 24d, 12),
+      {at(2026y / October / 25d, 0), at(2026y / October / 25d, 0, 30), at(2026y / October / 25d, 1),
+       at(2026y / October / 25d, 1, 30), at(2026y / October / 26d, 1)},
+      TimeZone::named("Europe/Paris"));
+}
+
+TEST(CronZone, AZoneWithoutDaylightSavingIsItsFixedOffset) {
+  const CronExpression cron = CronExpression::parse("15 */5 * * *");
+  const TimeZone kolkata = TimeZone::named("Asia/Kolkata");
+  for (sys_seconds t = at(2026y / January / 1d), u = t; t < at(2026y / March / 1d);) {
+    t = cron.next(t, kolkata);
+    u = cron.next(u, minutes{330});
+    ASSERT_EQ(utc(t), utc(u));
+  }
+}
+
+TEST(CronZone, AgreesWithASearchThatTriesEveryMinuteAcrossTheChanges) {
+  // The oracle reads each whole minute's local time with offsetAt(): an
+  // expression following the clock fires at each minute whose local time
+  // matches; a fixed time fires at the first minute showing it, or at the
+  // change when the clocks skip over it.
+  struct Case {
+    std::string_view text;
+    std::function<bool(int hour, int minute)> fires;
+  };
+  const std::vector<Case> cases = {
+      {"*/20 * * * *", [](int, int m) { return m % 20 == 0; }},
+      {"10 1-3 * * *", [](int h, int m) { return m == 10 && h >= 1 && h <= 3; }},
+      {"45 2 * * *", [](int h, int m) { return h == 2 && m == 45; }},
+      {"0,30 */2 * * *", [](int h, int m) { return (m == 0 || m == 30) && h % 2 == 0; }},
+  };
+  struct Window {
+    std::string_view zone;
+    sys_seconds from;
+  };
+  // Both changes of a year in each; Lord Howe moves by 30 minutes only.
+  const std::vector<Window> windows = {
+      {"Europe/Paris", at(2026y / March / 27d)},
+      {"Europe/Paris", at(2026y / October / 23d)},
+      {"America/New_York", at(2026y / March / 6d)},
+      {"America/New_York", at(2026y / October / 30d)},
+      {"Australia/Lord_Howe", at(2026y / April / 3d)},
+      {"Australia/Lord_Howe", at(2026y / October / 2d)},
+  };
+  for (const Window& w : windows) {
+    const TimeZone zone = TimeZone::named(w.zone);
+    const sys_seconds end = w.from + days{4};
+    for (const Case& c : cases) {
+      const CronExpression cron = CronExpression::parse(c.text);
+      const bool followsTheClock = c.text[0] == '*' || c.text.find(" *") == c.text.find(' ');
+      const auto matches = [&](sys_seconds local) {
+        const hh_mm_ss<seconds> time{local - floor<days>(local)};
+        return c.fires(static_cast<int>(time.hours().count()),
+                       static_cast<int>(time.minutes().count()));
+      };
+      std::vector<std::string> want;
+      sys_seconds latestLocal = w.from + zone.offsetAt(w.from);
+      for (sys_seconds t = w.from + minutes{1}; t < end; t += minutes{1}) {
+        const sys_seconds local = t + zone.offsetAt(t);
+        bool fire = matches(local);
+        if (!followsTheClock) {
+          fire = fire && local > latestLocal;  // a repeated local time fires once
+          for (sys_seconds skipped = latestLocal + minutes{1}; skipped < local && !fire;
+               skipped += minutes{1}) {
+            fire = matches(skipped);  // a skipped one fires at the change
+          }
+        }
+        if (fire) want.push_back(utc(t));
+        latestLocal = std::max(latestLocal, local);
+      }
+      std::vector<std::string> got;
+      for (sys_seconds t = cron.next(w.from, zone); t < end; t = cron.next(t, zone)) {
+        got.push_back(utc(t));
+      }
+      EXPECT_FALSE(want.empty()) << c.text;
+      EXPECT_EQ(got, want) << c.text << " in " << w.zone << " from " << utc(w.from);
+    }
+  }
+}
+
+TEST(CronZone, AnUnknownZoneIsErrUnknownTimeZoneNamingIt) {
+  const auto [code, what] = thrownBy([] { static_cast<void>(TimeZone::named("Mars/Olympus")); });
+  EXPECT_EQ(code, make_error_code(Error::ErrUnknownTimeZone));
+  EXPECT_TRUE(says(what, "Mars/Olympus"));
+  EXPECT_EQ(thrownBy([] { static_cast<void>(TimeZone::named("")); }).first,
+            make_error_code(Error::ErrUnknownTimeZone));
+}
+
+TEST(CronZone, AFixedZoneOutsideMinusTwelveToPlusFourteenHoursIsAnInvalidOption) {
+  const auto [code, what] = thrownBy([] { static_cast<void>(TimeZone::fixed(hours{15})); });
+  EXPECT_EQ(code, make_error_code(Error::ErrInvalidOption));
+  EXPECT_TRUE(says(what, "UTC offset"));
+  EXPECT_EQ(thrownBy([] { static_cast<void>(TimeZone::fixed(-hours{12} - minutes{1})); }).first,
+            make_error_code(Error::ErrInvalidOption));
+}
+
+TEST(CronZone, NamesAndOffsetsReadBack) {
+  EXPECT_EQ(TimeZone().name(), "UTC");
+  EXPECT_EQ(TimeZone::fixed(minutes{330}).name(), "UTC+05:30");
+  EXPECT_EQ(TimeZone::fixed(-hours{8}).name(), "UTC-08:00");
+  EXPECT_EQ(TimeZone::named("Europe/Paris").name(), "Europe/Paris");
+  EXPECT_TRUE(TimeZone::named("Europe/Paris").isNamed());
+  EXPECT_FALSE(TimeZone::fixed(hours{1}).isNamed());
+  EXPECT_EQ(TimeZone::named("Europe/Paris").offsetAt(at(2026y / January / 15d)), hours{1});
+  EXPECT_EQ(TimeZone::named("Europe/Paris").offsetAt(at(2026y / July / 15d)), hours{2});
+  EXPECT_EQ(TimeZone::named("Europe/Paris"), TimeZone::named("Europe/Paris"));
+  EXPECT_NE(TimeZone::named("Europe/Paris"), TimeZone::named("Europe/Berlin"));
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// Cron schedules (scheduleCron): when they fire on the wall clock, in UTC
-// and at a fixed offset, across month ends and leap days, after a pause and
+// Cron schedules (scheduleCron): when they fire on the wall clock, in UTC,
+// at a fixed offset and in a named zone, across month ends and leap days, after a pause and
 // after the wall clock moves, and what a bad call gets. The expression's
 // own arithmetic is CronExpressionTest.cpp. Time is the TestKit's
 // ManualClock, whose wall time is set by hand, so every assertion is about
@@ -95,6 +95,48 @@ TEST(ScheduleCron, AFixedUtcOffsetFiresAtTheLocalTime) {
   EXPECT_EQ(probe.expectMsg<Tick>().n, 9);
 }
 
+TEST(ScheduleCron, ANamedZoneFiresAtItsLocalTimeThroughADaylightSavingChange) {
+  TestKit kit;
+  TestProbe probe = kit.probe();
+  // Saturday 2026-03-07, 15:00 UTC; New York's clocks spring forward on
+  // Sunday at 07:00 UTC, so 09:00 there is 14:00 UTC on Saturday and 13:00
+  // UTC from Sunday on.
+  kit.clock().setWallTime(at(sys_days{std::chrono::year{2026} / 3 / 7}, 15h));
+  const auto newYork = ScheduleOptions::create().withTimeZone("America/New_York");
+  EXPECT_EQ(newYork.timeZone().name(), "America/New_York");
+  ASSERT_FALSE(kit.system().scheduleCron(Tick{9}, probe.ref(), "0 9 * * *", newYork).wait());
+  kit.advance(21h + 59min);  // Sunday 12:59 UTC, 08:59 EDT
+  EXPECT_EQ(probe.pending(), 0u);
+  kit.advance(1min);
+  EXPECT_EQ(probe.expectMsg<Tick>().n, 9);
+  kit.advance(23h + 59min);  // Monday 12:59 UTC
+  EXPECT_EQ(probe.pending(), 0u);
+  kit.advance(1min);
+  EXPECT_EQ(probe.expectMsg<Tick>().n, 9);
+  EXPECT_EQ(kit.system().skippedTickCount(), 0u);
+}
+
+TEST(ScheduleCron, AZoneOrAnOffsetWhicheverWasSetLastIsTheOneUsed) {
+  TestKit kit;
+  TestProbe probe = kit.probe();
+  kit.clock().setWallTime(at(kMarch1st2026, 0h));
+  // The zone replaced by an offset: 09:00 at UTC+05:30 is 03:30 UTC.
+  const auto india =
+      ScheduleOptions::create().withTimeZone("Europe/Paris").withUtcOffset(5h + 30min);
+  ASSERT_FALSE(kit.system().scheduleCron(Tick{1}, probe.ref(), "0 9 * * *", india).wait());
+  // The offset replaced by a zone: 09:00 in Paris (CET) is 08:00 UTC.
+  const auto paris = ScheduleOptions::create()
+                         .withUtcOffset(5h + 30min)
+                         .withTimeZone(TimeZone::named("Europe/Paris"));
+  ASSERT_FALSE(kit.system().scheduleCron(Tick{2}, probe.ref(), "0 9 * * *", paris).wait());
+  kit.advance(3h + 30min);
+  EXPECT_EQ(probe.expectMsg<Tick>().n, 1);
+  kit.advance(4h + 29min);
+  EXPECT_EQ(probe.pending(), 0u);
+  kit.advance(1min);
+  EXPECT_EQ(probe.expectMsg<Tick>().n, 2);
+}
+
 TEST(ScheduleCron, APausedCronResumedAfterMissedFiringsSendsOneTickNotABurst) {
   TestKit kit;
   TestProbe probe = kit.probe();
@@ -188,6 +230,14 @@ TEST(ScheduleCron, AnOffsetOutOfRangeOrAMissingTargetFailsTheCall) {
             Error::ErrInvalidOption);
   EXPECT_EQ(kit.system().scheduleCron(Tick{}, ActorRef(), "* * * * *").wait(), Error::ErrDead);
   EXPECT_EQ(kit.system().scheduleCount(), 0u);
+  // An unknown zone fails where it is named, before any schedule is made.
+  try {
+    static_cast<void>(ScheduleOptions::create().withTimeZone("Europe/Atlantis"));
+    ADD_FAILURE() << "an unknown zone was accepted";
+  } catch (const std::system_error& e) {
+    EXPECT_EQ(e.code(), Error::ErrUnknownTimeZone);
+    EXPECT_NE(std::string(e.what()).find("Europe/Atlantis"), std::string::npos) << e.what();
+  }
 }
 
 // Schedules a cron tick to itself through its context, then counts them.

@@ -33,12 +33,34 @@ namespace httpservice {
 
 class Shard : public coreactor::Actor {
  public:
+  // `delay`: how long the shard takes over each request (--shard-delay-ms);
+  // zero answers in the same turn.
+  explicit Shard(std::chrono::milliseconds delay) : delay_(delay) {}
+
   void receive(coreactor::ReceiveContext& ctx) override {
-    if (KvRequest* request = ctx.get<KvRequest>()) ctx.reply(apply(map_, *request));
+    if (KvRequest* request = ctx.get<KvRequest>()) {
+      if (delay_.count() == 0) {
+        ctx.reply(apply(map_, *request));
+      } else {
+        // A slow store, without blocking the loop: the request comes back to
+        // this shard after the delay, with the address to answer. Requests
+        // keep their order, all being delayed alike.
+        static_cast<void>(
+            ctx.scheduleOnce(Delayed{std::move(*request), ctx.sender()}, ctx.self(), delay_));
+      }
+    } else if (Delayed* delayed = ctx.get<Delayed>()) {
+      ctx.tell(delayed->replyTo, apply(map_, delayed->request));
+    }
   }
 
  private:
+  struct Delayed {
+    KvRequest request;
+    coreactor::ActorRef replyTo;
+  };
+
   KvMap map_;
+  std::chrono::milliseconds delay_;
 };
 
 class ActorStore {
@@ -47,14 +69,16 @@ class ActorStore {
   static constexpr bool kMetrics = true;
 
   // Spawns the shards. `timeout` bounds each ask: past it, the request is
-  // answered 503.
-  ActorStore(coreactor::ActorSystem& system, std::chrono::nanoseconds timeout)
+  // answered 503. `shardDelay`: how long each shard takes per request.
+  ActorStore(coreactor::ActorSystem& system, std::chrono::nanoseconds timeout,
+             std::chrono::milliseconds shardDelay = std::chrono::milliseconds{0})
       : system_(system), timeout_(timeout) {
     const std::size_t isolates = system.isolateCount();
     for (std::size_t s = 0; s < kShardsPerIsolate * isolates; ++s) {
       shards_.push_back(system.spawn<Shard>(
           "shard-" + std::to_string(s),
-          coreactor::ActorOptions::create().withIsolate(s % isolates).withMailboxHighWaterMark()));
+          coreactor::ActorOptions::create().withIsolate(s % isolates).withMailboxHighWaterMark(),
+          shardDelay));
     }
   }
 

@@ -18,7 +18,7 @@
 // prints how many requests it answered.
 //
 //   example-http-service [--port P] [--isolates N] [--max-body BYTES]
-//                        [--address A] [--ask-timeout-ms MS]
+//                        [--address A] [--ask-timeout-ms MS] [--shard-delay-ms MS]
 #include <charconv>
 #include <chrono>
 #include <csignal>
@@ -49,13 +49,15 @@ struct Flags {
   ServerOptions server;
   std::size_t isolates = 0;  // 0: one per CPU this process may use
   std::chrono::milliseconds askTimeout{5000};
+  std::chrono::milliseconds shardDelay{0};
 };
 
 int usage(const char* why) {
   std::fprintf(stderr,
                "%s\nusage: example-http-service [--port P (default 8080, 0: any free port)]\n"
                "         [--isolates N (default: one per CPU)] [--max-body BYTES (default 65536)]\n"
-               "         [--address A (default 127.0.0.1)] [--ask-timeout-ms MS (default 5000)]\n",
+               "         [--address A (default 127.0.0.1)] [--ask-timeout-ms MS (default 5000)]\n"
+               "         [--shard-delay-ms MS (default 0)]\n",
                why);
   return 2;
 }
@@ -91,6 +93,10 @@ std::optional<Flags> parseFlags(int argc, char** argv) {
       long long ms = 0;
       ok = parse<long long>(value, ms, 1, 3'600'000);
       flags.askTimeout = std::chrono::milliseconds(ms);
+    } else if (flag == "--shard-delay-ms") {
+      long long ms = 0;
+      ok = parse<long long>(value, ms, 0, 3'600'000);
+      flags.shardDelay = std::chrono::milliseconds(ms);
     }
     if (!ok) return std::nullopt;
   }
@@ -106,7 +112,7 @@ int main(int argc, char** argv) {
   ActorSystemOptions options = ActorSystemOptions::create();
   if (flags->isolates != 0) options = options.withIsolates(flags->isolates);
   std::unique_ptr<ActorSystem> system = ActorSystem::create("http-service", options);
-  ActorStore store(*system, flags->askTimeout);
+  ActorStore store(*system, flags->askTimeout, flags->shardDelay);
 
   std::optional<Server<ActorStore>> server;
   try {

@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -81,7 +82,8 @@ std::optional<std::string> readLine(Service& s) {
   }
 }
 
-Service* startService() {
+// Starts the built service on a free port with 2 isolates and `extra` flags.
+Service* startService(std::vector<const char*> extra = {}) {
   int pipeFds[2];
   if (pipe(pipeFds) != 0) return nullptr;
   const pid_t parent = getpid();
@@ -93,8 +95,10 @@ Service* startService() {
     dup2(pipeFds[1], STDOUT_FILENO);
     close(pipeFds[0]);
     close(pipeFds[1]);
-    const char* argv[] = {HTTP_SERVICE_BINARY, "--port", "0", "--isolates", "2", nullptr};
-    execv(argv[0], const_cast<char* const*>(argv));
+    std::vector<const char*> argv = {HTTP_SERVICE_BINARY, "--port", "0", "--isolates", "2"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    argv.push_back(nullptr);
+    execv(argv[0], const_cast<char* const*>(argv.data()));
     _exit(127);
   }
   close(pipeFds[1]);
@@ -128,9 +132,12 @@ int waitForExit(Service& s) {
 
 class Client {
  public:
-  Client() {
+  // A connection to the shared service; its answers count in gAnswers.
+  Client() : Client(gService->port, gAnswers) {}
+  // A connection to the service on `port`; its answers count in `answers`.
+  Client(std::uint16_t port, std::atomic<std::uint64_t>& answers) : answers_(answers) {
     stream_.expires_after(kOperationDeadline);
-    stream_.async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), gService->port),
+    stream_.async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port),
                           [this](beast::error_code e) { error_ = e; });
     wait();
   }
@@ -164,7 +171,7 @@ class Client {
     http::async_read(stream_, buffer_, parser,
                      [this](beast::error_code e, std::size_t) { error_ = e; });
     if (wait()) return std::nullopt;
-    ++gAnswers;
+    ++answers_;
     return parser.release();
   }
 
@@ -199,6 +206,7 @@ class Client {
     return error_;
   }
 
+  std::atomic<std::uint64_t>& answers_;
   asio::io_context io_;
   beast::tcp_stream stream_{io_};
   beast::flat_buffer buffer_;
@@ -331,6 +339,18 @@ TEST_F(HttpService, AnswersBytesThatAreNotHttpWith400AndCloses) {
   EXPECT_TRUE(client.closedByServer());
 }
 
+TEST_F(HttpService, RefusesAHeaderOverEightKibibytesWith431AndCloses) {
+  Client client;
+  const std::string request =
+      "GET /kv/some-key HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: " + std::string(9 * 1024, 'p') +
+      "\r\n\r\n";
+  ASSERT_FALSE(client.sendBytes(request));
+  const auto r = client.receive();
+  ASSERT_TRUE(r) << client.error().message();
+  EXPECT_EQ(r->result(), http::status::request_header_fields_too_large);
+  EXPECT_TRUE(client.closedByServer());
+}
+
 TEST_F(HttpService, AnswersARequestWhoseBodyNeverComesWith400AndStoresNothing) {
   Client liar;
   ASSERT_FALSE(
@@ -418,6 +438,34 @@ TEST_F(HttpService, StopsOnSigtermClosingIdleConnectionsAndCountsEveryAnswer) {
   EXPECT_EQ(waitForExit(*gService), 0) << "it printed:\n" << gService->log;
   ASSERT_TRUE(summary) << "no summary; it printed:\n" << gService->log;
   EXPECT_EQ(*summary, "served " + std::to_string(gAnswers.load()) + " requests");
+}
+
+// A service of its own, whose shards take a minute per request and whose
+// requests wait 50 ms for them.
+TEST(HttpServiceSlowStore, AnswersARequestItsShardDoesNotAnswerInTimeWith503AndStaysUp) {
+  std::unique_ptr<Service> slow(
+      startService({"--shard-delay-ms", "60000", "--ask-timeout-ms", "50"}));
+  ASSERT_NE(slow, nullptr) << "could not start " HTTP_SERVICE_BINARY;
+  ASSERT_NE(slow->port, 0) << "no 'listening on' line; it printed:\n" << slow->log;
+  std::atomic<std::uint64_t> answers{0};
+  {
+    Client client(slow->port, answers);
+    for (const char* key : {"/kv/first", "/kv/second"}) {
+      const auto r = client.exchange(http::verb::put, key, "value");
+      ASSERT_TRUE(r) << client.error().message();
+      EXPECT_EQ(r->result(), http::status::service_unavailable) << describe(r, client);
+      EXPECT_TRUE(r->keep_alive()) << "a 503 keeps the connection";
+    }
+  }
+  // It stops cleanly with the shards' work still pending, and counts both.
+  ASSERT_EQ(kill(slow->pid, SIGTERM), 0);
+  std::optional<std::string> summary;
+  while (const std::optional<std::string> line = readLine(*slow)) summary = line;
+  EXPECT_EQ(waitForExit(*slow), 0) << "it printed:\n" << slow->log;
+  ASSERT_TRUE(summary) << "no summary; it printed:\n" << slow->log;
+  EXPECT_EQ(*summary, "served " + std::to_string(answers.load()) + " requests");
+  EXPECT_EQ(answers.load(), 2u);
+  close(slow->out);
 }
 
 }  // namespace

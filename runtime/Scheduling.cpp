@@ -18,6 +18,7 @@
 #include "SystemCore.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Async.hpp"
+#include "coreactor/Remote.hpp"
 #include "coreactor/Schedule.hpp"
 
 namespace coreactor {
@@ -161,7 +162,13 @@ ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
   // ScheduleOptions holds a zone or an offset, whichever was set last.
   const TimeZone zone =
       options.timeZone() != TimeZone() ? options.timeZone() : TimeZone::fixed(options.utcOffset());
-  if (!isAlive(target)) return {fault(Error::ErrDead)};
+  // An actor of another rank (docs/cluster.md): its ticks cross as messages,
+  // so their type must be registered; strict cancel counts epochs in this
+  // process and cannot reach there.
+  const bool remote = isRemote(target);
+  if (remote && !wire::isRegistered(message)) return {fault(Error::ErrNotSerializable)};
+  if (remote && options.strictCancel()) return {fault(Error::ErrInvalidOption)};
+  if (!remote && !isAlive(target)) return {fault(Error::ErrDead)};
   if (options.strictCancel()) {
     message =
         Message(StrictTick(std::make_shared<std::atomic<std::uint32_t>>(0), std::move(message)));
@@ -175,7 +182,9 @@ ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
 
   // The isolate the call runs on holds the schedule (S9).
   IsolateRuntime* here = owner != nullptr ? &owner->home() : currentRuntime();
-  if (here == nullptr && drivenHere()) here = isolates_[target.isolateIndex()].get();
+  // A remote target's schedule is held by isolate 0 when no isolate makes the call.
+  const std::size_t holder = remote ? 0 : target.isolateIndex();
+  if (here == nullptr && drivenHere()) here = isolates_[holder].get();
   if (here != nullptr) {
     const std::uint32_t anchor = owner != nullptr ? owner->scheduleAnchor() : Scheduler::kNil;
     const ScheduleHandle handle = here->scheduler->add(std::move(message), target, sender, cadence,
@@ -184,13 +193,13 @@ ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
     return {std::error_code(), handle};
   }
   // From outside the system: the target's isolate holds it.
-  IsolateRuntime& rt = *isolates_[target.isolateIndex()];
+  IsolateRuntime& rt = *isolates_[holder];
   auto carried = std::make_shared<Message>(std::move(message));
   return post(*rt.isolate,
               [this, &rt, carried, target, sender, cadence, zone,
                reference = options.reference()]() -> Outcome {
                 if (!running()) return {fault(Error::ErrActorSystemNotStarted), {}};
-                if (!isAlive(target)) return {fault(Error::ErrDead), {}};
+                if (!isRemote(target) && !isAlive(target)) return {fault(Error::ErrDead), {}};
                 const ScheduleHandle handle = rt.scheduler->add(
                     std::move(*carried), target, sender, cadence, zone, reference, Scheduler::kNil);
                 if (!handle.valid()) return {fault(Error::ErrScheduleAlreadyExists), {}};

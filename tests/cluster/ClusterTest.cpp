@@ -66,6 +66,7 @@ struct Tally {
   std::atomic<std::int64_t> outOfOrder{0};
   std::atomic<std::int64_t> total{0};
   std::atomic<std::int64_t> forwarded{0};
+  std::atomic<std::int64_t> echoes{0};
   explicit Tally(int ranks) : next(static_cast<std::size_t>(ranks)) {}
 };
 
@@ -80,6 +81,8 @@ class Sink final : public Actor {
       ++tally_->total;
     } else if (const Forward* f = ctx.get<Forward>()) {
       if (f->note == "hop") ++tally_->forwarded;
+    } else if (ctx.is<Echo>()) {
+      ++tally_->echoes;
     }
   }
 
@@ -291,6 +294,38 @@ TEST(Cluster, AWatcherHearsTerminatedWhenAnotherRankStopsTheActorItWatches) {
     system->shutdown();
   }
   EXPECT_EQ(heard.load(), 1);
+}
+
+TEST(Cluster, ScheduledTicksReachAnActorOfAnotherRankUntilCancelled) {
+  using namespace std::chrono_literals;
+  const int ranks = gCluster->size();
+  const int me = gCluster->rank();
+  Tally tally(ranks);
+  {
+    auto system = clusterSystem();
+    system->spawn<Sink>("sink", ActorOptions::create(), &tally);
+    const ActorRef sink = find(*system, (me + 1) % ranks, "sink");
+    ASSERT_TRUE(sink);
+    // Bad calls first: nothing is scheduled by them.
+    EXPECT_EQ(system->schedule(NotRegistered{1}, sink, 1ms).wait(), Error::ErrNotSerializable);
+    EXPECT_EQ(
+        system->schedule(Echo{0}, sink, 1ms, ScheduleOptions::create().withStrictCancel()).wait(),
+        Error::ErrInvalidOption);
+    EXPECT_EQ(system->scheduleCount(), 0u);
+    // One tick, then a tick every 2 ms: the rank before this one does the same here.
+    EXPECT_FALSE(system->scheduleOnce(Echo{1}, sink, 1ms).wait());
+    const ScheduleResult every = system->schedule(Echo{2}, sink, 2ms);
+    ASSERT_FALSE(every.wait());
+    ASSERT_TRUE(waitFor([&] { return tally.echoes.load() >= 6; }))
+        << tally.echoes.load() << " ticks; sent " << system->clusterStats().sent << ", received "
+        << system->clusterStats().received << ", ticks " << system->tickCount() << ", schedules "
+        << system->scheduleCount();
+    allRanksDone();  // each rank's ticks keep coming until every rank has its six
+    EXPECT_FALSE(system->cancelSchedule(every.handle()).wait());
+    EXPECT_EQ(system->scheduleCount(), 0u);
+    allRanksDone();
+    system->shutdown();
+  }
 }
 
 TEST(Cluster, BadInputIsANamedErrorAtTheSendAndNothingIsLostSilently) {

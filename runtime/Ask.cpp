@@ -1,5 +1,6 @@
 // Ask (SPEC A3): the reply slot (AskEndpoint.hpp) and the asks from
 // outside the system and from an actor.
+#include "RemoteRoutes.hpp"
 #include "SystemCore.hpp"
 
 namespace coreactor::detail {
@@ -159,6 +160,7 @@ void SystemCore::startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32
   const ActorRef replyTo = makeRef(rt.index, slot, generation);
   if (isLocal(rt)) {
     endpoint->arm(timeout);
+    if (isRemote(target)) remote_->trackAsk(target, replyTo, timeout);
     sendRequest(target, std::move(message), replyTo);
     return;
   }
@@ -166,6 +168,7 @@ void SystemCore::startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32
     rt.isolate->post([this, endpoint, timeout, target, replyTo,
                       m = std::make_shared<Message>(std::move(message))]() mutable {
       endpoint->arm(timeout);
+      if (isRemote(target)) remote_->trackAsk(target, replyTo, timeout);
       sendRequest(target, std::move(*m), replyTo);
     });
   } catch (const std::system_error&) {

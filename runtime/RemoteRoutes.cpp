@@ -40,7 +40,14 @@ constexpr std::uint64_t kServiceId = std::uint64_t{0xFFFFFF} << 28;
 /// What a unit carries: a user message (then a frame follows), or one of
 /// the lifecycle signals that cross (no frame; the reference is the
 /// watcher's for a watch).
-enum class UnitKind : std::uint8_t { Message = 0, Stop = 1, Watch = 2, Unwatch = 3 };
+enum class UnitKind : std::uint8_t {
+  Message = 0,
+  Stop = 1,
+  Watch = 2,
+  Unwatch = 3,
+  AskFailed = 4,  // the target is a reply slot here whose request found a stopped actor
+  Leave = 5,      // no target: the sending rank is leaving
+};
 
 /// [kind: 1][target id: 8][reference's rank: 4][reference's id: 8]
 constexpr std::size_t kUnitHeader = 1 + 8 + 4 + 8;
@@ -102,6 +109,8 @@ RemoteRoutes::RemoteRoutes(SystemCore& core, std::shared_ptr<Cluster> cluster,
                                             " isolates: at most 4096 in all ranks together");
   }
   total_ = static_cast<std::uint32_t>(total);
+  left_ = std::make_unique<std::atomic<bool>[]>(counts.size());
+  asksTo_.resize(counts.size());
   firstIsolate_.assign(counts.size(), 0);
   isolatesOf_.assign(counts.size(), 0);
   rankOfIsolate_.assign(total_, rank_);
@@ -123,6 +132,17 @@ RemoteRoutes::~RemoteRoutes() {
 void RemoteRoutes::start() {
   link_.start(*this);
   started_ = true;
+}
+
+void RemoteRoutes::leave() {
+  if (!started_ || stopped_ || leaveSent_) return;
+  leaveSent_ = true;
+  for (int rank = 0; rank < size(); ++rank) {
+    if (rank == rank_) continue;
+    if (link_.send(rank, unitHeader(UnitKind::Leave, WireRef{}, WireRef{kNoRank, 0}))) {
+      sent_.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
 }
 
 void RemoteRoutes::stop() {
@@ -178,6 +198,15 @@ ActorRef RemoteRoutes::fromWire(const WireRef& ref) const {
 // ---- sending ------------------------------------------------------------------------
 
 void RemoteRoutes::send(const ActorRef& target, Message&& message, const ActorRef& sender) {
+  if (const int rank = rankOf(target); hasLeft(rank)) {
+    // Its actors have stopped: what it would have received is a dead letter
+    // here, and an ask fails at once.
+    toLeftRanks_.fetch_add(1, std::memory_order_relaxed);
+    core_.failAskOf(sender, make_error_code(Error::ErrDead));
+    core_.deadLetter(target, Envelope{std::move(message), sender},
+                     "the actor's rank has left the cluster");
+    return;
+  }
   std::string unit;
   try {
     const RoutesScope scope(this);
@@ -209,6 +238,10 @@ bool RemoteRoutes::sendSystem(const ActorRef& target, SystemKind kind, const Act
   if (kind == SystemKind::Watch) unitKind = UnitKind::Watch;
   if (kind == SystemKind::Unwatch) unitKind = UnitKind::Unwatch;
   if (kind != SystemKind::Stop && unitKind == UnitKind::Stop) return false;  // never crosses
+  if (hasLeft(rankOf(target))) {
+    toLeftRanks_.fetch_add(1, std::memory_order_relaxed);
+    return false;  // as to a stopped actor: a watch answers Terminated at once
+  }
   std::string unit;
   {
     const RoutesScope scope(this);
@@ -217,6 +250,37 @@ bool RemoteRoutes::sendSystem(const ActorRef& target, SystemKind kind, const Act
   if (!link_.send(rankOf(target), std::move(unit))) return false;
   sent_.fetch_add(1, std::memory_order_relaxed);
   return true;
+}
+
+void RemoteRoutes::failAsk(const ActorRef& replyTo, std::error_code error) {
+  const int rank = rankOf(replyTo);
+  if (hasLeft(rank)) return;
+  // The error rides in the reference's id.
+  const Error crossing = error == Error::ErrMailboxFull ? Error::ErrMailboxFull : Error::ErrDead;
+  std::string unit;
+  try {
+    const RoutesScope scope(this);
+    unit = unitHeader(UnitKind::AskFailed, toWire(replyTo),
+                      WireRef{kNoRank, static_cast<std::uint64_t>(crossing)});
+  } catch (const std::exception&) {
+    return;  // not a reference the wire can carry: nothing waits for it
+  }
+  if (link_.send(rank, std::move(unit))) sent_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void RemoteRoutes::trackAsk(const ActorRef& target, const ActorRef& replyTo,
+                            std::chrono::nanoseconds timeout) {
+  const int rank = rankOf(target);
+  if (rank < 0 || rank >= size()) return;
+  const auto now = std::chrono::steady_clock::now();
+  const auto left = std::chrono::steady_clock::time_point::max() - now;
+  const auto over =
+      now +
+      std::min(std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout), left);
+  std::lock_guard<std::mutex> lock(asksMutex_);
+  std::deque<TrackedAsk>& asks = asksTo_[static_cast<std::size_t>(rank)];
+  while (!asks.empty() && asks.front().over < now) asks.pop_front();
+  asks.push_back({replyTo, over});
 }
 
 // ---- receiving (the link's thread) -------------------------------------------------
@@ -233,7 +297,12 @@ void RemoteRoutes::receive(int fromRank, std::string_view bytes) {
     }
     const RoutesScope scope(this);
     kind = static_cast<UnitKind>(bytes[0]);
-    if (kind > UnitKind::Unwatch) {
+    if (kind == UnitKind::Leave) {
+      delivered_.fetch_add(1, std::memory_order_relaxed);
+      heardLeave(fromRank);
+      return;
+    }
+    if (kind > UnitKind::AskFailed) {
       throwError(Error::ErrMalformedFrame,
                  "a unit of kind " + std::to_string(static_cast<int>(kind)));
     }
@@ -243,6 +312,14 @@ void RemoteRoutes::receive(int fromRank, std::string_view bytes) {
     std::memcpy(&from.rank, bytes.data() + 9, 4);
     std::memcpy(&from.id, bytes.data() + 13, 8);
     target = fromWire(to);
+    if (kind == UnitKind::AskFailed) {
+      const Error error = from.id == static_cast<std::uint64_t>(Error::ErrMailboxFull)
+                              ? Error::ErrMailboxFull
+                              : Error::ErrDead;
+      delivered_.fetch_add(1, std::memory_order_relaxed);
+      core_.failAskOf(target, make_error_code(error));
+      return;
+    }
     sender = fromWire(from);
     if (kind == UnitKind::Message) {
       std::size_t used = 0;
@@ -281,6 +358,21 @@ void RemoteRoutes::receive(int fromRank, std::string_view bytes) {
   target.deliver(std::move(message), sender);
 }
 
+void RemoteRoutes::heardLeave(int rank) {
+  if (rank < 0 || rank >= size() || rank == rank_) return;
+  if (left_[static_cast<std::size_t>(rank)].exchange(true)) return;
+  ranksLeft_.fetch_add(1, std::memory_order_relaxed);
+  // Whatever that rank answered came before this, on the same link: the
+  // asks still waiting will get no answer.
+  std::deque<TrackedAsk> asks;
+  {
+    std::lock_guard<std::mutex> lock(asksMutex_);
+    asks.swap(asksTo_[static_cast<std::size_t>(rank)]);
+  }
+  for (const TrackedAsk& ask : asks) core_.failAskOf(ask.replyTo, make_error_code(Error::ErrDead));
+  core_.log().info("rank {} has left the cluster; {} asks to it failed", rank, asks.size());
+}
+
 ClusterStats RemoteRoutes::stats() const noexcept {
   const transport::ProcessLinkStats link = link_.stats();
   ClusterStats s;
@@ -292,6 +384,8 @@ ClusterStats RemoteRoutes::stats() const noexcept {
   s.bytesSent = link.bytesSent;
   s.bytesReceived = link.bytesReceived;
   s.batchesSent = link.batchesSent;
+  s.toLeftRanks = toLeftRanks_.load(std::memory_order_relaxed);
+  s.ranksLeft = ranksLeft_.load(std::memory_order_relaxed);
   return s;
 }
 

@@ -17,7 +17,17 @@
 // The reference after the target is the sender of a message, or the
 // watcher of a watch or unwatch; none has rank kNoRank. The signals that
 // cross are stop, watch and unwatch; a watched actor's Terminated comes
-// back as a message.
+// back as a message. Two more kinds: "ask failed" (the target is a reply
+// slot of the receiving rank whose request reached an actor that had
+// stopped: it fails with ErrDead, as locally) and "leave" (no target: the
+// sending rank's system is shutting down and its actors have stopped).
+//
+// A rank that leaves. Its teardown sends "leave" to every other rank
+// before the collective stop of the link. Each rank that hears it marks the
+// rank as gone: the asks it has in flight there fail with ErrDead (this
+// side keeps the reply slots of its remote asks, by rank, until their
+// timeouts pass), and from then on a tell to it is a dead letter here, an
+// ask fails at once with ErrDead, and a watch answers Terminated at once.
 //
 // Threads: send() runs on whichever thread sends (an isolate, a foreign
 // thread); receive() on the link's thread, where each message is delivered
@@ -26,10 +36,14 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "coreactor/ActorRef.hpp"
@@ -66,8 +80,15 @@ class RemoteRoutes final : public transport::ProcessReceiver {
 
   /// Starts the link.
   void start();
+  /// Tells every other rank that this one is leaving: its actors have
+  /// stopped (after every loop of the system has).
+  void leave();
   /// Collective: every message any rank sent before its stop is delivered.
   void stop();
+  /// True once `rank` has said it is leaving.
+  bool hasLeft(int rank) const noexcept {
+    return rank >= 0 && rank < size() && left_[static_cast<std::size_t>(rank)].load();
+  }
 
   int rank() const noexcept { return rank_; }
   int size() const noexcept { return static_cast<int>(isolatesOf_.size()); }
@@ -91,6 +112,16 @@ class RemoteRoutes final : public transport::ProcessReceiver {
   /// rank. False for any other kind (those never cross) or once the link
   /// has stopped.
   bool sendSystem(const ActorRef& target, SystemKind kind, const ActorRef& ref);
+  /// Fails the ask whose reply slot `replyTo` is (on another rank) with
+  /// `error`: its request reached an actor of this rank that had stopped
+  /// (ErrDead) or whose mailbox refused it (ErrMailboxFull; any other error
+  /// crosses as ErrDead).
+  void failAsk(const ActorRef& replyTo, std::error_code error);
+  /// Keeps `replyTo`, the reply slot of an ask to `target` (an actor of
+  /// another rank), until its timeout has passed: if that rank leaves
+  /// meanwhile, the ask fails with ErrDead. On the slot's isolate, once
+  /// its timeout is armed.
+  void trackAsk(const ActorRef& target, const ActorRef& replyTo, std::chrono::nanoseconds timeout);
   void receive(int fromRank, std::string_view bytes) override;
 
   /// A reference as the wire carries it, and back (ActorRef's cereal
@@ -101,6 +132,9 @@ class RemoteRoutes final : public transport::ProcessReceiver {
   ClusterStats stats() const noexcept;
 
  private:
+  // On the link's thread: `rank` is leaving.
+  void heardLeave(int rank);
+
   SystemCore& core_;
   std::shared_ptr<Cluster> cluster_;
   transport::ProcessLink& link_;
@@ -113,12 +147,25 @@ class RemoteRoutes final : public transport::ProcessReceiver {
   std::vector<int> rankOfIsolate_;           // by isolate number here
   bool started_ = false;
   bool stopped_ = false;
+  bool leaveSent_ = false;
+  std::unique_ptr<std::atomic<bool>[]> left_;  // by rank: it said it is leaving
+
+  // The reply slots of asks in flight to each rank, with the time after
+  // which they have surely completed (their timeout): pruned from the front.
+  struct TrackedAsk {
+    ActorRef replyTo;
+    std::chrono::steady_clock::time_point over;
+  };
+  std::mutex asksMutex_;
+  std::vector<std::deque<TrackedAsk>> asksTo_;  // by rank
 
   std::atomic<std::uint64_t> sent_{0};
   std::atomic<std::uint64_t> received_{0};
   std::atomic<std::uint64_t> delivered_{0};
   std::atomic<std::uint64_t> undecodable_{0};
   std::atomic<std::uint64_t> refusedAtSend_{0};
+  std::atomic<std::uint64_t> toLeftRanks_{0};
+  std::atomic<std::uint64_t> ranksLeft_{0};
 };
 
 }  // namespace coreactor::detail

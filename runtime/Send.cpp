@@ -234,6 +234,11 @@ IsolateRuntime* SystemCore::runtimeOfOurs(const ActorRef& ref) const noexcept {
 void SystemCore::failAskOf(const ActorRef& sender, std::error_code error) {
   // An ask's reply slot lives on the target's isolate: an ask to a dead actor
   // fails at once instead of waiting for its timeout.
+  if (isRemote(sender)) {
+    // Asked from another rank: the failure crosses back.
+    remote_->failAsk(sender, error);
+    return;
+  }
   IsolateRuntime* home = runtimeOfOurs(sender);
   if (home == nullptr) return;
   IsolateRuntime& rt = *home;

@@ -186,9 +186,14 @@ void SystemCore::orphan() {
 // After every loop has stopped: what is left is freed, and what it held
 // becomes dead letters or failed asks.
 void SystemCore::teardown() noexcept {
-  // Collective: waits for every rank's teardown, and takes what each sent
+  // This rank's actors have stopped: the others hear that it leaves (their
+  // asks to it fail, their watchers have heard Terminated already). Then,
+  // collective: waits for every rank's teardown, and takes what each sent
   // here before it (dead letters now, below, as the loops have stopped).
-  if (remote_ != nullptr) remote_->stop();
+  if (remote_ != nullptr) {
+    remote_->leave();
+    remote_->stop();
+  }
   metricsEndpoint_.reset();                           // no loop runs: it closes here
   for (auto& rt : isolates_) rt->scheduler->clear();  // S5: no schedule outlives the system
   for (auto& rt : isolates_) rt->crossings->drainAtTeardown();  // X2: in flight: dead letters

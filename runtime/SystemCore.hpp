@@ -186,6 +186,10 @@ class SystemCore {
   /// The top-level actor of that name, or none. Any thread.
   ActorRef topLevelNamed(const std::string& name);
   void deadLetter(const ActorRef& recipient, Envelope&& envelope, const char* reason);
+  /// Fails the ask whose reply slot `sender` is with `error` (nothing if it
+  /// is no ask's): on its isolate, or on its rank for a slot of another one.
+  /// Any thread.
+  void failAskOf(const ActorRef& sender, std::error_code error);
 
   /// Spawns an actor under `parent` (nullptr: the user guardian, and the
   /// actor is top-level). The name is already checked and held by the
@@ -315,7 +319,6 @@ class SystemCore {
   /// What a system message to an actor that is not there (gone, or not of
   /// this system) comes to: a watcher hears Terminated at once.
   void deliverToNoActor(const ActorRef& target, SystemMessage&& message);
-  void failAskOf(const ActorRef& sender, std::error_code error);
   /// failAskOf() when the reply slot lives on this thread's isolate; nothing
   /// otherwise (no task posted: a refused flood from another isolate would
   /// post one per message). True: `sender` was an ask's reply slot, now failed.

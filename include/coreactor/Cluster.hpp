@@ -54,6 +54,8 @@ struct ClusterStats {
   std::uint64_t bytesSent = 0;      ///< bytes of messages handed to the link, since it was made
   std::uint64_t bytesReceived = 0;  ///< bytes of messages the link received, since it was made
   std::uint64_t batchesSent = 0;    ///< transport messages: one carries many messages
+  std::uint64_t toLeftRanks = 0;    ///< messages for a rank that had left: dead letters here
+  std::uint64_t ranksLeft = 0;      ///< other ranks that have said they are leaving
 };
 
 /// The processes of one program whose systems work as one (see the file's

@@ -154,6 +154,32 @@ class Watcher final : public Actor {
   ActorRef watched_;
 };
 
+/// Never answers: an ask to it waits for its timeout, or for its rank to leave.
+class Silent final : public Actor {
+ public:
+  void receive(ReceiveContext&) override {}
+};
+
+/// Watches the actor it is asked about and answers once the watch is sent;
+/// counts that actor's Terminated.
+class ConfirmingWatcher final : public Actor {
+ public:
+  explicit ConfirmingWatcher(std::atomic<int>* heard) : heard_(heard) {}
+  void receive(ReceiveContext& ctx) override {
+    if (const ActorRef* ref = ctx.get<ActorRef>()) {
+      watched_ = *ref;
+      ctx.watch(watched_);
+      ctx.reply(Echo{0});
+    } else if (const Terminated* t = ctx.get<Terminated>()) {
+      if (t->actor == watched_) ++*heard_;
+    }
+  }
+
+ private:
+  std::atomic<int>* heard_;
+  ActorRef watched_;
+};
+
 std::unique_ptr<ActorSystem> clusterSystem(std::size_t isolates = 2) {
   return ActorSystem::create("cluster-test", ActorSystemOptions::create()
                                                  .withIsolates(isolates)
@@ -273,7 +299,7 @@ TEST(Cluster, AReferenceSentInsideAMessageNamesTheSameActorOnTheOtherRank) {
   }
 }
 
-TEST(Cluster, AWatcherHearsTerminatedWhenAnotherRankStopsTheActorItWatches) {
+TEST(Cluster, AWatcherHearsTerminatedWhenAnotherRankStopsTheActorItWatchesAndAsksFailAtOnce) {
   // Rank r watches the victim of rank r+1 and stops it with ActorSystem::stop;
   // whichever of the watch and the stop arrives first, Terminated comes back.
   const int ranks = gCluster->size();
@@ -288,6 +314,11 @@ TEST(Cluster, AWatcherHearsTerminatedWhenAnotherRankStopsTheActorItWatches) {
     watcher.tell(victim);
     system->stop(victim);
     ASSERT_TRUE(waitFor([&] { return heard.load() == 1; })) << heard.load();
+    // An ask to it now fails at once, as to a local actor that has stopped:
+    // its rank sends the failure back.
+    EXPECT_EQ(
+        test::errorOf([&] { system->ask<Echo>(victim, Echo{1}, std::chrono::seconds(120)).get(); }),
+        Error::ErrDead);
     // This rank's own victim was stopped by the rank before it.
     ASSERT_TRUE(waitFor([&] { return !system->lookup(me, "victim").get(); }));
     allRanksDone();
@@ -360,6 +391,68 @@ TEST(Cluster, BadInputIsANamedErrorAtTheSendAndNothingIsLostSilently) {
   EXPECT_EQ(stats.refusedAtSend, 3u);
   EXPECT_EQ(stats.undecodable, 0u);
   EXPECT_EQ(sumOverRanks(stats.sent), sumOverRanks(stats.received));
+}
+
+TEST(Cluster, ARankThatLeavesFailsTheAsksToItWithErrDeadAndItsWatchersHearTerminated) {
+  // The last rank shuts its system down while the others go on: its
+  // actors' watchers hear Terminated, an ask waiting on it fails with
+  // ErrDead (not by its timeout), and from then on every ask, tell, watch
+  // and lookup aimed at it ends at once, counted.
+  using namespace std::chrono_literals;
+  const int ranks = gCluster->size();
+  const int me = gCluster->rank();
+  const int leaving = ranks - 1;
+  std::atomic<int> heard{0};
+  std::atomic<int> heardLate{0};
+  ClusterStats stats;
+  // The ranks that stay meet once more before they shut down.
+  MPI_Comm staying = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, me == leaving ? MPI_UNDEFINED : 0, me, &staying);
+  {
+    auto system = clusterSystem();
+    system->spawn<Echoer>("echo");
+    system->spawn<Silent>("silent");
+    if (me == leaving) {
+      allRanksDone();      // the others have their watches and their waiting ask
+      system->shutdown();  // returns once the others have shut down too
+    } else {
+      const ActorRef echo = find(*system, leaving, "echo");
+      const ActorRef silent = find(*system, leaving, "silent");
+      ASSERT_TRUE(echo);
+      ASSERT_TRUE(silent);
+      const ActorRef watcher =
+          system->spawn<ConfirmingWatcher>("watcher", ActorOptions::create(), &heard);
+      system->ask<Echo>(watcher, echo, 120s).get();                  // the watch has gone out
+      EXPECT_EQ(system->ask<Echo>(echo, Echo{1}, 120s).get().n, 2);  // and has arrived
+      AskFuture<Echo> waiting = system->ask<Echo>(silent, Echo{0}, 120s);
+      allRanksDone();
+      EXPECT_EQ(test::errorOf([&] { waiting.get(); }), Error::ErrDead);
+      ASSERT_TRUE(waitFor([&] { return heard.load() == 1; })) << heard.load();
+      ASSERT_TRUE(waitFor([&] { return system->clusterStats().ranksLeft == 1; }));
+      // After: each kind of call ends at once.
+      EXPECT_EQ(test::errorOf([&] { system->ask<Echo>(echo, Echo{2}, 120s).get(); }),
+                Error::ErrDead);
+      EXPECT_EQ(test::errorOf([&] { system->lookup(leaving, "echo").get(); }), Error::ErrDead);
+      const std::uint64_t deadBefore = system->deadLetterCount();
+      echo.tell(Echo{3});
+      EXPECT_EQ(system->deadLetterCount(), deadBefore + 1);
+      const ActorRef lateWatcher =
+          system->spawn<ConfirmingWatcher>("late-watcher", ActorOptions::create(), &heardLate);
+      system->ask<Echo>(lateWatcher, echo, 120s).get();
+      ASSERT_TRUE(waitFor([&] { return heardLate.load() == 1; })) << heardLate.load();
+      // The ranks that stay still talk to each other.
+      if (ranks > 2) {
+        const int peer = me == 0 ? 1 : 0;
+        EXPECT_EQ(system->ask<Echo>(find(*system, peer, "echo"), Echo{5}, 120s).get().n, 6);
+      }
+      stats = system->clusterStats();
+      EXPECT_EQ(stats.toLeftRanks, 4u) << "the ask, the lookup, the tell and the watch";
+      MPI_Barrier(staying);
+      system->shutdown();
+    }
+  }
+  if (staying != MPI_COMM_NULL) MPI_Comm_free(&staying);
+  allRanksDone();
 }
 
 TEST(Cluster, MessagesStillInFlightAtShutdownAreDeliveredOrDeadLetteredAndCounted) {

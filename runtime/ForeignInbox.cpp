@@ -45,6 +45,21 @@ bool ForeignInbox::put(Letter&& letter) {
   return true;
 }
 
+bool ForeignInbox::putInTurn(Letter&& letter) {
+  if (!enter()) return false;
+  bool queued;
+  try {
+    queued = queue_.enqueue(inTurn_, std::move(letter));
+  } catch (...) {
+    leave();
+    throw;
+  }
+  leave();
+  if (!queued) throw std::bad_alloc();
+  home_.isolate->wake();
+  return true;
+}
+
 bool ForeignInbox::putBulk(moodycamel::ProducerToken& token, std::vector<Letter>& letters) {
   if (letters.empty()) return true;
   if (!enter()) return false;

@@ -66,6 +66,11 @@ class ForeignInbox final : public Poller {
   /// producer's own, made by makeToken()) and wakes the loop once; the
   /// vector is emptied. False, nothing queued, once closed.
   bool putBulk(moodycamel::ProducerToken& token, std::vector<Letter>& letters);
+  /// put() for callers that take turns (one at a time, serialized by a lock
+  /// of theirs) from different threads: the letters of all of them keep
+  /// the order in which they were put, as one producer's do. The cluster's
+  /// link, whose work moves between its thread and the loops.
+  bool putInTurn(Letter&& letter);
   /// A producer token of this inbox's queue, for putBulk().
   moodycamel::ProducerToken makeToken() { return moodycamel::ProducerToken(queue_); }
   /// Letters queued and not yet taken (approximate while others put). Any thread.
@@ -93,7 +98,8 @@ class ForeignInbox final : public Poller {
   SystemCore& core_;
   IsolateRuntime& home_;
   Queue queue_;
-  std::vector<Letter> taken_;                          // what one take() dequeued; the loop's only
+  moodycamel::ProducerToken inTurn_{queue_};  // putInTurn()'s: one producer, whoever holds the turn
+  std::vector<Letter> taken_;                 // what one take() dequeued; the loop's only
   alignas(64) std::atomic<std::uint32_t> writers_{0};  // puts in progress
   std::atomic<bool> closed_{false};
 };

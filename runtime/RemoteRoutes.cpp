@@ -134,6 +134,11 @@ void RemoteRoutes::start() {
   started_ = true;
 }
 
+detail::Poller& RemoteRoutes::pollerOf(std::size_t isolate) {
+  while (pollers_.size() <= isolate) pollers_.push_back(std::make_unique<LinkPoller>(link_));
+  return *pollers_[isolate];
+}
+
 void RemoteRoutes::leave() {
   if (!started_ || stopped_ || leaveSent_) return;
   leaveSent_ = true;
@@ -338,7 +343,7 @@ void RemoteRoutes::receive(int fromRank, std::string_view bytes) {
     const SystemKind signal = kind == UnitKind::Stop    ? SystemKind::Stop
                               : kind == UnitKind::Watch ? SystemKind::Watch
                                                         : SystemKind::Unwatch;
-    core_.sendSystem(
+    core_.signalFromRank(
         target, SystemMessage{signal, signal == SystemKind::Stop ? ActorRef() : sender, nullptr});
     return;
   }
@@ -355,7 +360,7 @@ void RemoteRoutes::receive(int fromRank, std::string_view bytes) {
     }
     return;
   }
-  target.deliver(std::move(message), sender);
+  core_.deliverFromRank(target, Envelope{std::move(message), sender});
 }
 
 void RemoteRoutes::heardLeave(int rank) {

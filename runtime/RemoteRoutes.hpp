@@ -30,9 +30,11 @@
 // ask fails at once with ErrDead, and a watch answers Terminated at once.
 //
 // Threads: send() runs on whichever thread sends (an isolate, a foreign
-// thread); receive() on the link's thread, where each message is delivered
-// as a tell from a thread that is no isolate (the foreign inbox, with its
-// backpressure).
+// thread); receive() on the link's thread, or on an isolate's loop that does
+// the link's work between its turns (pollerOf: the loop's poller calls the
+// link's progress()). Either way each message goes into its target
+// isolate's foreign inbox (with its backpressure for the link's thread),
+// one rank's units in the order they came.
 #pragma once
 
 #include <atomic>
@@ -48,6 +50,7 @@
 
 #include "coreactor/ActorRef.hpp"
 #include "coreactor/Cluster.hpp"
+#include "coreactor/Isolate.hpp"
 #include "coreactor/Remote.hpp"
 #include "runtime/MailFifo.hpp"
 #include "runtime/SystemMessage.hpp"
@@ -80,6 +83,10 @@ class RemoteRoutes final : public transport::ProcessReceiver {
 
   /// Starts the link.
   void start();
+  /// The poller of isolate `isolate`'s loop: it does the link's work when
+  /// no other thread is (ProcessLink::progress), once per loop iteration
+  /// and while the loop polls before it sleeps. Made before the loops run.
+  detail::Poller& pollerOf(std::size_t isolate);
   /// Tells every other rank that this one is leaving: its actors have
   /// stopped (after every loop of the system has).
   void leave();
@@ -132,7 +139,22 @@ class RemoteRoutes final : public transport::ProcessReceiver {
   ClusterStats stats() const noexcept;
 
  private:
-  // On the link's thread: `rank` is leaving.
+  // Does the link's work from a loop (see pollerOf).
+  class LinkPoller final : public detail::Poller {
+   public:
+    explicit LinkPoller(transport::ProcessLink& link) : link_(link) {}
+    void poll() override { link_.progress(); }
+    bool looksBetweenUnits() const noexcept override { return false; }
+    bool pending() const noexcept override { return false; }
+    // The idle window: what the link's progress delivered is in a foreign
+    // inbox, which that loop sees at once.
+    bool ready() const noexcept override { return link_.progress(); }
+
+   private:
+    transport::ProcessLink& link_;
+  };
+
+  // Where the link's receive() runs: `rank` is leaving.
   void heardLeave(int rank);
 
   SystemCore& core_;
@@ -148,7 +170,8 @@ class RemoteRoutes final : public transport::ProcessReceiver {
   bool started_ = false;
   bool stopped_ = false;
   bool leaveSent_ = false;
-  std::unique_ptr<std::atomic<bool>[]> left_;  // by rank: it said it is leaving
+  std::unique_ptr<std::atomic<bool>[]> left_;         // by rank: it said it is leaving
+  std::vector<std::unique_ptr<LinkPoller>> pollers_;  // by isolate
 
   // The reply slots of asks in flight to each rank, with the time after
   // which they have surely completed (their timeout): pruned from the front.

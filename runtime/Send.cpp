@@ -130,6 +130,30 @@ void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
   }
 }
 
+void SystemCore::deliverFromRank(const ActorRef& target, Envelope&& envelope) {
+  if (!isOurs(target)) {
+    deadLetter(target, std::move(envelope), "no such actor");
+    return;
+  }
+  IsolateRuntime& rt = *isolates_[target.isolateIndex()];
+  waitForForeignRoom(rt, 1);  // the link's thread waits; an isolate does not
+  ForeignInbox::Letter letter{target.id(), std::move(envelope), nullptr};
+  if (!rt.foreign->putInTurn(std::move(letter))) {
+    deadLetter(target, std::move(letter.envelope), "its isolate stopped");
+  }
+}
+
+void SystemCore::signalFromRank(const ActorRef& target, SystemMessage&& message) {
+  if (!isOurs(target)) {
+    deliverToNoActor(target, std::move(message));
+    return;
+  }
+  ForeignInbox::Letter letter;
+  letter.target = target.id();
+  letter.system = std::make_unique<SystemMessage>(std::move(message));
+  isolates_[target.isolateIndex()]->foreign->putInTurn(std::move(letter));
+}
+
 void SystemCore::waitForForeignRoom(IsolateRuntime& rt, std::size_t coming) {
   // Only a thread that runs no loop at all waits: an isolate of another
   // system must not stall its own loop on ours.

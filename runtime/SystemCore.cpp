@@ -95,6 +95,7 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
   if (options_.cluster() != nullptr) {
     remote_ =
         std::make_unique<RemoteRoutes>(*this, options_.cluster(), options_.remoteMessageLimit());
+    for (auto& rt : isolates_) IsolateHooks::addPoller(*rt->isolate, remote_->pollerOf(rt->index));
   }
 }
 

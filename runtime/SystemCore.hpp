@@ -186,6 +186,13 @@ class SystemCore {
   /// The top-level actor of that name, or none. Any thread.
   ActorRef topLevelNamed(const std::string& name);
   void deadLetter(const ActorRef& recipient, Envelope&& envelope, const char* reason);
+  /// A message, or a lifecycle signal, from another rank: into the target
+  /// isolate's foreign inbox as one producer (ForeignInbox::putInTurn)
+  /// whichever thread hands it over (the link's, or an isolate's in the
+  /// link's progress), so that each rank's units keep their order. One
+  /// thread at a time: the holder of the link's work.
+  void deliverFromRank(const ActorRef& target, Envelope&& envelope);
+  void signalFromRank(const ActorRef& target, SystemMessage&& message);
   /// Fails the ask whose reply slot `sender` is with `error` (nothing if it
   /// is no ask's): on its isolate, or on its rank for a slot of another one.
   /// Any thread.

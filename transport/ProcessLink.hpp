@@ -9,10 +9,11 @@
 // actor messages, coreactor/Remote.hpp) is the runtime's business.
 //
 // Threads: allGather() runs on the thread that calls it, before start().
-// send() may be called from any thread once started. receive() is called on
-// the link's own thread (one at a time), never from send(). stop() is
-// collective (every rank calls it) and returns once every unit any rank
-// sent before its stop() has been handed to its receiver.
+// send() may be called from any thread once started. receive() is called
+// one unit at a time, in order, on the link's own thread or on a thread
+// inside progress(), never from send(). stop() is collective (every rank
+// calls it) and returns once every unit any rank sent before its stop() has
+// been handed to its receiver.
 #pragma once
 
 #include <cstdint>
@@ -50,6 +51,12 @@ class ProcessLink {
   virtual std::vector<std::uint64_t> allGather(std::uint64_t value) = 0;
   /// Starts moving bytes; what arrives goes to `receiver` until stop().
   virtual void start(ProcessReceiver& receiver) = 0;
+  /// Does the link's work on the calling thread (an isolate's loop,
+  /// between its turns), unless another thread is doing it: sends what is
+  /// queued and hands what arrived to the receiver. True if it moved
+  /// anything. A link that cannot share its work with other threads
+  /// returns false and does nothing.
+  virtual bool progress() { return false; }
   /// Queues `bytes` for `rank`. False (and counted as refused) for a rank
   /// that does not exist or once stop() has begun.
   virtual bool send(int rank, std::string&& bytes) = 0;

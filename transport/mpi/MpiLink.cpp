@@ -8,7 +8,6 @@
 #include <cstring>
 
 #include "coreactor/Error.hpp"
-#include "coreactor/detail/CpuRelax.hpp"
 
 namespace coreactor::transport {
 
@@ -56,6 +55,7 @@ MpiLink::MpiLink(MPI_Comm comm) : queue_(std::make_unique<Queue>()) {
                "an MPI link needs MPI initialized with MPI_THREAD_SERIALIZED or more "
                "(MPI_Init_thread): its own thread makes the MPI calls");
   }
+  shared_ = level == MPI_THREAD_MULTIPLE;
   MPI_Comm_dup(comm, &comm_);
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
@@ -91,7 +91,14 @@ void MpiLink::start(ProcessReceiver& receiver) {
     std::lock_guard<std::mutex> lock(queue_->mutex);
     queue_->stopping = false;
   }
+  running_.store(true);
   thread_ = std::thread([this] { run(); });
+}
+
+bool MpiLink::progress() {
+  if (!shared_ || !running_.load(std::memory_order_relaxed)) return false;
+  std::unique_lock<std::mutex> lock(work_, std::try_to_lock);
+  return lock.owns_lock() && round();
 }
 
 bool MpiLink::send(int rank, std::string&& bytes) {
@@ -122,6 +129,7 @@ bool MpiLink::send(int rank, std::string&& bytes) {
 
 void MpiLink::stop() {
   if (!thread_.joinable()) return;
+  running_.store(false);
   {
     // Under the queue's lock: a send either queued before this or is refused.
     std::lock_guard<std::mutex> lock(queue_->mutex);
@@ -151,17 +159,29 @@ ProcessLinkStats MpiLink::stats() const noexcept {
 void MpiLink::run() {
   int idleRounds = 0;
   while (!queue_->stopRequested.load(std::memory_order_acquire)) {
-    bool did = moveQueued() > 0;
-    did |= sendBatches();
-    did |= completeSends();
-    did |= receiveArrived();
+    bool did = false;
+    {
+      // While an isolate does the work, this thread moves towards sleep:
+      // the loops that poll need no help, and it would take their CPU.
+      std::unique_lock<std::mutex> lock(work_, std::try_to_lock);
+      did = lock.owns_lock() && round();
+    }
     if (did) {
       idleRounds = 0;
     } else {
       sleepIdle(idleRounds);
     }
   }
+  const std::lock_guard<std::mutex> lock(work_);
   finish();
+}
+
+bool MpiLink::round() {
+  bool did = moveQueued() > 0;
+  did |= sendBatches();
+  did |= completeSends();
+  did |= receiveArrived();
+  return did;
 }
 
 // Moves what send() queued into the ranks' batches; returns how many.
@@ -230,8 +250,9 @@ bool MpiLink::completeSends() {
 }
 
 bool MpiLink::receiveArrived() {
-  // MPI_Iprobe and MPI_Recv, not a matched probe: only this thread receives
-  // on the link's communicator, so nothing can take the probed message.
+  // MPI_Iprobe and MPI_Recv, not a matched probe: only the holder of work_
+  // receives on the link's communicator, so nothing can take the probed
+  // message.
   bool got = false;
   for (int i = 0; i < 64; ++i) {
     int flag = 0;
@@ -273,20 +294,21 @@ void MpiLink::unpack(int from, const std::string& batch) {
 
 void MpiLink::sleepIdle(int& idleRounds) {
   ++idleRounds;
-  if (idleRounds < kSpinRounds) {
-    detail::cpuRelax();
-    return;
-  }
-  // Then yield between polls for a while: on a machine with fewer CPUs
+  // First yield between polls for a while: on a machine with fewer CPUs
   // than busy threads (an isolate and a link per rank), the thread gives
   // its CPU to whoever has work and still answers within a time slice.
-  if (idleRounds < kSpinRounds + kYieldRounds) {
+  if (idleRounds < kYieldRounds) {
     std::this_thread::yield();
     return;
   }
-  const int doublings = std::min(idleRounds - kSpinRounds - kYieldRounds, 8);
+  // Then sleep between polls: 20 µs at first, doubling every 16 sleeps up
+  // to 32 ms, reached after about half a second of sleeping. An isolate
+  // that is awake does the link's work meanwhile (progress()); this thread
+  // only sees what comes while every loop of the rank sleeps.
+  const int sleeps = idleRounds - kYieldRounds;
+  const int doublings = std::min(sleeps / 16, 11);
   const auto pause =
-      std::min(std::chrono::microseconds(20 << doublings), std::chrono::microseconds(4000));
+      std::min(std::chrono::microseconds(20 << doublings), std::chrono::microseconds(32000));
   std::unique_lock<std::mutex> lock(sleepMutex_);
   sleeping_.store(true);
   if (queue_->size.load() == 0 && !queue_->stopRequested.load()) {

@@ -1,28 +1,36 @@
 // transport::MpiLink — a ProcessLink over MPI (Open MPI from Debian): the
-// ranks of a communicator, one thread of the link's own making the MPI calls.
+// ranks of a communicator; the MPI calls made by the isolates' loops or by a
+// thread of the link's own, whichever holds the link's lock.
 //
 // The communicator is duplicated (MPI_Comm_dup, collective) so that the
 // link's messages and collectives never meet the program's own. MPI must be
-// initialized with at least MPI_THREAD_SERIALIZED: after start(), only the
-// link's thread calls MPI; before it, allGather() calls it on the caller's
+// initialized with at least MPI_THREAD_SERIALIZED. With MPI_THREAD_MULTIPLE
+// the isolates share the link's work (progress(), from their loops): the one
+// that takes the link's lock sends what is queued and receives what came,
+// so a busy or idle-polling isolate answers a rank without waiting for the
+// link's thread to be scheduled and to wake it. One lock for all of it
+// keeps each rank's units in order. With SERIALIZED, only the link's thread
+// calls MPI after start(); before it, allGather() calls it on the caller's
 // thread.
 //
-// The link's thread, each round:
+// One round of the link's work (round(), under the lock work_):
 // - takes the units queued by send() (any thread: a vector under a lock,
 //   swapped out whole) and appends each, length-prefixed, to its rank's
 //   pending batch;
 // - sends each rank's pending batch with MPI_Isend, with at most kInFlight
 //   batches in flight per rank: while they are, the next batch grows, so a
 //   flood leaves in large batches and a lone message at once;
-// - completes finished sends (MPI_Testsome) and frees their buffers;
-// - takes what arrived (MPI_Improbe + MPI_Mrecv, any size) and hands each
+// - completes finished sends (MPI_Test) and frees their buffers;
+// - takes what arrived (MPI_Iprobe + MPI_Recv, any size) and hands each
 //   unit to the receiver, in order per sending rank.
-// With nothing to do it polls for kSpinRounds rounds, then kYieldRounds
-// more with a yield between (a few milliseconds), then sleeps between
-// polls, 20 µs at first and doubling up to 4 ms (MPI gives no descriptor
-// to sleep on); send() wakes it at once. An idle rank thus wakes 250 times
-// a second, for a probe each, and the first message to a rank that has
-// been idle for a while waits up to 4 ms to be seen.
+// With nothing to do (or while an isolate does the work) it polls with a
+// yield between for kYieldRounds rounds (about a millisecond), then sleeps
+// between polls, 20 µs at first and doubling every 16 sleeps up to 32 ms,
+// reached after about half a second (MPI gives no descriptor to sleep on);
+// send() wakes it at once. An idle rank thus wakes about 30 times a second,
+// and the first message to a rank whose loops have all slept for a while
+// waits up to 32 ms to be seen (less after a shorter idleness; at once when
+// one of its isolates is awake, since that one polls too).
 //
 // stop() (collective): send() refuses from then on; the thread flushes
 // every batch, the ranks exchange how many units each sent to each
@@ -49,10 +57,10 @@ class MpiLink final : public ProcessLink {
  public:
   /// Batches in flight to one rank before the next waits.
   static constexpr std::size_t kInFlight = 8;
-  /// Idle rounds of polling, then of polling with a yield between, before
-  /// the thread starts to sleep.
-  static constexpr int kSpinRounds = 2000;
-  static constexpr int kYieldRounds = 20000;
+  /// Idle rounds of polling with a yield between before the thread starts
+  /// to sleep. No pure spinning: on a machine with no CPU to spare, a
+  /// spinning link thread takes the one its isolate needs.
+  static constexpr int kYieldRounds = 2000;
 
   /// Collective over `comm`. Throws ErrInvalidOption if MPI is not
   /// initialized or gives less than MPI_THREAD_SERIALIZED.
@@ -65,6 +73,7 @@ class MpiLink final : public ProcessLink {
   int size() const noexcept override { return size_; }
   std::vector<std::uint64_t> allGather(std::uint64_t value) override;
   void start(ProcessReceiver& receiver) override;
+  bool progress() override;
   bool send(int rank, std::string&& bytes) override;
   void stop() override;
   ProcessLinkStats stats() const noexcept override;
@@ -75,6 +84,8 @@ class MpiLink final : public ProcessLink {
   struct Queue;
 
   void run();
+  // One round of the link's work; the caller holds work_.
+  bool round();
   std::size_t moveQueued();
   bool sendBatches();
   bool completeSends();
@@ -90,10 +101,15 @@ class MpiLink final : public ProcessLink {
   std::unique_ptr<Queue> queue_;
   std::thread thread_;
   std::atomic<bool> sleeping_{false};
+  bool shared_ = false;  // MPI_THREAD_MULTIPLE: progress() may do the work
+  std::atomic<bool> running_{false};
+  // Held by whichever thread does the link's work (below): the link's
+  // thread, or an isolate in progress().
+  std::mutex work_;
   std::mutex sleepMutex_;
   std::condition_variable wake_;
 
-  // The link thread's own.
+  // Whoever holds work_.
   std::vector<std::string> pending_;                 // by rank: the batch being filled
   std::vector<std::uint64_t> pendingUnits_;          // units in it
   std::vector<std::size_t> inFlightTo_;              // batches in flight, by rank

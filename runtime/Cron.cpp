@@ -92,9 +92,10 @@ constexpr minutes kLowestOffset = -hours{12};
 constexpr minutes kHighestOffset = hours{14};
 
 /// Throws ErrInvalidOption for an offset out of -12:00..+14:00, `owner` first.
-void checkOffset(minutes offset, const std::string& owner) {
+void checkOffset(minutes offset, std::string_view owner) {
   if (offset >= kLowestOffset && offset <= kHighestOffset) return;
-  throwError(Error::ErrInvalidOption, owner + "a UTC offset of " + std::to_string(offset.count()) +
+  throwError(Error::ErrInvalidOption, std::string(owner) + "a UTC offset of " +
+                                          std::to_string(offset.count()) +
                                           " minutes is out of -12:00..+14:00");
 }
 
@@ -339,7 +340,9 @@ bool CronExpression::firesOn(year_month_day day) const noexcept {
 }
 
 sys_seconds CronExpression::next(sys_seconds after, minutes utcOffset) const {
-  checkOffset(utcOffset, "cron \"" + text_ + "\": ");
+  if (utcOffset < kLowestOffset || utcOffset > kHighestOffset) {
+    checkOffset(utcOffset, "cron \"" + text_ + "\": ");
+  }
   return nextAtOffset(after, utcOffset);
 }
 

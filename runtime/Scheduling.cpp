@@ -160,12 +160,15 @@ ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
     return {fault(Error::ErrInvalidOption)};
   }
   // ScheduleOptions holds a zone or an offset, whichever was set last.
-  const TimeZone zone =
-      options.timeZone() != TimeZone() ? options.timeZone() : TimeZone::fixed(options.utcOffset());
+  TimeZone zone;  // UTC; a cron schedule's own, below
+  if (cadence.cron != nullptr) {
+    zone = options.timeZone() != TimeZone() ? options.timeZone()
+                                            : TimeZone::fixed(options.utcOffset());
+  }
   // An actor of another rank (docs/cluster.md): its ticks cross as messages,
   // so their type must be registered; strict cancel counts epochs in this
   // process and cannot reach there.
-  const bool remote = isRemote(target);
+  const bool remote = remote_ != nullptr && isRemote(target);
   if (remote && !wire::isRegistered(message)) return {fault(Error::ErrNotSerializable)};
   if (remote && options.strictCancel()) return {fault(Error::ErrInvalidOption)};
   if (!remote && !isAlive(target)) return {fault(Error::ErrDead)};

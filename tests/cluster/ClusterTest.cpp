@@ -52,6 +52,9 @@ struct NotRegistered {
   int n;
 };
 
+/// Larger than the link's chunk (64 KiB): one message spans several.
+constexpr std::size_t kBigBytes = 300'000;
+
 struct Big {
   std::string bytes;
   template <class Archive>
@@ -67,6 +70,7 @@ struct Tally {
   std::atomic<std::int64_t> total{0};
   std::atomic<std::int64_t> forwarded{0};
   std::atomic<std::int64_t> echoes{0};
+  std::atomic<std::int64_t> bigs{0};  // Big messages whose every byte arrived
   explicit Tally(int ranks) : next(static_cast<std::size_t>(ranks)) {}
 };
 
@@ -83,6 +87,10 @@ class Sink final : public Actor {
       if (f->note == "hop") ++tally_->forwarded;
     } else if (ctx.is<Echo>()) {
       ++tally_->echoes;
+    } else if (const Big* big = ctx.get<Big>()) {
+      const bool whole =
+          big->bytes.size() == kBigBytes && big->bytes.find_first_not_of('y') == std::string::npos;
+      if (whole) ++tally_->bigs;
     }
   }
 
@@ -233,11 +241,18 @@ TEST(Cluster, EveryRankTellsEveryOtherAndEachMessageArrivesOnceInOrder) {
       const ActorRef sink = find(*system, peer, "sink");
       ASSERT_TRUE(sink) << "rank " << peer << "'s sink";
       EXPECT_EQ(system->rankOf(sink), peer);
-      for (int seq = 0; seq < kMessages; ++seq) sink.tell(Count{me, seq});
+      for (int seq = 0; seq < kMessages; ++seq) {
+        sink.tell(Count{me, seq});
+        // Now and then a message longer than a chunk, among the small ones.
+        if (seq % 5'000 == 0) sink.tell(Big{std::string(kBigBytes, 'y')});
+      }
     }
     const std::int64_t expected = static_cast<std::int64_t>(ranks - 1) * kMessages;
     ASSERT_TRUE(waitFor([&] { return tally.total.load() == expected; }))
         << tally.total.load() << " of " << expected;
+    const std::int64_t bigs = static_cast<std::int64_t>(ranks - 1) * (kMessages / 5'000);
+    ASSERT_TRUE(waitFor([&] { return tally.bigs.load() == bigs; }))
+        << tally.bigs.load() << " of " << bigs;
     allRanksDone();
     system->shutdown();
     stats = system->clusterStats();

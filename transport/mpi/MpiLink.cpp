@@ -3,8 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <climits>
-#include <cstdio>
+#include <cstdint>
 #include <cstring>
 
 #include "coreactor/Error.hpp"
@@ -61,7 +60,13 @@ MpiLink::MpiLink(MPI_Comm comm) : queue_(std::make_unique<Queue>()) {
   MPI_Comm_size(comm_, &size_);
   const auto n = static_cast<std::size_t>(size_);
   pending_.resize(n);
+  pendingSent_.assign(n, 0);
   pendingUnits_.assign(n, 0);
+  posted_.resize(n);
+  postedRequests_.assign(n, MPI_REQUEST_NULL);
+  completed_.resize(n);
+  completedStatus_.resize(n);
+  streams_.resize(n);
   inFlightTo_.assign(n, 0);
   sentTo_.assign(n, 0);
   receivedFrom_.assign(n, 0);
@@ -71,7 +76,23 @@ MpiLink::~MpiLink() {
   if (thread_.joinable()) stop();
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (finalized == 0 && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  if (finalized != 0) return;
+  // The receives posted ahead outlive each stop (the next start goes on
+  // with them); they end with the link. After the collective stop nothing
+  // more comes for them.
+  for (MPI_Request& request : postedRequests_) {
+    if (request == MPI_REQUEST_NULL) continue;
+    MPI_Cancel(&request);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+  }
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+void MpiLink::postReceive(int rank) {
+  const auto r = static_cast<std::size_t>(rank);
+  posted_[r].resize(kChunk);
+  MPI_Irecv(posted_[r].data(), static_cast<int>(kChunk), MPI_BYTE, rank, kTag, comm_,
+            &postedRequests_[r]);
 }
 
 std::vector<std::uint64_t> MpiLink::allGather(std::uint64_t value) {
@@ -90,6 +111,9 @@ void MpiLink::start(ProcessReceiver& receiver) {
   {
     std::lock_guard<std::mutex> lock(queue_->mutex);
     queue_->stopping = false;
+  }
+  for (int rank = 0; rank < size_; ++rank) {
+    if (postedRequests_[static_cast<std::size_t>(rank)] == MPI_REQUEST_NULL) postReceive(rank);
   }
   running_.store(true);
   thread_ = std::thread([this] { run(); });
@@ -207,27 +231,39 @@ std::size_t MpiLink::moveQueued() {
   return moved;
 }
 
-// Sends each rank's pending batch, within kInFlight per rank. True if it
-// sent one.
+// Sends each rank's pending bytes in chunks of at most kChunk, within
+// kInFlight per rank. True if it sent one.
 bool MpiLink::sendBatches() {
   bool sent = false;
   for (int rank = 0; rank < size_; ++rank) {
     const auto r = static_cast<std::size_t>(rank);
     std::string& batch = pending_[r];
-    if (batch.empty() || inFlightTo_[r] >= kInFlight) continue;
-    if (batch.size() > static_cast<std::size_t>(INT_MAX)) continue;  // not by our batching
-    auto flight = std::make_unique<InFlight>();
-    flight->rank = rank;
-    flight->bytes = std::move(batch);
-    batch = std::string();
-    MPI_Isend(flight->bytes.data(), static_cast<int>(flight->bytes.size()), MPI_BYTE, rank, kTag,
-              comm_, &flight->request);
-    sentTo_[r] += pendingUnits_[r];
-    pendingUnits_[r] = 0;
-    ++inFlightTo_[r];
-    batchesSent_.fetch_add(1, std::memory_order_relaxed);
-    inFlight_.push_back(std::move(flight));
-    sent = true;
+    std::size_t& from = pendingSent_[r];
+    while (from < batch.size() && inFlightTo_[r] < kInFlight) {
+      auto flight = std::make_unique<InFlight>();
+      flight->rank = rank;
+      const std::size_t length = std::min(batch.size() - from, kChunk);
+      if (from == 0 && length == batch.size()) {
+        flight->bytes = std::move(batch);  // the whole batch: no copy
+        batch = std::string();
+      } else {
+        flight->bytes.assign(batch, from, length);
+      }
+      from += length;
+      MPI_Isend(flight->bytes.data(), static_cast<int>(flight->bytes.size()), MPI_BYTE, rank, kTag,
+                comm_, &flight->request);
+      ++inFlightTo_[r];
+      batchesSent_.fetch_add(1, std::memory_order_relaxed);
+      inFlight_.push_back(std::move(flight));
+      sent = true;
+    }
+    if (from != 0 && from >= batch.size()) {
+      // All of it has gone: its units count as sent.
+      batch.clear();
+      from = 0;
+      sentTo_[r] += pendingUnits_[r];
+      pendingUnits_[r] = 0;
+    }
   }
   return sent;
 }
@@ -250,46 +286,42 @@ bool MpiLink::completeSends() {
 }
 
 bool MpiLink::receiveArrived() {
-  // MPI_Iprobe and MPI_Recv, not a matched probe: only the holder of work_
-  // receives on the link's communicator, so nothing can take the probed
-  // message.
+  // Only the holder of work_ tests and reposts the receives posted ahead.
   bool got = false;
-  for (int i = 0; i < 64; ++i) {
-    int flag = 0;
-    MPI_Status status;
-    MPI_Iprobe(MPI_ANY_SOURCE, kTag, comm_, &flag, &status);
-    if (flag == 0) break;
+  for (int round = 0; round < 64; ++round) {
     int count = 0;
-    MPI_Get_count(&status, MPI_BYTE, &count);
-    incoming_.resize(static_cast<std::size_t>(count));
-    MPI_Recv(incoming_.data(), count, MPI_BYTE, status.MPI_SOURCE, kTag, comm_, MPI_STATUS_IGNORE);
-    unpack(status.MPI_SOURCE, incoming_);
+    MPI_Testsome(size_, postedRequests_.data(), &count, completed_.data(), completedStatus_.data());
+    if (count == MPI_UNDEFINED || count == 0) break;
+    for (int i = 0; i < count; ++i) {
+      const int from = completed_[static_cast<std::size_t>(i)];
+      const auto f = static_cast<std::size_t>(from);
+      int bytes = 0;
+      MPI_Get_count(&completedStatus_[static_cast<std::size_t>(i)], MPI_BYTE, &bytes);
+      streams_[f].append(posted_[f].data(), static_cast<std::size_t>(bytes));
+      postReceive(from);
+      unpack(from);
+    }
     got = true;
   }
   return got;
 }
 
-void MpiLink::unpack(int from, const std::string& batch) {
+void MpiLink::unpack(int from) {
+  std::string& stream = streams_[static_cast<std::size_t>(from)];
   std::size_t at = 0;
-  while (at + sizeof(UnitLength) <= batch.size()) {
+  while (stream.size() - at >= sizeof(UnitLength)) {
     UnitLength length = 0;
-    std::memcpy(&length, batch.data() + at, sizeof(length));
+    std::memcpy(&length, stream.data() + at, sizeof(length));
+    if (stream.size() - at - sizeof(length) < length) break;  // the rest comes in the next chunk
     at += sizeof(length);
-    if (batch.size() - at < length) {
-      // Not a batch of a link: nothing of ours sends one. Said, not hidden.
-      std::fprintf(stderr,
-                   "coreactor: rank %d dropped the rest of a batch of %zu bytes from rank %d: a "
-                   "unit of %u bytes at byte %zu runs past its end\n",
-                   rank_, batch.size(), from, length, at);
-      break;
-    }
-    const std::string_view unit(batch.data() + at, length);
+    const std::string_view unit(stream.data() + at, length);
     at += length;
     ++receivedFrom_[static_cast<std::size_t>(from)];
     unitsReceived_.fetch_add(1, std::memory_order_relaxed);
     bytesReceived_.fetch_add(length, std::memory_order_relaxed);
     receiver_->receive(from, unit);
   }
+  stream.erase(0, at);
 }
 
 void MpiLink::sleepIdle(int& idleRounds) {
@@ -326,7 +358,7 @@ void MpiLink::finish() {
     sendBatches();
     receiveArrived();
     const bool flushed = std::all_of(pending_.begin(), pending_.end(),
-                                     [](const std::string& batch) { return batch.empty(); });
+                                     [](const std::string& bytes) { return bytes.empty(); });
     if (flushed && queue_->size.load() == 0) break;
   }
   std::vector<std::uint64_t> expected(static_cast<std::size_t>(size_), 0);

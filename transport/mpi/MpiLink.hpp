@@ -17,12 +17,17 @@
 // - takes the units queued by send() (any thread: a vector under a lock,
 //   swapped out whole) and appends each, length-prefixed, to its rank's
 //   pending batch;
-// - sends each rank's pending batch with MPI_Isend, with at most kInFlight
-//   batches in flight per rank: while they are, the next batch grows, so a
-//   flood leaves in large batches and a lone message at once;
+// - sends each rank's pending bytes with MPI_Isend, in chunks of at most
+//   kChunk bytes, with at most kInFlight chunks in flight per rank: while
+//   they are, the next batch grows, so a flood leaves in large chunks and a
+//   lone message at once;
 // - completes finished sends (MPI_Test) and frees their buffers;
-// - takes what arrived (MPI_Iprobe + MPI_Recv, any size) and hands each
-//   unit to the receiver, in order per sending rank.
+// - takes what arrived and hands each unit to the receiver, in order per
+//   sending rank. Receives are posted ahead: one MPI_Irecv of kChunk bytes
+//   per rank, waiting from start() on, so that MPI can put a chunk straight
+//   where it goes; a round looks at them all with one MPI_Testsome. What a
+//   rank sends is one stream of length-prefixed units cut into chunks (a
+//   unit larger than a chunk spans several), put back together here.
 // With nothing to do (or while an isolate does the work) it polls with a
 // yield between for kYieldRounds rounds (about a millisecond), then sleeps
 // between polls, 20 µs at first and doubling every 16 sleeps up to 32 ms,
@@ -55,8 +60,10 @@ namespace coreactor::transport {
 
 class MpiLink final : public ProcessLink {
  public:
-  /// Batches in flight to one rank before the next waits.
+  /// Chunks in flight to one rank before the next waits.
   static constexpr std::size_t kInFlight = 8;
+  /// The largest chunk, and the size of each receive posted ahead.
+  static constexpr std::size_t kChunk = 64 * 1024;
   /// Idle rounds of polling with a yield between before the thread starts
   /// to sleep. No pure spinning: on a machine with no CPU to spare, a
   /// spinning link thread takes the one its isolate needs.
@@ -90,7 +97,11 @@ class MpiLink final : public ProcessLink {
   bool sendBatches();
   bool completeSends();
   bool receiveArrived();
-  void unpack(int from, const std::string& batch);
+  // Hands each whole unit of rank `from`'s stream to the receiver, keeping
+  // a unit cut short by the end of the chunk for the next one.
+  void unpack(int from);
+  // (Re)posts the receive ahead from `rank`.
+  void postReceive(int rank);
   void finish();
   void sleepIdle(int& idleRounds);
 
@@ -110,14 +121,19 @@ class MpiLink final : public ProcessLink {
   std::condition_variable wake_;
 
   // Whoever holds work_.
-  std::vector<std::string> pending_;                 // by rank: the batch being filled
-  std::vector<std::uint64_t> pendingUnits_;          // units in it
+  std::vector<std::string> pending_;                 // by rank: the bytes being gathered
+  std::vector<std::size_t> pendingSent_;             // how many of them have gone out
+  std::vector<std::uint64_t> pendingUnits_;          // units in them
   std::vector<std::size_t> inFlightTo_;              // batches in flight, by rank
   std::vector<std::unique_ptr<InFlight>> inFlight_;  // their buffers and requests
   std::vector<std::uint64_t> sentTo_;                // units sent, by rank
   std::vector<std::uint64_t> receivedFrom_;          // units received, by rank
-  std::string incoming_;
-  std::vector<Outgoing> taken_;  // what moveQueued() took from the queue
+  std::vector<std::string> posted_;          // by rank: the buffer of its receive posted ahead
+  std::vector<MPI_Request> postedRequests_;  // and its request
+  std::vector<int> completed_;               // MPI_Testsome's indices
+  std::vector<MPI_Status> completedStatus_;
+  std::vector<std::string> streams_;  // by rank: bytes received and not yet a whole unit
+  std::vector<Outgoing> taken_;       // what moveQueued() took from the queue
 
   std::atomic<std::uint64_t> unitsSent_{0};
   std::atomic<std::uint64_t> unitsReceived_{0};

@@ -160,23 +160,25 @@ void SystemCore::startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32
   const ActorRef replyTo = makeRef(rt.index, slot, generation);
   if (isLocal(rt)) {
     endpoint->arm(timeout);
-    if (isRemote(target)) remote_->trackAsk(target, replyTo, timeout);
-    sendRequest(target, std::move(message), replyTo);
+    sendRequest(target, std::move(message), replyTo, timeout);
     return;
   }
   try {
     rt.isolate->post([this, endpoint, timeout, target, replyTo,
                       m = std::make_shared<Message>(std::move(message))]() mutable {
       endpoint->arm(timeout);
-      if (isRemote(target)) remote_->trackAsk(target, replyTo, timeout);
-      sendRequest(target, std::move(*m), replyTo);
+      sendRequest(target, std::move(*m), replyTo, timeout);
     });
   } catch (const std::system_error&) {
     endpoint->complete(nullptr, make_error_code(Error::ErrActorSystemNotStarted));
   }
 }
 
-void SystemCore::sendRequest(const ActorRef& target, Message&& message, const ActorRef& replyTo) {
+void SystemCore::sendRequest(const ActorRef& target, Message&& message, const ActorRef& replyTo,
+                             std::chrono::nanoseconds timeout) {
+  // An ask to another rank is kept until its timeout: if that rank leaves
+  // meanwhile, it fails then.
+  if (isRemote(target)) remote_->trackAsk(target, replyTo, timeout);
   send(target, std::move(message), replyTo);
 }
 

@@ -91,11 +91,12 @@ std::string quoted(char c) {
 constexpr minutes kLowestOffset = -hours{12};
 constexpr minutes kHighestOffset = hours{14};
 
-/// Throws ErrInvalidOption for an offset out of -12:00..+14:00, `owner` first.
-void checkOffset(minutes offset, std::string_view owner) {
+/// Throws ErrInvalidOption for an offset out of -12:00..+14:00; `cronText`:
+/// the expression's, named in the message (none: a time zone's offset).
+void checkOffset(minutes offset, const std::string* cronText = nullptr) {
   if (offset >= kLowestOffset && offset <= kHighestOffset) return;
-  throwError(Error::ErrInvalidOption, std::string(owner) + "a UTC offset of " +
-                                          std::to_string(offset.count()) +
+  const std::string owner = cronText != nullptr ? "cron \"" + *cronText + "\": " : "time zone: ";
+  throwError(Error::ErrInvalidOption, owner + "a UTC offset of " + std::to_string(offset.count()) +
                                           " minutes is out of -12:00..+14:00");
 }
 
@@ -232,7 +233,7 @@ class FieldReader {
 }  // namespace
 
 TimeZone TimeZone::fixed(minutes offset) {
-  checkOffset(offset, "time zone: ");
+  checkOffset(offset);
   TimeZone zone;
   zone.offset_ = offset;
   return zone;
@@ -340,9 +341,7 @@ bool CronExpression::firesOn(year_month_day day) const noexcept {
 }
 
 sys_seconds CronExpression::next(sys_seconds after, minutes utcOffset) const {
-  if (utcOffset < kLowestOffset || utcOffset > kHighestOffset) {
-    checkOffset(utcOffset, "cron \"" + text_ + "\": ");
-  }
+  checkOffset(utcOffset, &text_);
   return nextAtOffset(after, utcOffset);
 }
 

@@ -168,10 +168,10 @@ ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
   // An actor of another rank (docs/cluster.md): its ticks cross as messages,
   // so their type must be registered; strict cancel counts epochs in this
   // process and cannot reach there.
-  const bool remote = remote_ != nullptr && isRemote(target);
+  const bool remote = isRemote(target);
   if (remote && !wire::isRegistered(message)) return {fault(Error::ErrNotSerializable)};
   if (remote && options.strictCancel()) return {fault(Error::ErrInvalidOption)};
-  if (!remote && !isAlive(target)) return {fault(Error::ErrDead)};
+  if (!mayBeAlive(target)) return {fault(Error::ErrDead)};
   if (options.strictCancel()) {
     message =
         Message(StrictTick(std::make_shared<std::atomic<std::uint32_t>>(0), std::move(message)));
@@ -202,7 +202,7 @@ ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
               [this, &rt, carried, target, sender, cadence, zone,
                reference = options.reference()]() -> Outcome {
                 if (!running()) return {fault(Error::ErrActorSystemNotStarted), {}};
-                if (!isRemote(target) && !isAlive(target)) return {fault(Error::ErrDead), {}};
+                if (!mayBeAlive(target)) return {fault(Error::ErrDead), {}};
                 const ScheduleHandle handle = rt.scheduler->add(
                     std::move(*carried), target, sender, cadence, zone, reference, Scheduler::kNil);
                 if (!handle.valid()) return {fault(Error::ErrScheduleAlreadyExists), {}};

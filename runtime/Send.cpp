@@ -123,11 +123,16 @@ void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
   // From a thread that is no isolate of this system: the target isolate's
   // foreign inbox (MPSC), waiting while it is full (SPEC X3: block for
   // foreign threads).
-  waitForForeignRoom(rt, 1);
+  putForeign(rt, target, std::move(envelope), /*inTurn=*/false);
+}
+
+void SystemCore::putForeign(IsolateRuntime& rt, const ActorRef& target, Envelope&& envelope,
+                            bool inTurn) {
+  waitForForeignRoom(rt, 1);  // returns at once on a loop's thread
   ForeignInbox::Letter letter{target.id(), std::move(envelope), nullptr};
-  if (!rt.foreign->put(std::move(letter))) {
-    deadLetter(target, std::move(letter.envelope), "its isolate stopped");
-  }
+  const bool put =
+      inTurn ? rt.foreign->putInTurn(std::move(letter)) : rt.foreign->put(std::move(letter));
+  if (!put) deadLetter(target, std::move(letter.envelope), "its isolate stopped");
 }
 
 void SystemCore::deliverFromRank(const ActorRef& target, Envelope&& envelope) {
@@ -135,12 +140,7 @@ void SystemCore::deliverFromRank(const ActorRef& target, Envelope&& envelope) {
     deadLetter(target, std::move(envelope), "no such actor");
     return;
   }
-  IsolateRuntime& rt = *isolates_[target.isolateIndex()];
-  waitForForeignRoom(rt, 1);  // the link's thread waits; an isolate does not
-  ForeignInbox::Letter letter{target.id(), std::move(envelope), nullptr};
-  if (!rt.foreign->putInTurn(std::move(letter))) {
-    deadLetter(target, std::move(letter.envelope), "its isolate stopped");
-  }
+  putForeign(*isolates_[target.isolateIndex()], target, std::move(envelope), /*inTurn=*/true);
 }
 
 void SystemCore::signalFromRank(const ActorRef& target, SystemMessage&& message) {

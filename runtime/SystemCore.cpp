@@ -103,8 +103,8 @@ SystemCore::~SystemCore() {
   stop();
 }
 
-bool SystemCore::isRemote(const ActorRef& ref) const noexcept {
-  return remote_ != nullptr && ref.system_ == this && remote_->routes(ref);
+bool SystemCore::routedToRank(const ActorRef& ref) const noexcept {
+  return ref.system_ == this && remote_->routes(ref);
 }
 
 void SystemCore::start() {

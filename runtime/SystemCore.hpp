@@ -171,6 +171,9 @@ class SystemCore {
   /// the limit (ActorSystemOptions::withForeignInboxLimit) with `coming`
   /// more letters (SPEC X3); counted in TransportStats::foreignBlocked.
   void waitForForeignRoom(IsolateRuntime& rt, std::size_t coming);
+  /// A message for `target` into `rt`'s foreign inbox, once there is room;
+  /// `inTurn`: ForeignInbox::putInTurn. A dead letter if the isolate stopped.
+  void putForeign(IsolateRuntime& rt, const ActorRef& target, Envelope&& envelope, bool inTurn);
   void sendSystem(const ActorRef& target, SystemMessage&& message);
   /// A reference this system minted, naming one of its isolates (the actor
   /// may be gone): not none, not another system's.
@@ -178,7 +181,9 @@ class SystemCore {
     return ref.system_ == this && ref.isolateIndex() < isolateCount_;
   }
   /// A reference of this system to an actor of another rank of its cluster.
-  bool isRemote(const ActorRef& ref) const noexcept;
+  bool isRemote(const ActorRef& ref) const noexcept {
+    return remote_ != nullptr && routedToRank(ref);  // no call for a system without a cluster
+  }
   /// isOurs or isRemote.
   bool isOursOrRemote(const ActorRef& ref) const noexcept { return isOurs(ref) || isRemote(ref); }
   /// The system's side of its cluster, or null.
@@ -275,6 +280,9 @@ class SystemCore {
   bool admitTick(Message& message) noexcept;
   /// The actor has not fully stopped. Any thread (the tables are read atomically).
   bool isAlive(const ActorRef& ref) const noexcept;
+  /// isAlive, or an actor of another rank, which cannot be looked at from
+  /// here: a schedule to it goes on until cancelled.
+  bool mayBeAlive(const ActorRef& ref) const noexcept { return isRemote(ref) || isAlive(ref); }
   /// The system-wide reference namespace (S2). Binding sets `hash` (what
   /// forgetting takes) and fails when the reference is held.
   bool bindScheduleName(const std::string& reference, ScheduleHandle handle, std::uint64_t& hash);
@@ -339,8 +347,10 @@ class SystemCore {
   void startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32_t slot,
                 std::uint32_t generation, const ActorRef& target, Message&& message,
                 std::chrono::nanoseconds timeout);
-  /// An ask's request, on the reply slot's isolate, with the slot as its sender.
-  void sendRequest(const ActorRef& target, Message&& message, const ActorRef& replyTo);
+  /// An ask's request, on the reply slot's isolate once its timeout is
+  /// armed, with the slot as its sender.
+  void sendRequest(const ActorRef& target, Message&& message, const ActorRef& replyTo,
+                   std::chrono::nanoseconds timeout);
   /// The isolate a spawn with `options` under `parent` (null: top-level) goes to.
   std::size_t placementOf(const ActorCell* parent, const ActorOptions& options);
   std::size_t placeTopLevel(const ActorOptions& options);
@@ -410,6 +420,8 @@ class SystemCore {
   std::shared_ptr<MetricsEndpoint> metricsEndpoint_;
   /// The system's side of a cluster (withCluster), or null.
   std::unique_ptr<RemoteRoutes> remote_;
+  // isRemote() past its null check.
+  bool routedToRank(const ActorRef& ref) const noexcept;
 };
 
 inline ActorRef ActorCell::self() const noexcept {

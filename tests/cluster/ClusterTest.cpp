@@ -144,7 +144,8 @@ class Asker final : public Actor {
   std::int64_t left_ = 0;
 };
 
-/// Watches the actor it is told of; counts the Terminated of that actor.
+/// Watches the actor it is told of (answering an ask once the watch has
+/// gone out); counts the Terminated of that actor.
 class Watcher final : public Actor {
  public:
   explicit Watcher(std::atomic<int>* heard) : heard_(heard) {}
@@ -152,6 +153,7 @@ class Watcher final : public Actor {
     if (const ActorRef* ref = ctx.get<ActorRef>()) {
       watched_ = *ref;
       ctx.watch(watched_);
+      if (ctx.sender()) ctx.reply(Echo{0});
     } else if (const Terminated* t = ctx.get<Terminated>()) {
       if (t->actor == watched_) ++*heard_;
     }
@@ -166,26 +168,6 @@ class Watcher final : public Actor {
 class Silent final : public Actor {
  public:
   void receive(ReceiveContext&) override {}
-};
-
-/// Watches the actor it is asked about and answers once the watch is sent;
-/// counts that actor's Terminated.
-class ConfirmingWatcher final : public Actor {
- public:
-  explicit ConfirmingWatcher(std::atomic<int>* heard) : heard_(heard) {}
-  void receive(ReceiveContext& ctx) override {
-    if (const ActorRef* ref = ctx.get<ActorRef>()) {
-      watched_ = *ref;
-      ctx.watch(watched_);
-      ctx.reply(Echo{0});
-    } else if (const Terminated* t = ctx.get<Terminated>()) {
-      if (t->actor == watched_) ++*heard_;
-    }
-  }
-
- private:
-  std::atomic<int>* heard_;
-  ActorRef watched_;
 };
 
 std::unique_ptr<ActorSystem> clusterSystem(std::size_t isolates = 2) {
@@ -435,8 +417,7 @@ TEST(Cluster, ARankThatLeavesFailsTheAsksToItWithErrDeadAndItsWatchersHearTermin
       const ActorRef silent = find(*system, leaving, "silent");
       ASSERT_TRUE(echo);
       ASSERT_TRUE(silent);
-      const ActorRef watcher =
-          system->spawn<ConfirmingWatcher>("watcher", ActorOptions::create(), &heard);
+      const ActorRef watcher = system->spawn<Watcher>("watcher", ActorOptions::create(), &heard);
       system->ask<Echo>(watcher, echo, 120s).get();                  // the watch has gone out
       EXPECT_EQ(system->ask<Echo>(echo, Echo{1}, 120s).get().n, 2);  // and has arrived
       AskFuture<Echo> waiting = system->ask<Echo>(silent, Echo{0}, 120s);
@@ -452,7 +433,7 @@ TEST(Cluster, ARankThatLeavesFailsTheAsksToItWithErrDeadAndItsWatchersHearTermin
       echo.tell(Echo{3});
       EXPECT_EQ(system->deadLetterCount(), deadBefore + 1);
       const ActorRef lateWatcher =
-          system->spawn<ConfirmingWatcher>("late-watcher", ActorOptions::create(), &heardLate);
+          system->spawn<Watcher>("late-watcher", ActorOptions::create(), &heardLate);
       system->ask<Echo>(lateWatcher, echo, 120s).get();
       ASSERT_TRUE(waitFor([&] { return heardLate.load() == 1; })) << heardLate.load();
       // The ranks that stay still talk to each other.

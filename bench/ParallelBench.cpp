@@ -31,11 +31,16 @@
 // The systems are what a user gets: ActorSystem::create with
 // withIsolates(n) and nothing else but a quieter log (Warn): the default
 // dispatcher and throughput, no pinning, the default idle poll window. Every
-// actor is spawned with the default placement (top-level actors go round the
-// isolates, in spawn order), but for the pairs, which the workload puts on
-// isolates of their own (withIsolate). So with two isolates, neighbours on
-// the ring and in the pipeline are on different isolates, and so is every
-// other worker of the fork-join.
+// actor is spawned with the default placement (top-level actors spread over
+// the isolates in spawn order, ActorSystemOptions::kDefaultPlacementRun at a
+// time), but for the pairs, which the workload puts on isolates of their own
+// (withIsolate). So with two isolates, a ring's neighbours and a pipeline's
+// stages cross between isolates at every run's edge.
+//
+// placement/<workload>/run-<k> runs the same workloads on N isolates with
+// the pairs, too, placed by the system's default rule, top-level actors k at
+// a time (ActorSystemOptions::withPlacementRun): the measurement behind the
+// default run. Their speedup is over parallel/<workload>/1.
 //
 // Timing and completion: bench/ParallelRound.hpp. A round runs from the
 // kick-off (tells from the benchmark's thread) to the end of its last part,
@@ -147,10 +152,15 @@ class Pairs {
   static constexpr const char* kWhat = "round trips";
   RoundEnd end;
 
+  /// False: the pairs are placed by the system's default rule, as the
+  /// other workloads' actors are (the placement/* rows).
+  bool byHand = true;
+
   void build(ActorSystem& system, std::size_t isolates) {
     counts_.resize(static_cast<std::size_t>(kPairs));
     for (std::size_t k = 0; k < counts_.size(); ++k) {
-      const ActorOptions here = ActorOptions::create().withIsolate(k % isolates);
+      const ActorOptions here =
+          byHand ? ActorOptions::create().withIsolate(k % isolates) : ActorOptions::create();
       const ActorRef responder = system.spawn<PairResponder>("", here, &counts_[k]);
       requesters_.push_back(system.spawn<PairRequester>("", here, &counts_[k], &end, responder));
     }
@@ -552,15 +562,20 @@ class Pipeline {
 
 /// One row: a threaded system of `isolates` isolates, the workload's actors,
 /// then the rounds. The workload (which the actors count into) outlives the
-/// system.
+/// system. `run`: the system's placement run (0: the default), with the
+/// pairs placed by it too.
 template <class Workload>
-void parallelRow(benchmark::State& state, std::size_t isolates) {
+void parallelRow(benchmark::State& state, std::size_t isolates, std::size_t run) {
   Workload workload;
   std::unique_ptr<ActorSystem> system;
   try {
-    system = ActorSystem::create(
-        "parallel",
-        ActorSystemOptions::create().withIsolates(isolates).withLogLevel(LogLevel::Warn));
+    ActorSystemOptions options =
+        ActorSystemOptions::create().withIsolates(isolates).withLogLevel(LogLevel::Warn);
+    if (run != 0) {
+      options = options.withPlacementRun(run);
+      if constexpr (requires { workload.byHand; }) workload.byHand = false;
+    }
+    system = ActorSystem::create("parallel", options);
     workload.build(*system, isolates);
   } catch (...) {
     state.SkipWithError(("set-up threw: " + describe(std::current_exception())).c_str());
@@ -581,7 +596,18 @@ template <class Workload>
 void registerRows(const char* workload) {
   for (const std::size_t n : workloads::parallelCounts()) {
     benchmark::RegisterBenchmark(workloads::parallelRow(workload, n).c_str(),
-                                 &parallelRow<Workload>, n)
+                                 &parallelRow<Workload>, n, std::size_t{0})
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond);
+  }
+}
+
+template <class Workload>
+void registerPlacementRows(const char* workload) {
+  const std::size_t most = workloads::parallelCounts().back();
+  for (const std::size_t run : workloads::kPlacementRuns) {
+    benchmark::RegisterBenchmark(workloads::placementRow(workload, run).c_str(),
+                                 &parallelRow<Workload>, most, run)
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond);
   }
@@ -596,6 +622,12 @@ void registerParallelBenchmarks() {
   registerRows<Ring<kRingTokens>>("ring-many");
   registerRows<AllToAll>("all-to-all");
   registerRows<Pipeline>("pipeline");
+  registerPlacementRows<Pairs>("pairs");
+  registerPlacementRows<ForkJoin>("forkjoin");
+  registerPlacementRows<Ring<1>>("ring-one");
+  registerPlacementRows<Ring<kRingTokens>>("ring-many");
+  registerPlacementRows<AllToAll>("all-to-all");
+  registerPlacementRows<Pipeline>("pipeline");
 }
 
 }  // namespace coreactor::bench

@@ -467,8 +467,10 @@ void addSpeedups(ArmFigures& arm) {
     const std::optional<double> one = medianOf(arm, workloads::parallelRow(workload, 1), why);
     if (!one) continue;
     const std::vector<std::string> names = arm.order();
+    const std::string placed = workloads::placementRow(workload, 0);  // ".../run-0"
+    const std::string_view placedStem = std::string_view(placed).substr(0, placed.size() - 1);
     for (const std::string& name : names) {
-      if (parallelIsolates(name, workload) == 0) continue;
+      if (parallelIsolates(name, workload) == 0 && !name.starts_with(placedStem)) continue;
       if (const std::optional<double> at = medianOf(arm, name, why)) {
         arm.figureFor(name).extras[kSpeedupCounter] = {*one / *at};
       }

@@ -187,6 +187,16 @@ inline std::string parallelRow(std::string_view workload, std::size_t isolates) 
   return std::string(kParallelFamily) + std::string(workload) + "/" + std::to_string(isolates);
 }
 
+/// placement/<workload>/run-<k> (ours only): the workload on N isolates with
+/// every actor, the pairs' too, placed by the system's default rule, top-level
+/// actors `k` at a time (ActorSystemOptions::withPlacementRun). The runs
+/// measured; the rows compare them to choose the default.
+inline constexpr std::size_t kPlacementRuns[] = {1, 2, 4, 8, 16, 64};
+inline constexpr const char* kPlacementFamily = "placement/";
+inline std::string placementRow(std::string_view workload, std::size_t run) {
+  return std::string(kPlacementFamily) + std::string(workload) + "/run-" + std::to_string(run);
+}
+
 /// The isolate (CAF: thread) counts of the parallel rows: 1 .. N, N the CPUs
 /// this process may run on (its affinity mask; at least 2, so that there is
 /// a speedup to read; past 8, powers of two and N). Both arms call it, in

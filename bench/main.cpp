@@ -446,7 +446,8 @@ void printParallel(const RunResults& results, const std::vector<TargetResult>& t
   }
   std::printf(
       "  (coreactor/CAF below 1: coreactor is faster; our actors are placed as a user's are,\n"
-      "   round-robin over the isolates, but for the pairs, pair k on isolate k mod n)\n");
+      "   by the default spread over the isolates, but for the pairs, pair k on isolate k mod "
+      "n)\n");
 }
 
 void printTable(const RunResults& results, const std::vector<TargetResult>& targets) {

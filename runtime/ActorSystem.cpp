@@ -82,6 +82,14 @@ ActorSystemOptions ActorSystemOptions::withForeignInboxLimit(std::size_t limit) 
   return o;
 }
 
+ActorSystemOptions ActorSystemOptions::withPlacementRun(std::size_t run) const {
+  if (run == 0)
+    throwError(Error::ErrInvalidOption, "withPlacementRun(0): a run is 1 actor or more");
+  ActorSystemOptions o = *this;
+  o.placementRun_ = run;
+  return o;
+}
+
 ActorSystemOptions ActorSystemOptions::withIdlePoll(std::chrono::nanoseconds window) const {
   if (window < std::chrono::nanoseconds::zero() || window > kMaxIdlePoll) {
     throwError(Error::ErrInvalidOption, "withIdlePoll(" + std::to_string(window.count()) +

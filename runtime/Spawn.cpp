@@ -63,8 +63,10 @@ std::size_t SystemCore::placementOf(const ActorCell* parent, const ActorOptions&
 }
 
 std::size_t SystemCore::placeTopLevel(const ActorOptions&) {
-  // Top-level actors without a placement go round the isolates.
-  return roundRobin_.fetch_add(1, std::memory_order_relaxed) % isolates_.size();
+  // Top-level actors without a placement go round the isolates, a run of
+  // them at a time (ActorSystemOptions::withPlacementRun).
+  const std::uint64_t turn = roundRobin_.fetch_add(1, std::memory_order_relaxed);
+  return (turn / options_.placementRun()) % isolates_.size();
 }
 
 ActorRef SystemCore::spawnTopLevel(std::string&& name, const ActorOptions& options,

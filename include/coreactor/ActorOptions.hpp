@@ -105,8 +105,9 @@ class ActorOptions {
   /// The actor's mailbox (default: MailboxOptions::unbounded()).
   ActorOptions withMailbox(MailboxOptions mailbox) const;
   /// Places the actor on isolate `index` (checked at spawn: ErrIsolateOutOfRange).
-  /// Placement (requirement X4): without any of the placement calls here, a
-  /// top-level actor goes round the isolates and a child lives on its
+  /// Placement (requirement X4): without any of the placement calls here,
+  /// top-level actors spread over the isolates a run at a time
+  /// (ActorSystemOptions::withPlacementRun) and a child lives on its
   /// parent's isolate.
   ActorOptions withIsolate(std::size_t index) const;
   /// Places the actor on the isolate `peer` lives on (spawn-near): actors
@@ -119,7 +120,8 @@ class ActorOptions {
   /// (a stable 64-bit FNV-1a hash of the key, modulo the isolate count), so
   /// actors that belong together (one per user, per shard) meet.
   ActorOptions withKey(std::string key) const;
-  /// Places the actor round-robin over the isolates, even as a child.
+  /// Places the actor by the system's spread, as a top-level actor without a
+  /// placement is placed (ActorSystemOptions::withPlacementRun), even as a child.
   ActorOptions withRoundRobin() const;
   /// Passivation (requirement A10): the actor stops itself (gracefully: postStop
   /// runs, watchers get Terminated) once it has handled no message for
@@ -249,6 +251,16 @@ class ActorSystemOptions {
   /// serves it while its loops are driven.
   ActorSystemOptions withMetricsEndpoint(std::uint16_t port,
                                          std::string address = "127.0.0.1") const;
+  /// How top-level actors without a placement (and withRoundRobin() spawns)
+  /// spread over the isolates: `run` at a time, in spawn order. The first
+  /// `run` land on isolate 0, the next `run` on isolate 1, and so on round.
+  /// 1 is plain round-robin; a longer run keeps actors spawned one after
+  /// another (a ping and its pong, a ring's neighbours, a pipeline's stages)
+  /// on one loop, where their messages are pushes and not crossings, while
+  /// many actors still spread. Default: kDefaultPlacementRun, chosen on the
+  /// parallel workloads of coreactor-bench (docs/isolates.md, "Placing actors").
+  /// ErrInvalidOption for 0.
+  ActorSystemOptions withPlacementRun(std::size_t run) const;
   /// Makes the system one of a cluster's (coreactor/Cluster.hpp): references
   /// to the actors of the other ranks work as local ones. Creating the
   /// system is then collective (every rank creates its system with the
@@ -265,6 +277,8 @@ class ActorSystemOptions {
   /// wake-ups' worth on this machine kind, so an isolate that spins in vain
   /// wastes at most what one wake-up round trip would have cost.
   static constexpr std::chrono::nanoseconds kDefaultIdlePoll = std::chrono::microseconds(20);
+  /// The placement run of a system that does not choose one (withPlacementRun).
+  static constexpr std::size_t kDefaultPlacementRun = 4;
   /// The longest idle poll window withIdlePoll() takes.
   static constexpr std::chrono::nanoseconds kMaxIdlePoll = std::chrono::milliseconds(100);
 
@@ -298,6 +312,8 @@ class ActorSystemOptions {
   std::size_t foreignInboxLimit() const noexcept { return foreignInboxLimit_; }
   /// The window of withIdlePoll(); empty: the default (see withIdlePoll).
   const std::optional<std::chrono::nanoseconds>& idlePoll() const noexcept { return idlePoll_; }
+  /// Top-level actors placed on one isolate before the next (withPlacementRun).
+  std::size_t placementRun() const noexcept { return placementRun_; }
   /// The port of withMetricsEndpoint(); empty: no endpoint.
   const std::optional<std::uint16_t>& metricsPort() const noexcept { return metricsPort_; }
   /// The address of withMetricsEndpoint().
@@ -322,6 +338,7 @@ class ActorSystemOptions {
   std::size_t overflowLimit_ = std::size_t{1} << 20;
   std::size_t foreignInboxLimit_ = std::size_t{1} << 20;
   std::optional<std::chrono::nanoseconds> idlePoll_;
+  std::size_t placementRun_ = kDefaultPlacementRun;
   std::optional<std::uint16_t> metricsPort_;
   std::string metricsAddress_;
   std::shared_ptr<Cluster> cluster_;

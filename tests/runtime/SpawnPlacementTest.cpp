@@ -14,8 +14,11 @@ namespace {
 
 using test::errorOf;
 
-std::unique_ptr<ActorSystem> fourIsolates(const char* name = "placement") {
-  return ActorSystem::create(name, ActorSystemOptions::create().withManualRun().withIsolates(4));
+// Plain round-robin (a placement run of 1) unless told otherwise, whatever
+// the default run.
+std::unique_ptr<ActorSystem> fourIsolates(const char* name = "placement", std::size_t run = 1) {
+  return ActorSystem::create(
+      name, ActorSystemOptions::create().withManualRun().withIsolates(4).withPlacementRun(run));
 }
 
 void idle(ReceiveContext&) {}
@@ -121,6 +124,47 @@ TEST(SpawnPlacement, ARoundRobinChildLeavesItsParentsIsolate) {
   system->runUntilIdle();
   std::sort(where.begin(), where.end());
   EXPECT_EQ(where, (std::vector<std::uint32_t>{0, 1, 2, 3})) << "one on each isolate";
+}
+
+TEST(SpawnPlacement, TopLevelActorsGoRoundTheIsolatesARunAtATime) {
+  // SPEC X4: withPlacementRun(3): three on isolate 0, three on 1, ... round.
+  auto system = fourIsolates("runs", 3);
+  std::vector<std::uint32_t> tops;
+  for (int i = 0; i < 14; ++i) tops.push_back(system->spawn("", idle).isolateIndex());
+  EXPECT_EQ(tops, (std::vector<std::uint32_t>{0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 0, 0}));
+  // A withRoundRobin() child takes its turn in the same runs, and a plain
+  // child still stays with its parent.
+  std::vector<std::uint32_t> children;
+  ActorRef parent = system->spawn(
+      "parent",
+      [&](ReceiveContext& ctx) {
+        children.push_back(
+            ctx.spawn("", idle, ActorOptions::create().withRoundRobin()).isolateIndex());
+        children.push_back(ctx.spawn("", idle).isolateIndex());
+      },
+      ActorOptions::create().withIsolate(3));
+  parent.tell(1);
+  system->runUntilIdle();
+  EXPECT_EQ(children, (std::vector<std::uint32_t>{0, 3})) << "the third of isolate 0's run";
+  EXPECT_EQ(system->spawn("", idle).isolateIndex(), 1u) << "the next run starts after the child";
+}
+
+TEST(SpawnPlacement, TheDefaultPlacementRunIsTheDocumentedOne) {
+  // SPEC X4: a system that does not choose places kDefaultPlacementRun at a time.
+  const std::size_t run = ActorSystemOptions::kDefaultPlacementRun;
+  EXPECT_EQ(ActorSystemOptions::create().placementRun(), run);
+  auto system = ActorSystem::create("default-run",
+                                    ActorSystemOptions::create().withManualRun().withIsolates(4));
+  for (std::size_t i = 0; i < 3 * 4 * run; ++i) {
+    EXPECT_EQ(system->spawn("", idle).isolateIndex(), (i / run) % 4) << "spawn " << i;
+  }
+}
+
+TEST(SpawnPlacement, APlacementRunOfNoActorIsANamedError) {
+  // Bad input: docs/errors.md row ErrInvalidOption.
+  EXPECT_EQ(errorOf([] { ActorSystemOptions::create().withPlacementRun(0); }),
+            Error::ErrInvalidOption);
+  EXPECT_EQ(ActorSystemOptions::create().withPlacementRun(5).placementRun(), 5u);
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ bool ForeignInbox::put(Letter&& letter) {
   }
   leave();
   if (!queued) throw std::bad_alloc();  // the queue could not grow
-  home_.isolate->wake();                // fences; a system call only if the loop sleeps
+  announce();
   return true;
 }
 
@@ -56,7 +56,7 @@ bool ForeignInbox::putInTurn(Letter&& letter) {
   }
   leave();
   if (!queued) throw std::bad_alloc();
-  home_.isolate->wake();
+  announce();
   return true;
 }
 
@@ -73,15 +73,32 @@ bool ForeignInbox::putBulk(moodycamel::ProducerToken& token, std::vector<Letter>
   leave();
   if (!queued) throw std::bad_alloc();
   letters.clear();
-  home_.isolate->wake();  // fences; a system call only if the loop sleeps
+  announce();
   return true;
 }
 
-void ForeignInbox::take(std::size_t batch) {
+void ForeignInbox::announce() {
+  // An exchange, not a store: a read-modify-write continues the release
+  // sequence of every put before it, so the loop's exchange that reads the
+  // flag up sees every letter whose put raised it.
+  letters_.exchange(true, std::memory_order_acq_rel);
+  home_.isolate->wake();  // fences; a system call only if the loop sleeps
+}
+
+void ForeignInbox::poll() {
+  if (!letters_.load(std::memory_order_relaxed)) return;
+  letters_.exchange(false, std::memory_order_acq_rel);
+  // A full batch may have left letters behind: the flag goes up again
+  // (an exchange too, so as not to cut a producer's release sequence).
+  if (take(kBatch) == kBatch) letters_.exchange(true, std::memory_order_relaxed);
+}
+
+std::size_t ForeignInbox::take(std::size_t batch) {
   taken_.clear();
   const std::size_t n = queue_.try_dequeue_bulk(std::back_inserter(taken_), batch);
   for (std::size_t i = 0; i < n; ++i) deliver(taken_[i]);
   taken_.clear();
+  return n;
 }
 
 void ForeignInbox::deliver(Letter& letter) noexcept {

@@ -13,11 +13,11 @@
 // letters keep their order among themselves, not against the same thread's
 // plain tells.
 //
-// Waking, as the isolate's inbox does: a producer queues and calls
-// Isolate::wake(), which fences and makes a system call only if the loop
-// sleeps; the loop looks at the queue once per iteration, between
-// macrotasks, and after raising its sleeping flag (pending()), so no letter
-// waits for a wake-up that never comes.
+// Waking, as the isolate's inbox does: a producer queues, raises the
+// letters flag and calls Isolate::wake(), which fences and makes a system
+// call only if the loop sleeps; the loop looks at the flag once per
+// iteration, between macrotasks, and after raising its sleeping flag
+// (pending()), so no letter waits for a wake-up that never comes.
 //
 // Stop (requirement X2): after the loops have stopped, closeAndDrain() shuts
 // the inbox, waits for the producers inside put(), and turns what is left
@@ -76,20 +76,28 @@ class ForeignInbox final : public Poller {
   /// Letters queued and not yet taken (approximate while others put). Any thread.
   std::size_t sizeApprox() const noexcept { return queue_.size_approx(); }
 
-  void poll() override { take(kBatch); }
+  /// Takes a batch if the letters flag is up: an empty inbox costs the loop
+  /// one load, not a walk over the queue's producers.
+  void poll() override;
   /// No look between units: a drain that has no other poller stays the
   /// plain one, and what comes from other threads waits at most for the
   /// end of the drain, as posted tasks do.
   bool looksBetweenUnits() const noexcept override { return false; }
-  bool pending() const noexcept override { return queue_.size_approx() != 0; }
+  bool pending() const noexcept override {
+    return letters_.load(std::memory_order_seq_cst) || queue_.size_approx() != 0;
+  }
+  /// From the idle poll window: the flag alone.
+  bool ready() const noexcept override { return letters_.load(std::memory_order_relaxed); }
 
   /// After the loops have stopped: refuses further letters, waits for the
   /// puts in progress, and dead-letters what is queued.
   void closeAndDrain() noexcept;
 
  private:
-  /// Delivers up to `batch` letters into this isolate's actors.
-  void take(std::size_t batch);
+  /// Delivers up to `batch` letters into this isolate's actors; how many.
+  std::size_t take(std::size_t batch);
+  /// After a put: raises the letters flag and wakes the loop.
+  void announce();
   void deliver(Letter& letter) noexcept;
   /// Enters a put; false (and nothing held) once closed.
   bool enter() noexcept;
@@ -102,6 +110,9 @@ class ForeignInbox final : public Poller {
   std::vector<Letter> taken_;                 // what one take() dequeued; the loop's only
   alignas(64) std::atomic<std::uint32_t> writers_{0};  // puts in progress
   std::atomic<bool> closed_{false};
+  // Up from a put until the loop takes: the loop's look at an empty inbox
+  // is one load of this line, which only producers write.
+  std::atomic<bool> letters_{false};
 };
 
 }  // namespace coreactor::detail

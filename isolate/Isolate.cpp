@@ -20,6 +20,7 @@
 #include <ctime>
 #endif
 
+#include "IdlePoll.hpp"
 #include "coreactor/Asio.hpp"
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/Error.hpp"
@@ -271,6 +272,9 @@ struct Isolate::Cold {
   // Concurrency hint 1: one thread runs it, while posts from others (our wake)
   // stay safe.
   alignas(64) boost::asio::io_context io{1};
+  // ---- the idle poll window (isolate/IdlePoll.hpp) ----------------------------
+  std::chrono::nanoseconds idlePoll{0};  // the window now; set from the options
+  SteadyPoint windowRanOut{};            // when the last window ran out, before a sleep
   bool reactorSeen = false;
   std::uint32_t sinceIoCheck = 0;
   std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work;
@@ -286,6 +290,7 @@ Isolate::Isolate(IsolateOptions options)
                                             std::to_string(options_.idlePoll.count()) +
                                             " ns: the window is 0 to 24 h");
   }
+  cold_->idlePoll = options_.idlePoll;
 }
 
 Isolate::~Isolate() {
@@ -733,6 +738,7 @@ bool Isolate::waitForWork(Mode mode) {
   if (onFutex) {
     sleepOnFutex(cold.wakeSeq, seen, realDeadline ? &deadline : nullptr);
     cold.sleeping.store(Cold::kAwake, std::memory_order_relaxed);
+    adaptIdlePoll();
     return true;  // woken, timed out or interrupted: the next pass looks
   }
 
@@ -744,6 +750,7 @@ bool Isolate::waitForWork(Mode mode) {
     reportError(nullptr, std::current_exception());
   }
   cold.sleeping.store(Cold::kAwake, std::memory_order_relaxed);
+  adaptIdlePoll();
 
   bool idle = false;
   if (askAsio) {
@@ -756,6 +763,21 @@ bool Isolate::waitForWork(Mode mode) {
     drainMicrotasks();
   }
   return !idle;
+}
+
+// After a sleep that followed a window that ran out: the window for next
+// time (isolate/IdlePoll.hpp). One clock read per sleep, which costs far more.
+void Isolate::adaptIdlePoll() noexcept {
+  Cold& cold = *cold_;
+  if (cold.windowRanOut == SteadyPoint{}) return;
+  const auto slept = std::chrono::steady_clock::now() - cold.windowRanOut;
+  cold.windowRanOut = SteadyPoint{};
+  const bool byWork = postedOrStopped() || pollersHaveWork(/*beforeSleep=*/false);
+  cold.idlePoll = detail::nextIdlePoll(cold.idlePoll, options_.idlePoll, slept, byWork);
+}
+
+std::chrono::nanoseconds Isolate::idlePollWindow() const noexcept {
+  return cold_->idlePoll;
 }
 
 bool Isolate::idleHasWork() const noexcept {
@@ -804,8 +826,9 @@ bool Isolate::pollWhileIdle() {
       if (timerDue()) return true;
       const SteadyPoint now = std::chrono::steady_clock::now();
       if (end == SteadyPoint{}) {
-        end = now + options_.idlePoll;
+        end = now + cold_->idlePoll;
       } else if (now >= end) {
+        cold_->windowRanOut = now;
         return false;
       }
       std::size_t ran = 0;

@@ -102,10 +102,11 @@ struct IsolateOptions {
   /// How long a loop that runs until stopped (run(), start()) keeps looking
   /// for work, spinning with a pause between looks, before it sleeps once it
   /// has none: a post, a ring's message or a timer due within the window is
-  /// taken without the cost of a wake-up (~10 us per side on a VM). Zero
-  /// (the default): sleep at once. runUntilIdle() never spins. The
-  /// isolate's constructor throws ErrInvalidOption below zero or above
-  /// Isolate::kMaxIdlePoll.
+  /// taken without the cost of a wake-up (~10 us per side on a VM). The
+  /// loop adapts it between this and 8 times this: work from another thread
+  /// that wakes the loop soon after it fell asleep doubles it, a long sleep
+  /// halves it (idlePollWindow()). Zero (the default): sleep at once. runUntilIdle() never spins.
+  /// The isolate's constructor throws ErrInvalidOption below zero or above Isolate::kMaxIdlePoll.
   std::chrono::nanoseconds idlePoll{0};
 };
 
@@ -320,6 +321,11 @@ class Isolate {
 
   /// Counters, for tests and benches. Isolate-local (plain counters).
   const Stats& stats() const noexcept { return stats_; }
+  /// The idle poll window the loop uses now: IsolateOptions::idlePoll, up
+  /// to 8 times longer while work from other threads keeps coming soon
+  /// after the loop fell asleep, back down while its sleeps are long.
+  /// Isolate-local.
+  std::chrono::nanoseconds idlePollWindow() const noexcept;
   /// Macrotasks queued and not yet run. Isolate-local.
   std::size_t macrotaskQueueDepth() const noexcept { return macrotasks_.size(); }
   /// Microtasks queued and not yet run. Isolate-local.
@@ -426,6 +432,7 @@ class Isolate {
   static constexpr std::uint32_t kPollEveryUnits = 1;
   bool waitForWork(Mode mode);
   bool pollWhileIdle();
+  void adaptIdlePoll() noexcept;
   bool idleHasWork() const noexcept;
   bool postedOrStopped() const noexcept;
   /// A poller has work: detail::Poller::pending() after the sleeping flag is up

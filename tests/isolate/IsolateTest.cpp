@@ -227,6 +227,32 @@ TEST(Isolate, WithinItsIdlePollWindowALoopTakesPostsWithoutSleeping) {
   isolate.join();
 }
 
+TEST(Isolate, TheIdlePollWindowGrowsWhilePostsComeSoonAfterASleepAndShrinksAfterLongSleeps) {
+  // SPEC X1: isolate/IdlePoll.hpp. A 10 ms window; posts 15 ms apart come
+  // 5 ms after the loop fell asleep, so the window doubles; a pause of
+  // 200 ms (past the longest window, 80 ms) halves it again. Behaviour
+  // only: each step is retried until it shows, within generous bounds.
+  using std::chrono::milliseconds;
+  Isolate isolate(IsolateOptions{.idlePoll = milliseconds(10)});
+  isolate.start();
+  const auto window = [&] { return onLoop(isolate, [&] { return isolate.idlePollWindow(); }); };
+  EXPECT_EQ(window(), milliseconds(10)) << "it starts at the configured window";
+  std::chrono::nanoseconds seen = milliseconds(10);
+  for (int i = 0; i < 100 && seen <= milliseconds(10); ++i) {
+    std::this_thread::sleep_for(milliseconds(15));
+    seen = window();
+  }
+  EXPECT_GT(seen, milliseconds(10)) << "work soon after a sleep lengthens the window";
+  EXPECT_LE(seen, milliseconds(80));
+  for (int i = 0; i < 20 && seen > milliseconds(10); ++i) {
+    std::this_thread::sleep_for(milliseconds(200));
+    seen = window();
+  }
+  EXPECT_EQ(seen, milliseconds(10)) << "long sleeps bring it back to the configured window";
+  isolate.stop();
+  isolate.join();
+}
+
 TEST(Isolate, StopEndsAnIdlePollWindow) {
   // SPEC X1: the window is a bound, and stop() cuts it short: joining does
   // not wait for an hour of polling.

@@ -592,22 +592,20 @@ void parallelRow(benchmark::State& state, std::size_t isolates, std::size_t run)
       static_cast<double>(system->transportStats().crossings - crossedBefore) / ops;
 }
 
+/// The workload's parallel/<workload>/<n> rows, then its
+/// placement/<workload>/run-<k> rows on the most isolates.
 template <class Workload>
 void registerRows(const char* workload) {
-  for (const std::size_t n : workloads::parallelCounts()) {
+  const std::vector<std::size_t> counts = workloads::parallelCounts();
+  for (const std::size_t n : counts) {
     benchmark::RegisterBenchmark(workloads::parallelRow(workload, n).c_str(),
                                  &parallelRow<Workload>, n, std::size_t{0})
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond);
   }
-}
-
-template <class Workload>
-void registerPlacementRows(const char* workload) {
-  const std::size_t most = workloads::parallelCounts().back();
   for (const std::size_t run : workloads::kPlacementRuns) {
     benchmark::RegisterBenchmark(workloads::placementRow(workload, run).c_str(),
-                                 &parallelRow<Workload>, most, run)
+                                 &parallelRow<Workload>, counts.back(), run)
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond);
   }
@@ -622,12 +620,6 @@ void registerParallelBenchmarks() {
   registerRows<Ring<kRingTokens>>("ring-many");
   registerRows<AllToAll>("all-to-all");
   registerRows<Pipeline>("pipeline");
-  registerPlacementRows<Pairs>("pairs");
-  registerPlacementRows<ForkJoin>("forkjoin");
-  registerPlacementRows<Ring<1>>("ring-one");
-  registerPlacementRows<Ring<kRingTokens>>("ring-many");
-  registerPlacementRows<AllToAll>("all-to-all");
-  registerPlacementRows<Pipeline>("pipeline");
 }
 
 }  // namespace coreactor::bench

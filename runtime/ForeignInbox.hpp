@@ -111,7 +111,8 @@ class ForeignInbox final : public Poller {
   alignas(64) std::atomic<std::uint32_t> writers_{0};  // puts in progress
   std::atomic<bool> closed_{false};
   // Up from a put until the loop takes: the loop's look at an empty inbox
-  // is one load of this line, which only producers write.
+  // is one load of this line, which the loop itself writes only when the
+  // flag was up.
   std::atomic<bool> letters_{false};
 };
 

@@ -142,25 +142,38 @@ void tellPlain(benchmark::State& state) {
   meter.report(state);
 }
 
-// Each batch on the scraped system follows one on a plain system that lives
-// beside it, so both see the same phase of the machine; the row's paired
-// ratio is the scraped batches' time over the plain ones' in the repetition.
+// Each batch on the scraped system is paired with one on a plain system that
+// lives beside it, so both see the same phase of the machine; which of the
+// two goes first alternates from pair to pair, so neither gains from going
+// second (a warm core, a thread the scheduler just woke). Both loops are
+// pinned to the same CPU: unpinned, the kernel moves each between the two
+// CPUs of a small VM and a batch that lands away from where its memory was
+// last touched takes up to twice as long, a swing that buries a cost of a
+// few percent. The row's paired
+// ratio is the scraped batches' time over the plain ones' in the repetition:
+// a sum, not a median of pairs, so the batches a scrape lands in count.
 void tellScraped(benchmark::State& state) {
-  Flood plain(ActorSystemOptions::create().withIsolates(1));
-  Flood scraped(ActorSystemOptions::create().withIsolates(1).withMetricsEndpoint(0));
+  const ActorSystemOptions pinned =
+      ActorSystemOptions::create().withIsolates(1).withPinning(Pinning::PerCore);
+  Flood plain(pinned);
+  Flood scraped(pinned.withMetricsEndpoint(0));
   std::atomic<bool> stop{false};
   std::atomic<std::int64_t> scrapes{0};
   std::thread scraper(scrape, scraped.endpointPort(), std::cref(stop), std::ref(scrapes));
   OpMeter meter;
   OpMeter::WallClock::duration plainTime{};
   OpMeter::WallClock::duration scrapedTime{};
+  bool plainFirst = true;
   for (auto _ : state) {
-    const OpMeter::Timed before = plain.batch();
-    if (!checkCompleted(state, "messages (plain)", kBatch, before.ran)) break;
+    OpMeter::Timed before;
+    if (plainFirst) before = plain.batch();
     OpMeter::Timed timed;
     if (!meter.measureTimed(state, "messages", kBatch, [&] { return timed = scraped.batch(); })) {
       break;
     }
+    if (!plainFirst) before = plain.batch();
+    if (!checkCompleted(state, "messages (plain)", kBatch, before.ran)) break;
+    plainFirst = !plainFirst;
     plainTime += before.elapsed;
     scrapedTime += timed.elapsed;
   }

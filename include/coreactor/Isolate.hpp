@@ -13,7 +13,9 @@
 //   1. timers whose deadline has passed, earliest first; equal deadlines in the
 //      order they were armed; timers armed during this phase wait for the next;
 //   2. the inbox: tasks posted from other threads join the macrotask queue;
-//   3. I/O: ready Asio completions, at most `ioHandlersPerTurn` of them;
+//   3. I/O: ready Asio completions, at most `ioHandlersPerTurn` of them (a
+//      busy loop whose looks find nothing looks less often, down to once
+//      every kIoPollBackoffMax iterations);
 //   3b. pollers (addPoller): the rings from other isolates of an actor
 //      system, drained in batches; also looked at between macrotasks and
 //      every Isolate::kPollEveryUnits units of a microtask drain, so that a message
@@ -186,9 +188,12 @@ class Isolate {
     std::uint64_t microtasks = 0;   ///< microtasks run
     std::uint64_t timersFired = 0;  ///< timer callbacks run
     std::uint64_t ioHandlers = 0;   ///< Asio completions run
-    std::uint64_t taskErrors = 0;   ///< tasks that threw
-    std::uint64_t discarded = 0;    ///< tasks dropped unrun by stop (each disposed)
-    std::uint64_t sleeps = 0;       ///< times the loop blocked waiting for work
+    /// Times a busy iteration looked at Asio (its I/O phase did not skip):
+    /// with I/O objects, each is an epoll_wait; see kIoPollBackoffMax.
+    std::uint64_t ioPolls = 0;
+    std::uint64_t taskErrors = 0;  ///< tasks that threw
+    std::uint64_t discarded = 0;   ///< tasks dropped unrun by stop (each disposed)
+    std::uint64_t sleeps = 0;      ///< times the loop blocked waiting for work
     /// Times work came (a post, a crossing, I/O, a due timer, stop) while
     /// the loop spun in its idle poll window (IsolateOptions::idlePoll),
     /// before it would have slept.
@@ -318,6 +323,11 @@ class Isolate {
   /// The longest IsolateOptions::idlePoll an isolate takes (a bound, not
   /// advice: an actor system takes at most 100 ms).
   static constexpr std::chrono::nanoseconds kMaxIdlePoll = std::chrono::hours(24);
+  /// A busy loop with I/O objects whose last look at Asio found nothing
+  /// looks again after 2, then 4, then at most this many iterations (each
+  /// empty look is a system call); one that ran a completion looks every
+  /// iteration. A loop about to sleep always looks.
+  static constexpr std::uint32_t kIoPollBackoffMax = 8;
 
   /// Counters, for tests and benches. Isolate-local (plain counters).
   const Stats& stats() const noexcept { return stats_; }

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <functional>
 #include <thread>
 
 #include "TestSupport.hpp"
@@ -68,6 +69,45 @@ TEST(IsolateIo, AnIoHandlerThatThrowsDoesNotTakeTheLoopDown) {
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_TRUE(after);
   EXPECT_NE(err.find("boom in an I/O handler"), std::string::npos) << err;
+}
+
+TEST(IsolateIo, ABusyLoopLooksAtIdleIoLessOftenAndStillRunsACompletionWithinTheBackoff) {
+  // SPEC L4: a loop kept busy by a macrotask that posts itself (one per
+  // iteration) with a socket whose looks find nothing backs off to one look
+  // every kIoPollBackoffMax iterations; data written at iteration 200 is
+  // read within that many iterations, and the next iteration looks again.
+  Isolate isolate;
+  Socket reader(isolate.ioContext());
+  Socket writer(isolate.ioContext());
+  asio::local::connect_pair(reader, writer);
+  constexpr std::uint64_t kWriteAt = 200;
+  std::array<char, 1> buffer{};
+  std::uint64_t readAt = 0;
+  std::uint64_t pollsBeforeWrite = 0;
+  std::uint64_t pollsAtRead = 0;
+  std::uint64_t pollsAfterRead = 0;
+  asio::async_read(reader, asio::buffer(buffer), [&](boost::system::error_code ec, std::size_t) {
+    EXPECT_FALSE(ec);
+    readAt = isolate.stats().iterations;
+    pollsAtRead = isolate.stats().ioPolls;
+  });
+  std::function<void()> spin = [&] {
+    const std::uint64_t iteration = isolate.stats().iterations;
+    if (iteration == kWriteAt) {
+      pollsBeforeWrite = isolate.stats().ioPolls;
+      asio::write(writer, asio::buffer("x", 1));
+    }
+    if (readAt != 0 && iteration == readAt + 1) pollsAfterRead = isolate.stats().ioPolls;
+    if (iteration < kWriteAt + 100) isolate.post([&] { spin(); });
+  };
+  isolate.post([&] { spin(); });
+  isolate.runUntilIdle();
+  ASSERT_GT(readAt, kWriteAt);
+  EXPECT_LE(readAt - kWriteAt, Isolate::kIoPollBackoffMax);
+  EXPECT_LE(pollsBeforeWrite, kWriteAt / Isolate::kIoPollBackoffMax + 4);
+  EXPECT_GE(pollsBeforeWrite, kWriteAt / Isolate::kIoPollBackoffMax);
+  EXPECT_EQ(pollsAfterRead, pollsAtRead + 1) << "a look that ran a completion is followed by one "
+                                                "in the next iteration";
 }
 
 }  // namespace

@@ -736,6 +736,7 @@ bool Isolate::waitForWork(Mode mode) {
   // Read before the flag goes up: a wake that bumps it after this read
   // makes the futex wait return at once.
   const std::uint32_t seen = cold.wakeSeq.load(std::memory_order_relaxed);
+  for (detail::Poller* p : pollers_) p->blocking();
   cold.wakePending.store(false, std::memory_order_relaxed);
   cold.sleeping.store(onFutex ? Cold::kOnFutex : Cold::kInAsio, std::memory_order_seq_cst);
   std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -745,6 +746,7 @@ bool Isolate::waitForWork(Mode mode) {
   if (idleHasWork() || timerDue() ||
       (onFutex && cold.ioHandedOut.load(std::memory_order_relaxed))) {
     cold.sleeping.store(Cold::kAwake, std::memory_order_relaxed);
+    for (detail::Poller* p : pollers_) p->unblocked();
     return true;
   }
   if (askAsio) cold.work.reset();
@@ -756,6 +758,7 @@ bool Isolate::waitForWork(Mode mode) {
   if (onFutex) {
     sleepOnFutex(cold.wakeSeq, seen, realDeadline ? &deadline : nullptr);
     cold.sleeping.store(Cold::kAwake, std::memory_order_relaxed);
+    for (detail::Poller* p : pollers_) p->unblocked();
     adaptIdlePoll();
     return true;  // woken, timed out or interrupted: the next pass looks
   }
@@ -768,6 +771,7 @@ bool Isolate::waitForWork(Mode mode) {
     reportError(nullptr, std::current_exception());
   }
   cold.sleeping.store(Cold::kAwake, std::memory_order_relaxed);
+  for (detail::Poller* p : pollers_) p->unblocked();
   adaptIdlePoll();
 
   bool idle = false;

@@ -79,6 +79,11 @@ class ForeignInbox final : public Poller {
   /// Takes a batch if the letters flag is up: an empty inbox costs the loop
   /// one load, not a walk over the queue's producers.
   void poll() override;
+  /// On the home loop, in place of a put: delivers `letter` now, as a batch
+  /// taken from the queue would be. For a producer that runs on that loop
+  /// and whose earlier letters are all delivered (nothing pending()), so
+  /// that its letters keep their order.
+  void deliverNow(Letter& letter) noexcept { deliver(letter); }
   /// No look between units: a drain that has no other poller stays the
   /// plain one, and what comes from other threads waits at most for the
   /// end of the drain, as posted tasks do.

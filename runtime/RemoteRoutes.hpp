@@ -143,7 +143,23 @@ class RemoteRoutes final : public transport::ProcessReceiver {
   class LinkPoller final : public detail::Poller {
    public:
     explicit LinkPoller(transport::ProcessLink& link) : link_(link) {}
-    void poll() override { link_.progress(); }
+    void poll() override {
+      if (!awake_) unblocked();  // the loop's first pass
+      link_.progress();
+    }
+    // The link's thread leaves the work to this loop while it is awake.
+    void blocking() noexcept override {
+      if (awake_) {
+        awake_ = false;
+        link_.loopSleeps();
+      }
+    }
+    void unblocked() noexcept override {
+      if (!awake_) {
+        awake_ = true;
+        link_.loopWakes();
+      }
+    }
     bool looksBetweenUnits() const noexcept override { return false; }
     bool pending() const noexcept override { return false; }
     // The idle window: what the link's progress delivered is in a foreign
@@ -152,6 +168,7 @@ class RemoteRoutes final : public transport::ProcessReceiver {
 
    private:
     transport::ProcessLink& link_;
+    bool awake_ = false;  // told the link so (loop thread only)
   };
 
   // Where the link's receive() runs: `rank` is leaving.

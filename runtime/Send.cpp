@@ -140,7 +140,18 @@ void SystemCore::deliverFromRank(const ActorRef& target, Envelope&& envelope) {
     deadLetter(target, std::move(envelope), "no such actor");
     return;
   }
-  putForeign(*isolates_[target.isolateIndex()], target, std::move(envelope), /*inTurn=*/true);
+  IsolateRuntime& rt = *isolates_[target.isolateIndex()];
+  // On the target's own loop (doing the link's work between its turns) with
+  // nothing in its foreign inbox: delivered here and now, saving the queue's
+  // two ends. Only the thread that holds the link's work receives, so the
+  // rank's earlier messages are either all delivered or still in that inbox
+  // (then this one queues behind them): their order holds either way.
+  if (currentRuntime() == &rt && !rt.foreign->pending()) {
+    ForeignInbox::Letter letter{target.id(), std::move(envelope), nullptr};
+    rt.foreign->deliverNow(letter);
+    return;
+  }
+  putForeign(rt, target, std::move(envelope), /*inTurn=*/true);
 }
 
 void SystemCore::signalFromRank(const ActorRef& target, SystemMessage&& message) {

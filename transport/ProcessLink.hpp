@@ -57,6 +57,12 @@ class ProcessLink {
   /// anything. A link that cannot share its work with other threads
   /// returns false and does nothing.
   virtual bool progress() { return false; }
+  /// A loop that calls progress() is awake (it will call it again before
+  /// it sleeps), or is about to sleep. A link with a thread of its own
+  /// leaves the work to the loops while any is awake. Each loop calls
+  /// loopWakes() first, then the two alternately.
+  virtual void loopWakes() noexcept {}
+  virtual void loopSleeps() noexcept {}
   /// Queues `bytes` for `rank`. False (and counted as refused) for a rank
   /// that does not exist or once stop() has begun.
   virtual bool send(int rank, std::string&& bytes) = 0;

@@ -167,6 +167,12 @@ class Poller {
   /// After the sleeping flag is up and fenced: true if there is work after
   /// all (the loop then goes round again instead of sleeping).
   virtual bool pending() const noexcept = 0;
+  /// The loop is about to block (its idle poll window, if any, found
+  /// nothing), and it has woken from that block (or did not block after
+  /// all). For a poller whose work a thread of its own shares, which that
+  /// thread can leave to the loop while the loop is awake.
+  virtual void blocking() noexcept {}
+  virtual void unblocked() noexcept {}
   /// From the idle poll window, before the sleeping flag goes up: true if
   /// poll() would find work. Looked at thousands of times a second, so it
   /// writes nothing other threads read; pending() may (it announces the

@@ -253,6 +253,43 @@ TEST(Isolate, TheIdlePollWindowGrowsWhilePostsComeSoonAfterASleepAndShrinksAfter
   isolate.join();
 }
 
+TEST(Isolate, APollerHearsEachBlockOfTheLoopAndEachWakeFromIt) {
+  // SPEC X1: blocking() before the loop blocks, unblocked() after; the two
+  // alternate, starting with blocking(), and stop() wakes the loop a last
+  // time. Three rounds of: wait for the loop to block, wake it with a post.
+  struct Counting final : detail::Poller {
+    std::atomic<int> blocks{0};
+    std::atomic<int> wakes{0};
+    std::atomic<bool> alternates{true};
+    void poll() override {}
+    bool pending() const noexcept override { return false; }
+    void blocking() noexcept override {
+      if (blocks.load() != wakes.load()) alternates = false;
+      blocks.fetch_add(1);
+    }
+    void unblocked() noexcept override {
+      wakes.fetch_add(1);
+      if (blocks.load() != wakes.load()) alternates = false;
+    }
+  };
+  Isolate isolate(IsolateOptions{.idlePoll = std::chrono::nanoseconds(0)});
+  Counting poller;
+  detail::IsolateHooks::addPoller(isolate, poller);
+  isolate.start();
+  for (int round = 1; round <= 3; ++round) {
+    for (int i = 0; i < 30'000 && poller.blocks.load() < round; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ASSERT_GE(poller.blocks.load(), round) << "the loop never blocked";
+    EXPECT_EQ(onLoop(isolate, [round] { return round; }), round);
+  }
+  isolate.stop();
+  isolate.join();
+  EXPECT_TRUE(poller.alternates.load());
+  EXPECT_GE(poller.blocks.load(), 3);
+  EXPECT_EQ(poller.blocks.load(), poller.wakes.load());
+}
+
 TEST(Isolate, StopEndsAnIdlePollWindow) {
   // SPEC X1: the window is a bound, and stop() cuts it short: joining does
   // not wait for an hour of polling.

@@ -143,12 +143,26 @@ bool MpiLink::send(int rank, std::string&& bytes) {
   unitsSent_.fetch_add(1, std::memory_order_relaxed);
   bytesSent_.fetch_add(size, std::memory_order_relaxed);
   // Seen by the thread's check of the queue after it raised the flag, or
-  // this load sees the flag: either way the unit is not left waiting.
-  if (sleeping_.load()) {
+  // this load sees the flag: either way the unit is not left waiting. While
+  // a loop is awake, that loop sends it (no wake-up): one that goes to
+  // sleep meanwhile wakes the thread in loopSleeps().
+  if (sleeping_.load() && awakeLoops_.load() == 0) {
     std::lock_guard<std::mutex> lock(sleepMutex_);
     wake_.notify_one();
   }
   return true;
+}
+
+void MpiLink::loopWakes() noexcept {
+  awakeLoops_.fetch_add(1);
+}
+
+void MpiLink::loopSleeps() noexcept {
+  // The last awake loop: the thread takes over the polling at once.
+  if (awakeLoops_.fetch_sub(1) == 1 && sleeping_.load()) {
+    std::lock_guard<std::mutex> lock(sleepMutex_);
+    wake_.notify_one();
+  }
 }
 
 void MpiLink::stop() {
@@ -183,6 +197,15 @@ ProcessLinkStats MpiLink::stats() const noexcept {
 void MpiLink::run() {
   int idleRounds = 0;
   while (!queue_->stopRequested.load(std::memory_order_acquire)) {
+    if (awakeLoops_.load() > 0) {
+      {
+        std::unique_lock<std::mutex> lock(work_, std::try_to_lock);
+        if (lock.owns_lock()) round();
+      }
+      napWhileLoopsAwake();
+      idleRounds = 0;  // when the loops sleep, the thread polls at once
+      continue;
+    }
     bool did = false;
     {
       // While an isolate does the work, this thread moves towards sleep:
@@ -210,6 +233,11 @@ bool MpiLink::round() {
 
 // Moves what send() queued into the ranks' batches; returns how many.
 std::size_t MpiLink::moveQueued() {
+  // A loop polling for a reply looks here thousands of times a second: an
+  // empty queue costs it one load, not the lock. A unit queued after this
+  // load is taken in the next round; the thread, and a loop, look again
+  // before they sleep.
+  if (queue_->size.load(std::memory_order_relaxed) == 0) return 0;
   {
     std::lock_guard<std::mutex> lock(queue_->mutex);
     if (queue_->items.empty()) return 0;
@@ -345,6 +373,15 @@ void MpiLink::sleepIdle(int& idleRounds) {
   sleeping_.store(true);
   if (queue_->size.load() == 0 && !queue_->stopRequested.load()) {
     wake_.wait_for(lock, pause);
+  }
+  sleeping_.store(false);
+}
+
+void MpiLink::napWhileLoopsAwake() {
+  std::unique_lock<std::mutex> lock(sleepMutex_);
+  sleeping_.store(true);
+  if (awakeLoops_.load() > 0 && !queue_->stopRequested.load()) {
+    wake_.wait_for(lock, kNapWhileLoopsAwake);
   }
   sleeping_.store(false);
 }

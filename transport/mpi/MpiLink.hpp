@@ -28,7 +28,9 @@
 //   where it goes; a round looks at them all with one MPI_Testsome. What a
 //   rank sends is one stream of length-prefixed units cut into chunks (a
 //   unit larger than a chunk spans several), put back together here.
-// With nothing to do (or while an isolate does the work) it polls with a
+// While a loop that does the work is awake (loopWakes/loopSleeps) the thread
+// does a round every kNapWhileLoopsAwake and sleeps between. Once every
+// such loop sleeps, with nothing to do it polls with a
 // yield between for kYieldRounds rounds (about a millisecond), then sleeps
 // between polls, 20 µs at first and doubling every 16 sleeps up to 32 ms,
 // reached after about half a second (MPI gives no descriptor to sleep on);
@@ -68,6 +70,10 @@ class MpiLink final : public ProcessLink {
   /// to sleep. No pure spinning: on a machine with no CPU to spare, a
   /// spinning link thread takes the one its isolate needs.
   static constexpr int kYieldRounds = 2000;
+  /// While a loop is awake (loopWakes), the thread does one round in this
+  /// long and sleeps between: the loop does the work, and on a rank bound
+  /// to one CPU the thread would otherwise take turns with it.
+  static constexpr std::chrono::microseconds kNapWhileLoopsAwake{200};
 
   /// Collective over `comm`. Throws ErrInvalidOption if MPI is not
   /// initialized or gives less than MPI_THREAD_SERIALIZED.
@@ -82,6 +88,8 @@ class MpiLink final : public ProcessLink {
   void start(ProcessReceiver& receiver) override;
   bool progress() override;
   bool send(int rank, std::string&& bytes) override;
+  void loopWakes() noexcept override;
+  void loopSleeps() noexcept override;
   void stop() override;
   ProcessLinkStats stats() const noexcept override;
 
@@ -104,6 +112,7 @@ class MpiLink final : public ProcessLink {
   void postReceive(int rank);
   void finish();
   void sleepIdle(int& idleRounds);
+  void napWhileLoopsAwake();
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
@@ -112,7 +121,8 @@ class MpiLink final : public ProcessLink {
   std::unique_ptr<Queue> queue_;
   std::thread thread_;
   std::atomic<bool> sleeping_{false};
-  bool shared_ = false;  // MPI_THREAD_MULTIPLE: progress() may do the work
+  std::atomic<int> awakeLoops_{0};  // loops that call progress() and are awake
+  bool shared_ = false;             // MPI_THREAD_MULTIPLE: progress() may do the work
   std::atomic<bool> running_{false};
   // Held by whichever thread does the link's work (below): the link's
   // thread, or an isolate in progress().

@@ -1,6 +1,8 @@
 // bench/CrossBench.cpp — what crossing from one isolate to another costs,
 // measured against the raw floors of two threads on two CPUs, in the same
-// binary and the same run.
+// binary and the same run. Its length is that pairing: each row sits beside
+// the floor it is read against and the round helpers they share, so a row
+// cannot drift from its floor.
 //
 // The families, and what one "op" is in each:
 //   floor/spsc-bulk        one 8-byte item through boost::lockfree::spsc_queue

@@ -10,6 +10,9 @@
 //   rows <n>                       how many rows ran, at the end
 // Progress goes to stderr. Exit status: 0 every row completed, 1 a row
 // failed, 2 bad command line.
+// Its length is the other arm: every actor and parallel workload of
+// coreactor-bench written again against CAF's API, in one program built
+// only where CAF is, so it shares no workload code with ours.
 //
 // How CAF is set up, and why (docs/benchmarks.md has the whole story):
 //   - scheduler.max-threads = 1: one worker thread runs every actor, as one

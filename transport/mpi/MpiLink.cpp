@@ -105,6 +105,7 @@ void MpiLink::start(ProcessReceiver& receiver) {
   // A link may serve one system after another: each start begins afresh
   // (the stop before it delivered everything sent before it).
   receiver_ = &receiver;
+  awakeLoops_.store(0);  // the new system's loops report in as they run
   std::fill(sentTo_.begin(), sentTo_.end(), 0);
   std::fill(receivedFrom_.begin(), receivedFrom_.end(), 0);
   queue_->stopRequested.store(false);

@@ -737,6 +737,11 @@ bool Isolate::waitForWork(Mode mode) {
   // makes the futex wait return at once.
   const std::uint32_t seen = cold.wakeSeq.load(std::memory_order_relaxed);
   for (detail::Poller* p : pollers_) p->blocking();
+  // Every way out of the block below: the flag down, and the pollers told.
+  const auto awake = [&] {
+    cold.sleeping.store(Cold::kAwake, std::memory_order_relaxed);
+    for (detail::Poller* p : pollers_) p->unblocked();
+  };
   cold.wakePending.store(false, std::memory_order_relaxed);
   cold.sleeping.store(onFutex ? Cold::kOnFutex : Cold::kInAsio, std::memory_order_seq_cst);
   std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -745,8 +750,7 @@ bool Isolate::waitForWork(Mode mode) {
   // an ioContext() handed out meanwhile, whose wake() found the flag down.
   if (idleHasWork() || timerDue() ||
       (onFutex && cold.ioHandedOut.load(std::memory_order_relaxed))) {
-    cold.sleeping.store(Cold::kAwake, std::memory_order_relaxed);
-    for (detail::Poller* p : pollers_) p->unblocked();
+    awake();
     return true;
   }
   if (askAsio) cold.work.reset();
@@ -757,8 +761,7 @@ bool Isolate::waitForWork(Mode mode) {
                                    : SteadyPoint::max();
   if (onFutex) {
     sleepOnFutex(cold.wakeSeq, seen, realDeadline ? &deadline : nullptr);
-    cold.sleeping.store(Cold::kAwake, std::memory_order_relaxed);
-    for (detail::Poller* p : pollers_) p->unblocked();
+    awake();
     adaptIdlePoll();
     return true;  // woken, timed out or interrupted: the next pass looks
   }
@@ -770,8 +773,7 @@ bool Isolate::waitForWork(Mode mode) {
     ran = 1;
     reportError(nullptr, std::current_exception());
   }
-  cold.sleeping.store(Cold::kAwake, std::memory_order_relaxed);
-  for (detail::Poller* p : pollers_) p->unblocked();
+  awake();
   adaptIdlePoll();
 
   bool idle = false;

@@ -370,20 +370,20 @@ void MpiLink::sleepIdle(int& idleRounds) {
   const int doublings = std::min(sleeps / 16, 11);
   const auto pause =
       std::min(std::chrono::microseconds(20 << doublings), std::chrono::microseconds(32000));
-  std::unique_lock<std::mutex> lock(sleepMutex_);
-  sleeping_.store(true);
-  if (queue_->size.load() == 0 && !queue_->stopRequested.load()) {
-    wake_.wait_for(lock, pause);
-  }
-  sleeping_.store(false);
+  sleepFor(pause, [this] { return queue_->size.load() == 0; });
 }
 
 void MpiLink::napWhileLoopsAwake() {
+  sleepFor(kNapWhileLoopsAwake, [this] { return awakeLoops_.load() > 0; });
+}
+
+template <class StillIdle>
+void MpiLink::sleepFor(std::chrono::microseconds pause, StillIdle stillIdle) {
+  // The flag up first, then the look: a send() or loopSleeps() either sees
+  // the flag and wakes this thread, or came before the look.
   std::unique_lock<std::mutex> lock(sleepMutex_);
   sleeping_.store(true);
-  if (awakeLoops_.load() > 0 && !queue_->stopRequested.load()) {
-    wake_.wait_for(lock, kNapWhileLoopsAwake);
-  }
+  if (stillIdle() && !queue_->stopRequested.load()) wake_.wait_for(lock, pause);
   sleeping_.store(false);
 }
 

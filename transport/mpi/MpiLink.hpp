@@ -113,6 +113,10 @@ class MpiLink final : public ProcessLink {
   void finish();
   void sleepIdle(int& idleRounds);
   void napWhileLoopsAwake();
+  // Sleeps up to `pause` (woken by send() or loopSleeps()), unless
+  // stillIdle(), read under the sleep lock once the flag is up, is false.
+  template <class StillIdle>
+  void sleepFor(std::chrono::microseconds pause, StillIdle stillIdle);
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;

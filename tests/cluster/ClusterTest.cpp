@@ -164,10 +164,15 @@ class Watcher final : public Actor {
   ActorRef watched_;
 };
 
-/// Never answers: an ask to it waits for its timeout, or for its rank to leave.
+/// Never answers: an ask to it waits for its timeout, or for its rank to
+/// leave. Counts what it got.
 class Silent final : public Actor {
  public:
-  void receive(ReceiveContext&) override {}
+  explicit Silent(std::atomic<int>* got) : got_(got) {}
+  void receive(ReceiveContext&) override { ++*got_; }
+
+ private:
+  std::atomic<int>* got_;
 };
 
 std::unique_ptr<ActorSystem> clusterSystem(std::size_t isolates = 2) {
@@ -401,6 +406,7 @@ TEST(Cluster, ARankThatLeavesFailsTheAsksToItWithErrDeadAndItsWatchersHearTermin
   const int leaving = ranks - 1;
   std::atomic<int> heard{0};
   std::atomic<int> heardLate{0};
+  std::atomic<int> silentGot{0};
   ClusterStats stats;
   // The ranks that stay meet once more before they shut down.
   MPI_Comm staying = MPI_COMM_NULL;
@@ -408,8 +414,12 @@ TEST(Cluster, ARankThatLeavesFailsTheAsksToItWithErrDeadAndItsWatchersHearTermin
   {
     auto system = clusterSystem();
     system->spawn<Echoer>("echo");
-    system->spawn<Silent>("silent");
+    system->spawn<Silent>("silent", ActorOptions::create(), &silentGot);
     if (me == leaving) {
+      // An ask from the main thread leaves this process later, from an
+      // isolate's turn: wait until every waiting ask has come (EXPECT, so
+      // that the collective steps below still run).
+      EXPECT_TRUE(waitFor([&] { return silentGot.load() == ranks - 1; })) << silentGot.load();
       allRanksDone();      // the others have their watches and their waiting ask
       system->shutdown();  // returns once the others have shut down too
     } else {

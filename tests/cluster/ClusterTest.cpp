@@ -164,6 +164,31 @@ class Watcher final : public Actor {
   ActorRef watched_;
 };
 
+/// On a reference, tells it Echo{1}, then stays in the same turn until
+/// `released` is up (or a minute has passed): a long turn.
+class Spinner final : public Actor {
+ public:
+  Spinner(const std::atomic<bool>* released, std::atomic<int>* sawRelease,
+          std::atomic<bool>* turnEnded)
+      : released_(released), sawRelease_(sawRelease), turnEnded_(turnEnded) {}
+  void receive(ReceiveContext& ctx) override {
+    const ActorRef* to = ctx.get<ActorRef>();
+    if (to == nullptr) return;
+    to->tell(Echo{1});
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    while (!released_->load() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::yield();  // the rank's other threads share its CPU
+    }
+    if (released_->load()) ++*sawRelease_;
+    turnEnded_->store(true);
+  }
+
+ private:
+  const std::atomic<bool>* released_;
+  std::atomic<int>* sawRelease_;
+  std::atomic<bool>* turnEnded_;
+};
+
 /// Never answers: an ask to it waits for its timeout, or for its rank to
 /// leave. Counts what it got.
 class Silent final : public Actor {
@@ -277,6 +302,48 @@ TEST(Cluster, AnActorAsksAnActorOfTheNextRankAndTheMainThreadAsksOneToo) {
     system->shutdown();
   }
   EXPECT_EQ(answered.load(), kAsks);
+}
+
+TEST(Cluster, AMessageToldInALongTurnLeavesBeforeTheTurnEnds) {
+  // Each rank's spinner tells the next rank's sink, then stays in its turn
+  // until that sink's rank says (over MPI, main thread to main thread) that
+  // the message came. The loop that sent it polls nothing meanwhile, and
+  // the sink's loop sleeps once idle: the link's thread sends it.
+  const int ranks = gCluster->size();
+  const int me = gCluster->rank();
+  const int nextRank = (me + 1) % ranks;
+  const int previousRank = (me + ranks - 1) % ranks;
+  Tally tally(ranks);
+  std::atomic<bool> released{false};
+  std::atomic<int> sawRelease{0};
+  std::atomic<bool> turnEnded{false};
+  {
+    auto system = clusterSystem();
+    system->spawn<Sink>("sink", ActorOptions::create().withIsolate(1), &tally);
+    const ActorRef sink = find(*system, nextRank, "sink");
+    ASSERT_TRUE(sink);
+    allRanksDone();  // every sink found
+    const ActorRef spinner = system->spawn<Spinner>(
+        "spinner", ActorOptions::create().withIsolate(0), &released, &sawRelease, &turnEnded);
+    spinner.tell(sink);
+    // The previous rank's message came: say so (EXPECT, so that the
+    // exchange below still happens).
+    EXPECT_TRUE(waitFor([&] { return tally.echoes.load() == 1; })) << tally.echoes.load();
+    int word = 1;
+    MPI_Send(&word, 1, MPI_INT, previousRank, 77, MPI_COMM_WORLD);
+    // Ours came to the next rank: end the spinner's turn.
+    MPI_Request request = MPI_REQUEST_NULL;
+    MPI_Irecv(&word, 1, MPI_INT, nextRank, 77, MPI_COMM_WORLD, &request);
+    for (int done = 0; done == 0;) {
+      MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+      if (done == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    released.store(true);
+    EXPECT_TRUE(waitFor([&] { return turnEnded.load(); }));
+    allRanksDone();
+    system->shutdown();
+  }
+  EXPECT_EQ(sawRelease.load(), 1) << "the turn ended by its deadline: the message waited for it";
 }
 
 TEST(Cluster, AReferenceSentInsideAMessageNamesTheSameActorOnTheOtherRank) {

@@ -197,16 +197,14 @@ ProcessLinkStats MpiLink::stats() const noexcept {
 
 void MpiLink::run() {
   int idleRounds = 0;
+  auto nap = kNapWhileLoopsAwake;
   while (!queue_->stopRequested.load(std::memory_order_acquire)) {
     if (awakeLoops_.load() > 0) {
-      {
-        std::unique_lock<std::mutex> lock(work_, std::try_to_lock);
-        if (lock.owns_lock()) round();
-      }
-      napWhileLoopsAwake();
+      napWhileLoopsAwake(nap);
       idleRounds = 0;  // when the loops sleep, the thread polls at once
       continue;
     }
+    nap = kNapWhileLoopsAwake;
     bool did = false;
     {
       // While an isolate does the work, this thread moves towards sleep:
@@ -225,6 +223,7 @@ void MpiLink::run() {
 }
 
 bool MpiLink::round() {
+  rounds_.store(rounds_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   bool did = moveQueued() > 0;
   did |= sendBatches();
   did |= completeSends();
@@ -373,8 +372,21 @@ void MpiLink::sleepIdle(int& idleRounds) {
   sleepFor(pause, [this] { return queue_->size.load() == 0; });
 }
 
-void MpiLink::napWhileLoopsAwake() {
-  sleepFor(kNapWhileLoopsAwake, [this] { return awakeLoops_.load() > 0; });
+void MpiLink::napWhileLoopsAwake(std::chrono::microseconds& nap) {
+  const std::uint64_t before = rounds_.load(std::memory_order_relaxed);
+  sleepFor(nap, [this] { return awakeLoops_.load() > 0; });
+  if (awakeLoops_.load() == 0) return;  // the last loop went to sleep: poll
+  const bool loopsWork = rounds_.load(std::memory_order_relaxed) != before;
+  if (loopsWork && queue_->size.load(std::memory_order_relaxed) == 0) {
+    nap = std::min(nap * 2, kLongestNap);
+    return;
+  }
+  // A loop in a long turn (or what it sent still queued): a round here.
+  {
+    std::unique_lock<std::mutex> lock(work_, std::try_to_lock);
+    if (lock.owns_lock()) round();
+  }
+  nap = kNapWhileLoopsAwake;
 }
 
 template <class StillIdle>

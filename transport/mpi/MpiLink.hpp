@@ -29,7 +29,10 @@
 //   rank sends is one stream of length-prefixed units cut into chunks (a
 //   unit larger than a chunk spans several), put back together here.
 // While a loop that does the work is awake (loopWakes/loopSleeps) the thread
-// does a round every kNapWhileLoopsAwake and sleeps between. Once every
+// naps: it looks after kNapWhileLoopsAwake, and if the loops did rounds
+// since its last look and nothing waits in the queue, it naps twice as long
+// (up to kLongestNap) without touching MPI; otherwise (a loop in a long
+// turn) it does a round itself and naps the shortest again. Once every
 // such loop sleeps, with nothing to do it polls with a
 // yield between for kYieldRounds rounds (about a millisecond), then sleeps
 // between polls, 20 µs at first and doubling every 16 sleeps up to 32 ms,
@@ -74,6 +77,9 @@ class MpiLink final : public ProcessLink {
   /// long and sleeps between: the loop does the work, and on a rank bound
   /// to one CPU the thread would otherwise take turns with it.
   static constexpr std::chrono::microseconds kNapWhileLoopsAwake{200};
+  /// The longest nap while the loops do the work: each look is a switch
+  /// onto the CPU a loop polls on, which an exchange then waits behind.
+  static constexpr std::chrono::microseconds kLongestNap{3200};
 
   /// Collective over `comm`. Throws ErrInvalidOption if MPI is not
   /// initialized or gives less than MPI_THREAD_SERIALIZED.
@@ -112,7 +118,8 @@ class MpiLink final : public ProcessLink {
   void postReceive(int rank);
   void finish();
   void sleepIdle(int& idleRounds);
-  void napWhileLoopsAwake();
+  // Naps `nap` while the loops are awake, and sets the next nap.
+  void napWhileLoopsAwake(std::chrono::microseconds& nap);
   // Sleeps up to `pause` (woken by send() or loopSleeps()), unless
   // stillIdle(), read under the sleep lock once the flag is up, is false.
   template <class StillIdle>
@@ -125,8 +132,9 @@ class MpiLink final : public ProcessLink {
   std::unique_ptr<Queue> queue_;
   std::thread thread_;
   std::atomic<bool> sleeping_{false};
-  std::atomic<int> awakeLoops_{0};  // loops that call progress() and are awake
-  bool shared_ = false;             // MPI_THREAD_MULTIPLE: progress() may do the work
+  std::atomic<int> awakeLoops_{0};        // loops that call progress() and are awake
+  std::atomic<std::uint64_t> rounds_{0};  // rounds done; written under work_
+  bool shared_ = false;                   // MPI_THREAD_MULTIPLE: progress() may do the work
   std::atomic<bool> running_{false};
   // Held by whichever thread does the link's work (below): the link's
   // thread, or an isolate in progress().

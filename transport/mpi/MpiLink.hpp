@@ -73,9 +73,9 @@ class MpiLink final : public ProcessLink {
   /// to sleep. No pure spinning: on a machine with no CPU to spare, a
   /// spinning link thread takes the one its isolate needs.
   static constexpr int kYieldRounds = 2000;
-  /// While a loop is awake (loopWakes), the thread does one round in this
-  /// long and sleeps between: the loop does the work, and on a rank bound
-  /// to one CPU the thread would otherwise take turns with it.
+  /// While a loop is awake (loopWakes), the thread's first and shortest
+  /// nap: the loop does the work, and on a rank bound to one CPU the
+  /// thread would otherwise take turns with it.
   static constexpr std::chrono::microseconds kNapWhileLoopsAwake{200};
   /// The longest nap while the loops do the work: each look is a switch
   /// onto the CPU a loop polls on, which an exchange then waits behind.

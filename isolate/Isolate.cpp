@@ -20,6 +20,7 @@
 #include <ctime>
 #endif
 
+#include "DeadlineGuard.hpp"
 #include "IdlePoll.hpp"
 #include "coreactor/Asio.hpp"
 #include "coreactor/Dispatcher.hpp"
@@ -116,6 +117,20 @@ struct Isolate::Cold {
   Clock::time_point passNow{};
   bool inPass = false;
   bool passNowRead = false;
+  // Whether the earliest timer is surely not due yet, without a clock read
+  // (DeadlineGuard.hpp); fed by the loop's reads of the steady clock only.
+  detail::DeadlineGuard guard;
+  bool steadyClock = false;
+  // The clock now, and the guard told.
+  Clock::time_point readClock(const Clock& clock) noexcept {
+    const Clock::time_point now = clock.now();
+    if (steadyClock) guard.read(now);
+    return now;
+  }
+  // False if the earliest timer is surely not due: no need to read the clock.
+  bool mayBeDue(std::uint32_t top) const noexcept {
+    return top != kNoTimer && !guard.surelyBefore(slots[top].deadline);
+  }
 
   bool before(std::uint32_t a, std::uint32_t b) const noexcept {
     const TimerSlot& x = slots[a];
@@ -293,6 +308,7 @@ Isolate::Isolate(IsolateOptions options)
                                             " ns: the window is 0 to 24 h");
   }
   cold_->idlePoll = options_.idlePoll;
+  cold_->steadyClock = dynamic_cast<const SteadyClock*>(clock_) != nullptr;
 }
 
 Isolate::~Isolate() {
@@ -510,7 +526,8 @@ std::size_t Isolate::pendingTimers() const noexcept {
 
 void Isolate::runDueTimers() {
   Cold& cold = *cold_;
-  const Clock::time_point now = clock_->now();
+  if (!cold.mayBeDue(cold.earliest())) return;  // coarseNow() reads the time if asked
+  const Clock::time_point now = cold.readClock(*clock_);
   cold.passNow = now;  // the pass's time, for coarse timers
   cold.passNowRead = true;
   // Timers armed while this phase runs wait for the next iteration, even with
@@ -712,7 +729,7 @@ bool Isolate::waitForWork(Mode mode) {
   // A timer that is already due (a zero delay, a manual clock moved by hand)
   // is runnable work: go round again instead of sleeping.
   const std::uint32_t next = cold.earliest();  // live: it sets the sleep's deadline
-  if (next != Cold::kNoTimer && cold.slots[next].deadline <= clock_->now()) return true;
+  if (cold.mayBeDue(next) && cold.slots[next].deadline <= cold.readClock(*clock_)) return true;
   const bool realDeadline = next != Cold::kNoTimer && !clock_->isManual();
   const bool timersHoldUs = realDeadline && (cold.referencedTimers > 0 || timerHolds_ > 0);
   // In until-idle mode with no referenced timer, only Asio work (or a post

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <functional>
 #include <random>
 
 #include "TestSupport.hpp"
@@ -237,6 +239,44 @@ TEST(IsolateTimers, ACoarseTimerArmedOutsideALoopPassReadsTheClock) {
   clock.inner.advance(1ms);
   isolate.runUntilIdle();
   EXPECT_EQ(log.entries, (Entries{"coarse"}));
+}
+
+TEST(IsolateTimers, OnTheSteadyClockABusyLoopRunsATimerOnceItIsDueAndNeverBefore) {
+  // SPEC L4: on the steady clock the loop skips its clock read while the
+  // time-stamp counter shows the earliest timer cannot be due yet
+  // (isolate/DeadlineGuard.hpp). A chain of macrotasks keeps the loop busy
+  // (each posts the next) until a 3 ms timer has run: it runs between two
+  // of them, and the steady clock has passed its deadline when it does.
+  Isolate isolate;
+  using Steady = std::chrono::steady_clock;
+  Steady::time_point armed{};
+  Steady::time_point ranAt{};
+  bool ran = false;
+  long links = 0;
+  long linksWhenRan = -1;
+  const auto giveUp = Steady::now() + 60s;
+  std::function<void()> link = [&] {
+    ++links;
+    if (!ran && Steady::now() < giveUp) isolate.post(link);
+  };
+  isolate.post([&] {
+    // A far timer, first in line once the other has fired (unreferenced:
+    // it does not hold runUntilIdle()).
+    isolate.setTimeout(
+        1h, [] {}, TimerOptions{.referenced = false});
+    armed = Steady::now();
+    isolate.setTimeout(3ms, [&] {
+      ranAt = Steady::now();
+      ran = true;
+      linksWhenRan = links;
+    });
+    isolate.post(link);
+  });
+  isolate.runUntilIdle();
+  ASSERT_TRUE(ran) << "the chain ran " << links << " links over a minute without the timer";
+  EXPECT_GE(ranAt - armed, 3ms);
+  EXPECT_GT(linksWhenRan, 0);
+  EXPECT_EQ(links, linksWhenRan + 1) << "the chain stopped right after the timer ran";
 }
 
 TEST(IsolateTimers, RefuseANegativeDelayWithErrInvalidDelay) {

@@ -122,6 +122,10 @@ void MpiLink::start(ProcessReceiver& receiver) {
 
 bool MpiLink::progress() {
   if (!shared_ || !running_.load(std::memory_order_relaxed)) return false;
+  return roundIfFree();
+}
+
+bool MpiLink::roundIfFree() {
   std::unique_lock<std::mutex> lock(work_, std::try_to_lock);
   return lock.owns_lock() && round();
 }
@@ -205,14 +209,9 @@ void MpiLink::run() {
       continue;
     }
     nap = kNapWhileLoopsAwake;
-    bool did = false;
-    {
-      // While an isolate does the work, this thread moves towards sleep:
-      // the loops that poll need no help, and it would take their CPU.
-      std::unique_lock<std::mutex> lock(work_, std::try_to_lock);
-      did = lock.owns_lock() && round();
-    }
-    if (did) {
+    // While an isolate does the work, this thread moves towards sleep:
+    // the loops that poll need no help, and it would take their CPU.
+    if (roundIfFree()) {
       idleRounds = 0;
     } else {
       sleepIdle(idleRounds);
@@ -382,10 +381,7 @@ void MpiLink::napWhileLoopsAwake(std::chrono::microseconds& nap) {
     return;
   }
   // A loop in a long turn (or what it sent still queued): a round here.
-  {
-    std::unique_lock<std::mutex> lock(work_, std::try_to_lock);
-    if (lock.owns_lock()) round();
-  }
+  roundIfFree();
   nap = kNapWhileLoopsAwake;
 }
 

@@ -107,6 +107,9 @@ class MpiLink final : public ProcessLink {
   void run();
   // One round of the link's work; the caller holds work_.
   bool round();
+  // round() if no other thread holds work_; false if it did not run or
+  // moved nothing.
+  bool roundIfFree();
   std::size_t moveQueued();
   bool sendBatches();
   bool completeSends();

@@ -20,18 +20,20 @@ Clock::time_point steadyNow() {
   return std::chrono::steady_clock::now();
 }
 
-/// Feeds the guard clock reads until its calibration is over (a few ms).
-void calibrate(DeadlineGuard& guard) {
-  guard.read(steadyNow());
-  std::this_thread::sleep_for(DeadlineGuard::kCalibration * 2);
-  guard.read(steadyNow());
-}
-
-bool counterUsable() {
+/// A guard fed clock reads until its calibration is over (a few ms); the
+/// test is skipped where the counter is not usable (the guard stays silent).
+class CalibratedGuard : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    guard.read(steadyNow());
+    std::this_thread::sleep_for(DeadlineGuard::kCalibration * 2);
+    guard.read(steadyNow());
+    if (!guard.surelyBefore(steadyNow() + seconds(3600))) {
+      GTEST_SKIP() << "no invariant time-stamp counter: the guard stays silent";
+    }
+  }
   DeadlineGuard guard;
-  calibrate(guard);
-  return guard.surelyBefore(steadyNow() + seconds(3600));
-}
+};
 
 TEST(DeadlineGuard, NeverAnswersBeforeItHasMeasuredTheCountersRate) {
   // SPEC L4: until then the loop reads the clock for every timer check.
@@ -41,10 +43,7 @@ TEST(DeadlineGuard, NeverAnswersBeforeItHasMeasuredTheCountersRate) {
   EXPECT_FALSE(guard.surelyBefore(steadyNow() + seconds(3600)));
 }
 
-TEST(DeadlineGuard, AFarDeadlineIsSurelyAheadAndAPastOneNever) {
-  if (!counterUsable()) GTEST_SKIP() << "no invariant time-stamp counter: the guard stays silent";
-  DeadlineGuard guard;
-  calibrate(guard);
+TEST_F(CalibratedGuard, AFarDeadlineIsSurelyAheadAndAPastOneNever) {
   const Clock::time_point now = steadyNow();
   guard.read(now);
   EXPECT_TRUE(guard.surelyBefore(now + seconds(3600)));
@@ -52,12 +51,9 @@ TEST(DeadlineGuard, AFarDeadlineIsSurelyAheadAndAPastOneNever) {
   EXPECT_FALSE(guard.surelyBefore(now - milliseconds(1)));
 }
 
-TEST(DeadlineGuard, ADeadlineThatTimeHasPassedIsNotSurelyAhead) {
+TEST_F(CalibratedGuard, ADeadlineThatTimeHasPassedIsNotSurelyAhead) {
   // SPEC L4: a timer due must not be skipped. 5 ms after the last clock
   // read, a deadline 2 ms after that read has come, whatever the counter.
-  if (!counterUsable()) GTEST_SKIP() << "no invariant time-stamp counter: the guard stays silent";
-  DeadlineGuard guard;
-  calibrate(guard);
   const Clock::time_point read = steadyNow();
   guard.read(read);
   std::this_thread::sleep_for(milliseconds(5));

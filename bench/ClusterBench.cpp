@@ -16,6 +16,14 @@
 //                           a time (p50, with p99 beside it)
 //   cluster/idle-cpu        the process's CPU time while its system sits idle for 1 s, in
 //                           % of one core (rank 0; rank 1 likewise)
+//   cluster/mpi-messages/*  the same rows over a second cluster whose link has shared
+//                           memory off (MpiOptions::withSharedMemory(false)): MPI
+//                           messages, the path between ranks on different machines
+//
+// The cluster/* rows run the default link: two ranks of one machine pass
+// their bytes through rings in shared memory (docs/cluster.md). The floors
+// are raw MPI either way; each path's rounds are paired with floors of
+// their own, printed above its rows.
 //
 // Targets (docs/cluster.md): cluster/pingpong <= 1.5x floor/mpi-pingpong;
 // cluster/tell-bulk-64B throughput >= 0.5x floor/mpi-bulk-64B, i.e. its ns
@@ -258,34 +266,25 @@ double cpuSeconds() {
 
 void report(const char* row, double value, const char* unit, const char* floorRow, double ratio,
             const char* target) {
-  std::printf("%-24s %10.1f %-6s", row, value, unit);
+  std::printf("%-32s %10.1f %-6s", row, value, unit);
   if (floorRow != nullptr) std::printf("  %6.2fx %-20s", ratio, floorRow);
   if (target != nullptr) std::printf("  target %s", target);
   std::printf("\n");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  registerRemoteType<Ping>("bench.Ping");
-  registerRemoteType<Payload64>("bench.Payload64");
-  registerRemoteType<Ack>("bench.Ack");
-  registerRemoteType<Start>("bench.Start");
-  auto cluster = Cluster::mpi(&argc, &argv);
-  const int rank = cluster->rank();
-  if (cluster->size() != 2) {
-    if (rank == 0) std::fprintf(stderr, "coreactor-bench-cluster: run it with mpirun -np 2\n");
-    return 2;
-  }
-  int threads = MPI_THREAD_SINGLE;
-  MPI_Query_thread(&threads);
-  if (threads != MPI_THREAD_MULTIPLE) {
-    if (rank == 0) std::fprintf(stderr, "coreactor-bench-cluster: needs MPI_THREAD_MULTIPLE\n");
-    return 2;
-  }
-
+/// One path's figures on rank 0: each row's medians of kRounds rounds, each
+/// round paired with its floor.
+struct Figures {
   std::vector<double> pingFloor, bulkFloor, ping, bulk, pingRatio, bulkRatio, askP50, askRatio;
   std::vector<double> askAll;
+  double idleCpus[2] = {0, 0};
+  std::uint64_t sharedMemoryRanks = 0;
+};
+
+/// Runs every row over `cluster`'s link (collective: both ranks).
+Figures measure(const std::shared_ptr<Cluster>& cluster) {
+  const int rank = cluster->rank();
+  Figures f;
   double idleCpu = 0;
   {
     auto system = ActorSystem::create(
@@ -330,19 +329,18 @@ int main(int argc, char** argv) {
       const double floorP = mpiPingPong(rank);
       const Wall::duration b = roundOf(Mode::Bulk);
       const double floorB = mpiBulk(rank);
-      const Wall::duration a = roundOf(Mode::Ask);
+      roundOf(Mode::Ask);
       const double floorA = mpiPingPong(rank);
       if (rank == 0) {
-        ping.push_back(nsPer(p, kRoundTrips));
-        pingFloor.push_back(floorP);
-        pingRatio.push_back(ping.back() / floorP);
-        bulk.push_back(nsPer(b, kBulk));
-        bulkFloor.push_back(floorB);
-        bulkRatio.push_back(bulk.back() / floorB);
-        askP50.push_back(percentile(outcome.latencies, 0.5));
-        askRatio.push_back(askP50.back() / floorA);
-        askAll.insert(askAll.end(), outcome.latencies.begin(), outcome.latencies.end());
-        (void)a;
+        f.ping.push_back(nsPer(p, kRoundTrips));
+        f.pingFloor.push_back(floorP);
+        f.pingRatio.push_back(f.ping.back() / floorP);
+        f.bulk.push_back(nsPer(b, kBulk));
+        f.bulkFloor.push_back(floorB);
+        f.bulkRatio.push_back(f.bulk.back() / floorB);
+        f.askP50.push_back(percentile(outcome.latencies, 0.5));
+        f.askRatio.push_back(f.askP50.back() / floorA);
+        f.askAll.insert(f.askAll.end(), outcome.latencies.begin(), outcome.latencies.end());
       }
     }
     // Idle: both systems up, nothing sent, for a second.
@@ -355,24 +353,68 @@ int main(int argc, char** argv) {
               std::chrono::duration<double>(Wall::now() - wallBefore).count() * 100;
     quietBarrier();
     system->shutdown();
+    f.sharedMemoryRanks = system->clusterStats().sharedMemoryRanks;
   }
-  double idleCpus[2] = {0, 0};
-  MPI_Gather(&idleCpu, 1, MPI_DOUBLE, idleCpus, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  MPI_Gather(&idleCpu, 1, MPI_DOUBLE, f.idleCpus, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return f;
+}
+
+/// Prints one path's rows; `prefix` names the path ("cluster/" or
+/// "cluster/mpi-messages/"), and only the default path carries the targets.
+void print(const Figures& f, const std::string& prefix, bool targets) {
+  const auto row = [&](const char* name) { return prefix + name; };
+  report("  floor/mpi-pingpong", median(f.pingFloor), "ns/op", nullptr, 0, nullptr);
+  report("  floor/mpi-bulk-64B", median(f.bulkFloor), "ns/op", nullptr, 0, nullptr);
+  report(row("pingpong").c_str(), median(f.ping), "ns/op", "floor/mpi-pingpong",
+         median(f.pingRatio), targets ? "<= 1.5x" : nullptr);
+  report(row("tell-bulk-64B").c_str(), median(f.bulk), "ns/op", "floor/mpi-bulk-64B",
+         median(f.bulkRatio), targets ? "<= 2x (throughput >= 0.5x)" : nullptr);
+  report(row("ask").c_str(), median(f.askP50), "ns p50", "floor/mpi-pingpong", median(f.askRatio),
+         nullptr);
+  std::printf("%-32s %10.1f ns p99\n", row("ask").c_str(), percentile(f.askAll, 0.99));
+  std::printf("%-32s %10.2f %% cpu (rank 0), %.2f %% (rank 1)\n", row("idle-cpu").c_str(),
+              f.idleCpus[0], f.idleCpus[1]);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  registerRemoteType<Ping>("bench.Ping");
+  registerRemoteType<Payload64>("bench.Payload64");
+  registerRemoteType<Ack>("bench.Ack");
+  registerRemoteType<Start>("bench.Start");
+  auto cluster = Cluster::mpi(&argc, &argv);
+  const int rank = cluster->rank();
+  if (cluster->size() != 2) {
+    if (rank == 0) std::fprintf(stderr, "coreactor-bench-cluster: run it with mpirun -np 2\n");
+    return 2;
+  }
+  int threads = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&threads);
+  if (threads != MPI_THREAD_MULTIPLE) {
+    if (rank == 0) std::fprintf(stderr, "coreactor-bench-cluster: needs MPI_THREAD_MULTIPLE\n");
+    return 2;
+  }
+  // The default link: two ranks of one machine share memory. Then the same
+  // rows with shared memory off: the MPI messages ranks on different
+  // machines exchange.
+  const Figures shared = measure(cluster);
+  Figures messages;
+  {
+    auto viaMpi = Cluster::mpi(nullptr, nullptr, MpiOptions::create().withSharedMemory(false));
+    messages = measure(viaMpi);
+  }
   if (rank == 0) {
     std::printf(
         "coreactor-bench-cluster: 2 ranks, medians of %d rounds, each paired with its floor\n",
         kRounds);
-    report("floor/mpi-pingpong", median(pingFloor), "ns/op", nullptr, 0, nullptr);
-    report("cluster/pingpong", median(ping), "ns/op", "floor/mpi-pingpong", median(pingRatio),
-           "<= 1.5x");
-    report("floor/mpi-bulk-64B", median(bulkFloor), "ns/op", nullptr, 0, nullptr);
-    report("cluster/tell-bulk-64B", median(bulk), "ns/op", "floor/mpi-bulk-64B", median(bulkRatio),
-           "<= 2x (throughput >= 0.5x)");
-    report("cluster/ask", median(askP50), "ns p50", "floor/mpi-pingpong", median(askRatio),
-           nullptr);
-    std::printf("%-24s %10.1f ns p99\n", "cluster/ask", percentile(askAll, 0.99));
-    std::printf("%-24s %10.2f %% cpu (rank 0), %.2f %% (rank 1)\n", "cluster/idle-cpu", idleCpus[0],
-                idleCpus[1]);
+    std::printf("the default link (ranks of one machine share memory: %llu other rank)\n",
+                static_cast<unsigned long long>(shared.sharedMemoryRanks));
+    print(shared, "cluster/", true);
+    std::printf(
+        "shared memory off (MpiOptions::withSharedMemory(false): MPI messages, as "
+        "between machines)\n");
+    print(messages, "cluster/mpi-messages/", false);
   }
   return 0;
 }

@@ -1,7 +1,10 @@
-// runtime/Cluster.cpp — the cluster's own calls (coreactor/Cluster.hpp) and
-// ActorSystemOptions::withCluster. Cluster::mpi is in the coreactor_mpi
+// runtime/Cluster.cpp — the cluster's own calls (coreactor/Cluster.hpp),
+// MpiOptions and ActorSystemOptions::withCluster. Cluster::mpi is in the coreactor_mpi
 // library (transport/mpi/MpiCluster.cpp).
 #include "coreactor/Cluster.hpp"
+
+#include <bit>
+#include <string>
 
 #include "coreactor/ActorOptions.hpp"
 #include "coreactor/Error.hpp"
@@ -35,6 +38,24 @@ bool Cluster::attach() noexcept {
 
 void Cluster::detach() noexcept {
   attached_ = false;
+}
+
+MpiOptions MpiOptions::withSharedMemory(bool on) const {
+  MpiOptions copy = *this;
+  copy.sharedMemory_ = on;
+  return copy;
+}
+
+MpiOptions MpiOptions::withSharedRingBytes(std::size_t bytes) const {
+  if (bytes < kMinSharedRingBytes || bytes > kMaxSharedRingBytes) {
+    throwError(Error::ErrInvalidOption, "withSharedRingBytes: " + std::to_string(bytes) +
+                                            " bytes; a ring takes " +
+                                            std::to_string(kMinSharedRingBytes) + " to " +
+                                            std::to_string(kMaxSharedRingBytes));
+  }
+  MpiOptions copy = *this;
+  copy.sharedRingBytes_ = std::bit_ceil(bytes);
+  return copy;
 }
 
 ActorSystemOptions ActorSystemOptions::withCluster(std::shared_ptr<Cluster> cluster,

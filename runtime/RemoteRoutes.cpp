@@ -290,8 +290,13 @@ void RemoteRoutes::trackAsk(const ActorRef& target, const ActorRef& replyTo,
 
 // ---- receiving (the link's thread) -------------------------------------------------
 
+// The link calls receive() one unit at a time (ProcessLink.hpp), so its
+// counters have one writer at a time: a load and a store, no locked add.
 void RemoteRoutes::receive(int fromRank, std::string_view bytes) {
-  received_.fetch_add(1, std::memory_order_relaxed);
+  const auto bump = [](std::atomic<std::uint64_t>& counter) {
+    counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  };
+  bump(received_);
   ActorRef target;
   ActorRef sender;
   Message message;
@@ -303,7 +308,7 @@ void RemoteRoutes::receive(int fromRank, std::string_view bytes) {
     const RoutesScope scope(this);
     kind = static_cast<UnitKind>(bytes[0]);
     if (kind == UnitKind::Leave) {
-      delivered_.fetch_add(1, std::memory_order_relaxed);
+      bump(delivered_);
       heardLeave(fromRank);
       return;
     }
@@ -321,7 +326,7 @@ void RemoteRoutes::receive(int fromRank, std::string_view bytes) {
       const Error error = from.id == static_cast<std::uint64_t>(Error::ErrMailboxFull)
                               ? Error::ErrMailboxFull
                               : Error::ErrDead;
-      delivered_.fetch_add(1, std::memory_order_relaxed);
+      bump(delivered_);
       core_.failAskOf(target, make_error_code(error));
       return;
     }
@@ -331,12 +336,12 @@ void RemoteRoutes::receive(int fromRank, std::string_view bytes) {
       message = wire::decode(bytes.substr(kUnitHeader), used);
     }
   } catch (const std::exception& e) {
-    undecodable_.fetch_add(1, std::memory_order_relaxed);
+    bump(undecodable_);
     core_.log().error("a message from rank {} could not be decoded, dropped: {}", fromRank,
                       e.what());
     return;
   }
-  delivered_.fetch_add(1, std::memory_order_relaxed);
+  bump(delivered_);
   if (kind != UnitKind::Message) {
     // A stop, or a watch by (an unwatch of) `sender`, an actor of the
     // sending rank: as if said here.
@@ -391,6 +396,7 @@ ClusterStats RemoteRoutes::stats() const noexcept {
   s.batchesSent = link.batchesSent;
   s.toLeftRanks = toLeftRanks_.load(std::memory_order_relaxed);
   s.ranksLeft = ranksLeft_.load(std::memory_order_relaxed);
+  s.sharedMemoryRanks = link.sharedMemoryRanks;
   return s;
 }
 

@@ -37,8 +37,9 @@ struct ProcessLinkStats {
   std::uint64_t unitsReceived = 0;  ///< units handed to the receiver
   std::uint64_t bytesSent = 0;
   std::uint64_t bytesReceived = 0;
-  std::uint64_t batchesSent = 0;  ///< transport messages (one holds many units)
-  std::uint64_t refused = 0;      ///< units send() refused: after stop(), or to no such rank
+  std::uint64_t batchesSent = 0;        ///< transport messages (one holds many units)
+  std::uint64_t refused = 0;            ///< units send() refused: after stop(), or to no such rank
+  std::uint64_t sharedMemoryRanks = 0;  ///< other ranks whose bytes go through shared memory
 };
 
 class ProcessLink {

@@ -31,6 +31,7 @@
 // message any rank sent before that, to an actor or as a dead letter.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -56,6 +57,46 @@ struct ClusterStats {
   std::uint64_t batchesSent = 0;    ///< transport messages: one carries many messages
   std::uint64_t toLeftRanks = 0;    ///< messages for a rank that had left: dead letters here
   std::uint64_t ranksLeft = 0;      ///< other ranks that have said they are leaving
+  std::uint64_t sharedMemoryRanks = 0;  ///< other ranks reached through shared memory (MpiOptions)
+};
+
+/// How the link of Cluster::mpi moves bytes between ranks.
+///
+/// Ranks on one machine (one node of MPI_COMM_TYPE_SHARED) pass their bytes
+/// through rings in memory they share (MPI_Win_allocate_shared), one ring
+/// per ordered pair of such ranks, instead of MPI messages: a look for what
+/// came is a load, not an MPI progress call, and a message costs a copy in
+/// and a copy out. Ranks on other machines always talk MPI (docs/cluster.md,
+/// "How it works"). Each rank gives (ranks on its machine - 1) rings of
+/// sharedRingBytes() of its memory.
+class MpiOptions {
+ public:
+  /// The defaults: shared memory on, rings of kDefaultSharedRingBytes.
+  static MpiOptions create() { return MpiOptions(); }
+  /// Whether ranks on one machine use rings in shared memory (default) or
+  /// MPI messages, as ranks on different machines do.
+  MpiOptions withSharedMemory(bool on) const;
+  /// The bytes of each ring, rounded up to a power of two. A message larger
+  /// than a ring still passes, in pieces. ErrInvalidOption below
+  /// kMinSharedRingBytes or above kMaxSharedRingBytes.
+  MpiOptions withSharedRingBytes(std::size_t bytes) const;
+
+  /// The bytes of a ring by default, 256 KiB: a flood's batches pass in a
+  /// few writes, and a rank with 15 others on its machine gives 3.75 MiB.
+  static constexpr std::size_t kDefaultSharedRingBytes = std::size_t{256} << 10;
+  /// The smallest ring withSharedRingBytes() takes: 4 KiB.
+  static constexpr std::size_t kMinSharedRingBytes = std::size_t{4} << 10;
+  /// The largest ring withSharedRingBytes() takes: 1 GiB.
+  static constexpr std::size_t kMaxSharedRingBytes = std::size_t{1} << 30;
+
+  /// Whether shared memory is on.
+  bool sharedMemory() const noexcept { return sharedMemory_; }
+  /// The bytes of each ring (a power of two).
+  std::size_t sharedRingBytes() const noexcept { return sharedRingBytes_; }
+
+ private:
+  bool sharedMemory_ = true;
+  std::size_t sharedRingBytes_ = kDefaultSharedRingBytes;
 };
 
 /// The processes of one program whose systems work as one (see the file's
@@ -68,7 +109,8 @@ class Cluster {
   /// that initialized MPI itself must ask for MPI_THREAD_SERIALIZED or more
   /// (ErrInvalidOption otherwise). Collective. Defined in the coreactor_mpi
   /// library (CMake target coreactor::mpi).
-  static std::shared_ptr<Cluster> mpi(int* argc = nullptr, char*** argv = nullptr);
+  static std::shared_ptr<Cluster> mpi(int* argc = nullptr, char*** argv = nullptr,
+                                      const MpiOptions& options = MpiOptions::create());
 
   /// A cluster over any link between processes; `atEnd` runs after the link
   /// is destroyed (MPI_Finalize, for mpi()).

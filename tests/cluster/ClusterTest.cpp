@@ -27,6 +27,13 @@ namespace coreactor {
 namespace {
 
 std::shared_ptr<Cluster> gCluster;
+/// Whether the ranks share memory (the default) or were told to talk MPI
+/// messages only (the program's --mpi-messages: ctest runs both).
+bool gSharedMemory = true;
+
+MpiOptions testMpiOptions() {
+  return MpiOptions::create().withSharedMemory(gSharedMemory);
+}
 
 struct Count {
   std::int32_t from;
@@ -200,10 +207,11 @@ class Silent final : public Actor {
   std::atomic<int>* got_;
 };
 
-std::unique_ptr<ActorSystem> clusterSystem(std::size_t isolates = 2) {
+std::unique_ptr<ActorSystem> clusterSystem(std::size_t isolates = 2,
+                                           const std::shared_ptr<Cluster>& cluster = gCluster) {
   return ActorSystem::create("cluster-test", ActorSystemOptions::create()
                                                  .withIsolates(isolates)
-                                                 .withCluster(gCluster, 1 << 20)
+                                                 .withCluster(cluster, 1 << 20)
                                                  .withLogLevel(LogLevel::Warn));
 }
 
@@ -238,20 +246,25 @@ std::uint64_t sumOverRanks(std::uint64_t value) {
   return sum;
 }
 
-TEST(Cluster, EveryRankTellsEveryOtherAndEachMessageArrivesOnceInOrder) {
+/// Every rank tells every other's sink kMessages Count messages, with a Big
+/// one (several chunks, many rings' worth when rings are small) every
+/// 5,000; checks order, wholeness and the counts over all ranks. Returns
+/// this rank's stats.
+ClusterStats everyRankTellsEveryOther(const std::shared_ptr<Cluster>& cluster) {
   constexpr int kMessages = 20'000;
-  const int ranks = gCluster->size();
-  const int me = gCluster->rank();
+  const int ranks = cluster->size();
+  const int me = cluster->rank();
   Tally tally(ranks);
   ClusterStats stats;
   {
-    auto system = clusterSystem();
+    auto system = clusterSystem(2, cluster);
     EXPECT_EQ(system->rank(), me);
     system->spawn<Sink>("sink", ActorOptions::create(), &tally);
     for (int peer = 0; peer < ranks; ++peer) {
       if (peer == me) continue;
       const ActorRef sink = find(*system, peer, "sink");
-      ASSERT_TRUE(sink) << "rank " << peer << "'s sink";
+      EXPECT_TRUE(sink) << "rank " << peer << "'s sink";
+      if (!sink) return stats;
       EXPECT_EQ(system->rankOf(sink), peer);
       for (int seq = 0; seq < kMessages; ++seq) {
         sink.tell(Count{me, seq});
@@ -260,10 +273,10 @@ TEST(Cluster, EveryRankTellsEveryOtherAndEachMessageArrivesOnceInOrder) {
       }
     }
     const std::int64_t expected = static_cast<std::int64_t>(ranks - 1) * kMessages;
-    ASSERT_TRUE(waitFor([&] { return tally.total.load() == expected; }))
+    EXPECT_TRUE(waitFor([&] { return tally.total.load() == expected; }))
         << tally.total.load() << " of " << expected;
     const std::int64_t bigs = static_cast<std::int64_t>(ranks - 1) * (kMessages / 5'000);
-    ASSERT_TRUE(waitFor([&] { return tally.bigs.load() == bigs; }))
+    EXPECT_TRUE(waitFor([&] { return tally.bigs.load() == bigs; }))
         << tally.bigs.load() << " of " << bigs;
     allRanksDone();
     system->shutdown();
@@ -279,6 +292,31 @@ TEST(Cluster, EveryRankTellsEveryOtherAndEachMessageArrivesOnceInOrder) {
   EXPECT_EQ(stats.refusedAtSend, 0u);
   EXPECT_GE(stats.sent, static_cast<std::uint64_t>(ranks - 1) * kMessages);
   EXPECT_EQ(sumOverRanks(stats.sent), sumOverRanks(stats.received));
+  return stats;
+}
+
+TEST(Cluster, EveryRankTellsEveryOtherAndEachMessageArrivesOnceInOrder) {
+  const ClusterStats stats = everyRankTellsEveryOther(gCluster);
+  // This program's ranks all run on one machine: unless told otherwise,
+  // each reaches every other through shared memory.
+  EXPECT_EQ(stats.sharedMemoryRanks,
+            gSharedMemory ? static_cast<std::uint64_t>(gCluster->size() - 1) : 0u);
+  EXPECT_GT(stats.batchesSent, 0u);
+}
+
+TEST(Cluster, RingsSmallerThanTheMessagesStillCarryEveryByteInOrder) {
+  // The smallest rings: each 300 KB message, and a flood of small ones,
+  // pass a ring of 4 KiB in pieces, the sender holding back what finds no
+  // room until the receiver has taken what came before.
+  auto small = Cluster::mpi(nullptr, nullptr,
+                            testMpiOptions().withSharedRingBytes(MpiOptions::kMinSharedRingBytes));
+  const ClusterStats stats = everyRankTellsEveryOther(small);
+  EXPECT_EQ(stats.sharedMemoryRanks,
+            gSharedMemory ? static_cast<std::uint64_t>(small->size() - 1) : 0u);
+  if (gSharedMemory) {
+    // Many ring writes: at least one per 4 KiB of what each rank sent.
+    EXPECT_GE(stats.batchesSent, stats.bytesSent / MpiOptions::kMinSharedRingBytes);
+  }
 }
 
 TEST(Cluster, AnActorAsksAnActorOfTheNextRankAndTheMainThreadAsksOneToo) {
@@ -566,7 +604,10 @@ int main(int argc, char** argv) {
   coreactor::registerRemoteType<coreactor::Echo>("cluster-test.Echo");
   coreactor::registerRemoteType<coreactor::Forward>("cluster-test.Forward");
   coreactor::registerRemoteType<coreactor::Big>("cluster-test.Big");
-  coreactor::gCluster = coreactor::Cluster::mpi(&argc, &argv);
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--mpi-messages") coreactor::gSharedMemory = false;
+  }
+  coreactor::gCluster = coreactor::Cluster::mpi(&argc, &argv, coreactor::testMpiOptions());
   int threads = MPI_THREAD_SINGLE;
   MPI_Query_thread(&threads);
   if (threads != MPI_THREAD_MULTIPLE) {

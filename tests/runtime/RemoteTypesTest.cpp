@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "TestSupport.hpp"
+#include "coreactor/Cluster.hpp"
 #include "coreactor/Remote.hpp"
 
 namespace coreactor {
@@ -168,6 +169,24 @@ TEST_F(RemoteTypes, ANameTakenByAnotherTypeOrATypeUnderASecondNameIsErrRemoteTyp
   std::size_t used = 0;
   EXPECT_TRUE(wire::decode(frame, used).is<RtOther>());
   EXPECT_EQ(wire::nameOf(wire::idOf("test.RtCount.again")), "");
+}
+
+TEST(MpiOptions, SharedMemoryIsOnByDefaultAndARingSizeOutsideItsRangeIsErrInvalidOption) {
+  const MpiOptions defaults = MpiOptions::create();
+  EXPECT_TRUE(defaults.sharedMemory());
+  EXPECT_EQ(defaults.sharedRingBytes(), MpiOptions::kDefaultSharedRingBytes);
+  EXPECT_FALSE(defaults.withSharedMemory(false).sharedMemory());
+  // A ring is a power of two of bytes: a size between two is rounded up.
+  EXPECT_EQ(defaults.withSharedRingBytes(5000).sharedRingBytes(), 8192u);
+  EXPECT_EQ(defaults.withSharedRingBytes(MpiOptions::kMinSharedRingBytes).sharedRingBytes(),
+            MpiOptions::kMinSharedRingBytes);
+  EXPECT_EQ(test::errorOf(
+                [&] { (void)defaults.withSharedRingBytes(MpiOptions::kMinSharedRingBytes - 1); }),
+            Error::ErrInvalidOption);
+  EXPECT_EQ(test::errorOf(
+                [&] { (void)defaults.withSharedRingBytes(MpiOptions::kMaxSharedRingBytes + 1); }),
+            Error::ErrInvalidOption);
+  EXPECT_EQ(defaults.sharedRingBytes(), MpiOptions::kDefaultSharedRingBytes);  // unchanged
 }
 
 }  // namespace

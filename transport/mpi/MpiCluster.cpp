@@ -9,7 +9,7 @@
 
 namespace coreactor {
 
-std::shared_ptr<Cluster> Cluster::mpi(int* argc, char*** argv) {
+std::shared_ptr<Cluster> Cluster::mpi(int* argc, char*** argv, const MpiOptions& options) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   bool ours = false;
@@ -32,7 +32,7 @@ std::shared_ptr<Cluster> Cluster::mpi(int* argc, char*** argv) {
       if (finalized == 0) MPI_Finalize();
     };
   }
-  return std::make_shared<Cluster>(std::make_unique<transport::MpiLink>(MPI_COMM_WORLD),
+  return std::make_shared<Cluster>(std::make_unique<transport::MpiLink>(MPI_COMM_WORLD, options),
                                    std::move(atEnd));
 }
 

@@ -15,6 +15,24 @@ namespace {
 constexpr int kTag = 1;
 /// A unit's length prefix in a batch.
 using UnitLength = std::uint32_t;
+
+/// Whether this thread holds some link's work lock: a send() from inside a
+/// round (a receive that answers at once) takes the queue, never the lock
+/// it already holds.
+thread_local bool tHoldsWork = false;
+
+struct HoldingWork {
+  HoldingWork() noexcept { tHoldsWork = true; }
+  ~HoldingWork() { tHoldsWork = false; }
+  HoldingWork(const HoldingWork&) = delete;
+  HoldingWork& operator=(const HoldingWork&) = delete;
+};
+
+/// Adds to a counter that only the holder of the work lock writes: no
+/// locked instruction (readers on other threads see it relaxed).
+void bump(std::atomic<std::uint64_t>& counter, std::uint64_t by) noexcept {
+  counter.store(counter.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+}
 }  // namespace
 
 struct MpiLink::Outgoing {
@@ -39,7 +57,7 @@ struct MpiLink::Queue {
   std::atomic<bool> stopRequested{false};
 };
 
-MpiLink::MpiLink(MPI_Comm comm) : queue_(std::make_unique<Queue>()) {
+MpiLink::MpiLink(MPI_Comm comm, const MpiOptions& options) : queue_(std::make_unique<Queue>()) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   int finalized = 0;
@@ -70,6 +88,68 @@ MpiLink::MpiLink(MPI_Comm comm) : queue_(std::make_unique<Queue>()) {
   inFlightTo_.assign(n, 0);
   sentTo_.assign(n, 0);
   receivedFrom_.assign(n, 0);
+  ringTo_.resize(n);
+  ringFrom_.resize(n);
+  if (options.sharedMemory()) shareMemory(options.sharedRingBytes());
+  mpiPeers_ = size_ - 1 - static_cast<int>(sharedPeers_.size());
+}
+
+void MpiLink::shareMemory(std::size_t ringBytes) {
+  MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node_);
+  int nodeSize = 1;
+  int nodeRank = 0;
+  MPI_Comm_size(node_, &nodeSize);
+  MPI_Comm_rank(node_, &nodeRank);
+  if (nodeSize < 2) {
+    MPI_Comm_free(&node_);
+    return;
+  }
+  std::vector<int> ranks(static_cast<std::size_t>(nodeSize));  // in comm_, by node rank
+  MPI_Allgather(&rank_, 1, MPI_INT, ranks.data(), 1, MPI_INT, node_);
+  // Each rank owns the rings that come to it, one per other rank of the
+  // node, in its own segment ("noncontig": on pages of its own, which the
+  // first touch below puts on its NUMA node). The ring from node rank s to
+  // node rank d is slot (s < d ? s : s - 1) of d's segment.
+  const std::size_t stride = ByteRing::footprint(ringBytes);
+  const auto slot = [](int from, int to) {
+    return static_cast<std::size_t>(from < to ? from : from - 1);
+  };
+  MPI_Info info = MPI_INFO_NULL;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "alloc_shared_noncontig", "true");
+  MPI_Comm_set_errhandler(node_, MPI_ERRORS_RETURN);
+  void* base = nullptr;
+  const int made = MPI_Win_allocate_shared(
+      static_cast<MPI_Aint>(stride * static_cast<std::size_t>(nodeSize - 1)), 1, info, node_, &base,
+      &window_);
+  MPI_Info_free(&info);
+  int ok = made == MPI_SUCCESS ? 1 : 0;
+  int allOk = 0;
+  MPI_Allreduce(&ok, &allOk, 1, MPI_INT, MPI_MIN, node_);
+  if (allOk == 0) {
+    // Every rank of the node falls back to MPI messages together.
+    if (window_ != MPI_WIN_NULL) MPI_Win_free(&window_);
+    MPI_Comm_free(&node_);
+    return;
+  }
+  for (int from = 0; from < nodeSize; ++from) {
+    if (from != nodeRank)
+      ByteRing::format(static_cast<char*>(base) + slot(from, nodeRank) * stride);
+  }
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  MPI_Barrier(node_);  // every ring formatted before any is used
+  for (int peer = 0; peer < nodeSize; ++peer) {
+    if (peer == nodeRank) continue;
+    MPI_Aint bytes = 0;
+    int unit = 0;
+    void* theirs = nullptr;
+    MPI_Win_shared_query(window_, peer, &bytes, &unit, &theirs);
+    const auto r = static_cast<std::size_t>(ranks[static_cast<std::size_t>(peer)]);
+    ringTo_[r] = ByteRing(static_cast<char*>(theirs) + slot(nodeRank, peer) * stride, ringBytes);
+    ringFrom_[r] = ByteRing(static_cast<char*>(base) + slot(peer, nodeRank) * stride, ringBytes);
+    sharedPeers_.push_back(static_cast<int>(r));
+  }
+  std::sort(sharedPeers_.begin(), sharedPeers_.end());
 }
 
 MpiLink::~MpiLink() {
@@ -85,6 +165,10 @@ MpiLink::~MpiLink() {
     MPI_Cancel(&request);
     MPI_Wait(&request, MPI_STATUS_IGNORE);
   }
+  // Collective over the node, as the link's construction was: every rank
+  // destroys its link before it finalizes MPI.
+  if (window_ != MPI_WIN_NULL) MPI_Win_free(&window_);
+  if (node_ != MPI_COMM_NULL) MPI_Comm_free(&node_);
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 
@@ -114,7 +198,13 @@ void MpiLink::start(ProcessReceiver& receiver) {
     queue_->stopping = false;
   }
   for (int rank = 0; rank < size_; ++rank) {
-    if (postedRequests_[static_cast<std::size_t>(rank)] == MPI_REQUEST_NULL) postReceive(rank);
+    const auto r = static_cast<std::size_t>(rank);
+    const bool viaMpi = rank != rank_ && !ringTo_[r];
+    if (viaMpi && postedRequests_[r] == MPI_REQUEST_NULL) postReceive(rank);
+  }
+  {
+    const std::lock_guard<std::mutex> lock(work_);
+    closed_ = false;
   }
   running_.store(true);
   thread_ = std::thread([this] { run(); });
@@ -122,12 +212,55 @@ void MpiLink::start(ProcessReceiver& receiver) {
 
 bool MpiLink::progress() {
   if (!shared_ || !running_.load(std::memory_order_relaxed)) return false;
+  if (mpiPeers_ == 0 && quiet()) return false;  // a look without the lock
   return roundIfFree();
 }
 
+bool MpiLink::quiet() const noexcept {
+  if (queue_->size.load(std::memory_order_relaxed) != 0) return false;
+  if (heldBack_.load(std::memory_order_relaxed)) return false;
+  for (const int from : sharedPeers_) {
+    if (ringFrom_[static_cast<std::size_t>(from)].ready()) return false;
+  }
+  return true;
+}
+
 bool MpiLink::roundIfFree() {
+  if (tHoldsWork) return false;
   std::unique_lock<std::mutex> lock(work_, std::try_to_lock);
-  return lock.owns_lock() && round();
+  if (!lock.owns_lock()) return false;
+  const HoldingWork holding;
+  return round();
+}
+
+bool MpiLink::sendNow(int rank, std::string& bytes) {
+  if (tHoldsWork || !shared_) return false;
+  std::unique_lock<std::mutex> lock(work_, std::try_to_lock);
+  if (!lock.owns_lock()) return false;
+  // Once the link has finished (stop), the queue refuses.
+  if (closed_ || !running_.load(std::memory_order_relaxed)) return false;
+  const HoldingWork holding;
+  moveQueued();  // what was queued before goes first
+  const auto r = static_cast<std::size_t>(rank);
+  frame(r, bytes);
+  // To a rank of this node, the bytes leave at once; others go with the
+  // next round (an MPI send per message would cost more than it saves, and
+  // this rank's own units must not be received inside send()).
+  if (ringTo_[r]) writeShared(r);
+  if (!pending_[r].empty()) heldBack_.store(true, std::memory_order_relaxed);
+  return true;
+}
+
+void MpiLink::frame(std::size_t rank, const std::string& bytes) {
+  std::string& batch = pending_[rank];
+  const auto length = static_cast<UnitLength>(bytes.size());
+  const std::size_t at = batch.size();
+  batch.resize(at + sizeof(length));
+  std::memcpy(batch.data() + at, &length, sizeof(length));
+  batch += bytes;
+  ++pendingUnits_[rank];
+  bump(unitsSent_, 1);
+  bump(bytesSent_, bytes.size());
 }
 
 bool MpiLink::send(int rank, std::string&& bytes) {
@@ -135,8 +268,7 @@ bool MpiLink::send(int rank, std::string&& bytes) {
     refused_.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
-  const std::size_t size = bytes.size();
-  {
+  if (!sendNow(rank, bytes)) {
     std::lock_guard<std::mutex> lock(queue_->mutex);
     if (queue_->stopping) {
       refused_.fetch_add(1, std::memory_order_relaxed);
@@ -145,8 +277,6 @@ bool MpiLink::send(int rank, std::string&& bytes) {
     queue_->items.push_back(Outgoing{rank, std::move(bytes)});
     queue_->size.store(queue_->items.size());
   }
-  unitsSent_.fetch_add(1, std::memory_order_relaxed);
-  bytesSent_.fetch_add(size, std::memory_order_relaxed);
   // Seen by the thread's check of the queue after it raised the flag, or
   // this load sees the flag: either way the unit is not left waiting. While
   // a loop is awake, that loop sends it (no wake-up): one that goes to
@@ -194,6 +324,7 @@ ProcessLinkStats MpiLink::stats() const noexcept {
   s.bytesReceived = bytesReceived_.load(std::memory_order_relaxed);
   s.batchesSent = batchesSent_.load(std::memory_order_relaxed);
   s.refused = refused_.load(std::memory_order_relaxed);
+  s.sharedMemoryRanks = sharedPeers_.size();
   return s;
 }
 
@@ -218,7 +349,9 @@ void MpiLink::run() {
     }
   }
   const std::lock_guard<std::mutex> lock(work_);
+  const HoldingWork holding;
   finish();
+  closed_ = true;
 }
 
 bool MpiLink::round() {
@@ -243,16 +376,7 @@ std::size_t MpiLink::moveQueued() {
     taken_.swap(queue_->items);
     queue_->size.store(0);
   }
-  for (Outgoing& item : taken_) {
-    const auto rank = static_cast<std::size_t>(item.rank);
-    std::string& batch = pending_[rank];
-    const auto length = static_cast<UnitLength>(item.bytes.size());
-    const std::size_t at = batch.size();
-    batch.resize(at + sizeof(length));
-    std::memcpy(batch.data() + at, &length, sizeof(length));
-    batch += item.bytes;
-    ++pendingUnits_[rank];
-  }
+  for (Outgoing& item : taken_) frame(static_cast<std::size_t>(item.rank), item.bytes);
   const std::size_t moved = taken_.size();
   taken_.clear();
   return moved;
@@ -262,8 +386,14 @@ std::size_t MpiLink::moveQueued() {
 // kInFlight per rank. True if it sent one.
 bool MpiLink::sendBatches() {
   bool sent = false;
+  bool held = false;
   for (int rank = 0; rank < size_; ++rank) {
     const auto r = static_cast<std::size_t>(rank);
+    if (rank == rank_ || ringTo_[r]) {
+      sent |= writeShared(r);
+      held |= !pending_[r].empty();
+      continue;
+    }
     std::string& batch = pending_[r];
     std::size_t& from = pendingSent_[r];
     while (from < batch.size() && inFlightTo_[r] < kInFlight) {
@@ -280,7 +410,7 @@ bool MpiLink::sendBatches() {
       MPI_Isend(flight->bytes.data(), static_cast<int>(flight->bytes.size()), MPI_BYTE, rank, kTag,
                 comm_, &flight->request);
       ++inFlightTo_[r];
-      batchesSent_.fetch_add(1, std::memory_order_relaxed);
+      bump(batchesSent_, 1);
       inFlight_.push_back(std::move(flight));
       sent = true;
     }
@@ -292,7 +422,57 @@ bool MpiLink::sendBatches() {
       pendingUnits_[r] = 0;
     }
   }
+  if (held != heldBack_.load(std::memory_order_relaxed)) {
+    heldBack_.store(held, std::memory_order_relaxed);
+  }
   return sent;
+}
+
+bool MpiLink::writeShared(std::size_t r) {
+  std::string& batch = pending_[r];
+  std::size_t& from = pendingSent_[r];
+  if (from >= batch.size()) return false;
+  const bool self = r == static_cast<std::size_t>(rank_);
+  std::size_t wrote = batch.size() - from;
+  if (self) {
+    streams_[r].append(batch, from);
+  } else {
+    wrote = ringTo_[r].write(batch.data() + from, wrote);
+    if (wrote == 0) return false;  // the ring is full: the rest waits for room
+    bump(batchesSent_, 1);
+  }
+  from += wrote;
+  if (from == batch.size()) {
+    batch.clear();  // keeps its capacity: no allocation in steady state
+    from = 0;
+    sentTo_[r] += pendingUnits_[r];
+    pendingUnits_[r] = 0;
+  }
+  if (self) unpack(rank_);
+  return true;
+}
+
+bool MpiLink::readShared() {
+  bool got = false;
+  for (const int from : sharedPeers_) {
+    const auto f = static_cast<std::size_t>(from);
+    std::string& stream = streams_[f];
+    // Whole units are handed over from the ring itself (their room is
+    // given back after); only a unit cut by the ring's end or by the
+    // producer's last write waits in the stream.
+    const auto take = [&](const char* bytes, std::size_t size) {
+      if (stream.empty()) {
+        const std::size_t used = deliver(from, bytes, size);
+        stream.append(bytes + used, size - used);
+      } else {
+        stream.append(bytes, size);
+        unpack(from);
+      }
+    };
+    if (ringFrom_[f].read(take) == 0) continue;
+    got = true;
+  }
+  return got;
 }
 
 bool MpiLink::completeSends() {
@@ -313,8 +493,9 @@ bool MpiLink::completeSends() {
 }
 
 bool MpiLink::receiveArrived() {
+  bool got = readShared();
+  if (mpiPeers_ == 0) return got;  // no receive posted ahead
   // Only the holder of work_ tests and reposts the receives posted ahead.
-  bool got = false;
   for (int round = 0; round < 64; ++round) {
     int count = 0;
     MPI_Testsome(size_, postedRequests_.data(), &count, completed_.data(), completedStatus_.data());
@@ -335,20 +516,24 @@ bool MpiLink::receiveArrived() {
 
 void MpiLink::unpack(int from) {
   std::string& stream = streams_[static_cast<std::size_t>(from)];
+  stream.erase(0, deliver(from, stream.data(), stream.size()));
+}
+
+std::size_t MpiLink::deliver(int from, const char* bytes, std::size_t size) {
   std::size_t at = 0;
-  while (stream.size() - at >= sizeof(UnitLength)) {
+  while (size - at >= sizeof(UnitLength)) {
     UnitLength length = 0;
-    std::memcpy(&length, stream.data() + at, sizeof(length));
-    if (stream.size() - at - sizeof(length) < length) break;  // the rest comes in the next chunk
+    std::memcpy(&length, bytes + at, sizeof(length));
+    if (size - at - sizeof(length) < length) break;  // the rest comes later
     at += sizeof(length);
-    const std::string_view unit(stream.data() + at, length);
+    const std::string_view unit(bytes + at, length);
     at += length;
     ++receivedFrom_[static_cast<std::size_t>(from)];
-    unitsReceived_.fetch_add(1, std::memory_order_relaxed);
-    bytesReceived_.fetch_add(length, std::memory_order_relaxed);
+    bump(unitsReceived_, 1);
+    bump(bytesReceived_, length);
     receiver_->receive(from, unit);
   }
-  stream.erase(0, at);
+  return at;
 }
 
 void MpiLink::sleepIdle(int& idleRounds) {
@@ -375,7 +560,10 @@ void MpiLink::napWhileLoopsAwake(std::chrono::microseconds& nap) {
   const std::uint64_t before = rounds_.load(std::memory_order_relaxed);
   sleepFor(nap, [this] { return awakeLoops_.load() > 0; });
   if (awakeLoops_.load() == 0) return;  // the last loop went to sleep: poll
-  const bool loopsWork = rounds_.load(std::memory_order_relaxed) != before;
+  // Loops that look without the lock (quiet()) do no rounds: then nothing
+  // to do is as good as rounds done.
+  const bool loopsWork =
+      rounds_.load(std::memory_order_relaxed) != before || (mpiPeers_ == 0 && quiet());
   if (loopsWork && queue_->size.load(std::memory_order_relaxed) == 0) {
     nap = std::min(nap * 2, kLongestNap);
     return;

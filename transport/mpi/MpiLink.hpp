@@ -42,6 +42,20 @@
 // waits up to 32 ms to be seen (less after a shorter idleness; at once when
 // one of its isolates is awake, since that one polls too).
 //
+// Ranks on one machine (MpiOptions::withSharedMemory, on by default): at
+// construction the ranks of each node of MPI_COMM_TYPE_SHARED allocate one
+// window of shared memory (MPI_Win_allocate_shared), in which each rank
+// owns the rings that come to it, one ByteRing per other rank of its node.
+// A round writes a node peer's pending bytes into the ring to it, as much
+// as there is room for (the rest waits for the next round), instead of
+// MPI_Isend, and takes what the rings to it hold before it looks at MPI;
+// what a rank sends to itself goes straight from its batch to its stream.
+// With every other rank on its node, a rank posts no MPI receive and calls
+// no MPI in a round at all, and a loop's look for work is a few loads
+// (quiet()), not the link's lock and an MPI progress call. The stream and
+// its framing are the same on both paths; only how the bytes travel
+// differs.
+//
 // stop() (collective): send() refuses from then on; the thread flushes
 // every batch, the ranks exchange how many units each sent to each
 // (MPI_Ialltoall), each receives until it has them all, waits for its own
@@ -59,7 +73,9 @@
 #include <thread>
 #include <vector>
 
+#include "coreactor/Cluster.hpp"
 #include "transport/ProcessLink.hpp"
+#include "transport/mpi/ByteRing.hpp"
 
 namespace coreactor::transport {
 
@@ -82,8 +98,9 @@ class MpiLink final : public ProcessLink {
   static constexpr std::chrono::microseconds kLongestNap{3200};
 
   /// Collective over `comm`. Throws ErrInvalidOption if MPI is not
-  /// initialized or gives less than MPI_THREAD_SERIALIZED.
-  explicit MpiLink(MPI_Comm comm);
+  /// initialized or gives less than MPI_THREAD_SERIALIZED. If the node's
+  /// ranks cannot allocate their shared window, they talk MPI instead.
+  explicit MpiLink(MPI_Comm comm, const MpiOptions& options = MpiOptions::create());
   ~MpiLink() override;
   MpiLink(const MpiLink&) = delete;
   MpiLink& operator=(const MpiLink&) = delete;
@@ -111,14 +128,34 @@ class MpiLink final : public ProcessLink {
   // moved nothing.
   bool roundIfFree();
   std::size_t moveQueued();
+  // send()'s way when no other thread holds the work lock: the unit goes
+  // straight into its rank's batch, and to a rank of this node into the
+  // ring at once. False: the caller queues it instead.
+  bool sendNow(int rank, std::string& bytes);
+  // Appends `bytes`, length-prefixed, to `rank`'s pending batch.
+  void frame(std::size_t rank, const std::string& bytes);
   bool sendBatches();
   bool completeSends();
   bool receiveArrived();
   // Hands each whole unit of rank `from`'s stream to the receiver, keeping
   // a unit cut short by the end of the chunk for the next one.
   void unpack(int from);
+  // Hands each whole unit at the front of `bytes` to the receiver; returns
+  // the bytes they took.
+  std::size_t deliver(int from, const char* bytes, std::size_t size);
   // (Re)posts the receive ahead from `rank`.
   void postReceive(int rank);
+  // Sets up the rings to and from the other ranks of this one's node.
+  void shareMemory(std::size_t ringBytes);
+  // Writes what it can of rank r's pending bytes into the ring to it (or,
+  // for this rank, into its own stream); true if it moved any.
+  bool writeShared(std::size_t r);
+  // Takes what the rings to this rank hold; true if there was any.
+  bool readShared();
+  // Nothing to do, as far as loads can tell: nothing queued or held back,
+  // nothing in the rings to this rank. Meaningful only when every other
+  // rank is on the node (mpiPeers_ == 0). Any thread.
+  bool quiet() const noexcept;
   void finish();
   void sleepIdle(int& idleRounds);
   // Naps `nap` while the loops are awake, and sets the next nap.
@@ -158,7 +195,17 @@ class MpiLink final : public ProcessLink {
   std::vector<int> completed_;               // MPI_Testsome's indices
   std::vector<MPI_Status> completedStatus_;
   std::vector<std::string> streams_;  // by rank: bytes received and not yet a whole unit
-  std::vector<Outgoing> taken_;       // what moveQueued() took from the queue
+  // Shared memory: by rank, the ring to it and the ring from it (empty views
+  // for ranks on other nodes and for this one).
+  MPI_Comm node_ = MPI_COMM_NULL;
+  MPI_Win window_ = MPI_WIN_NULL;
+  std::vector<ByteRing> ringTo_;
+  std::vector<ByteRing> ringFrom_;
+  std::vector<int> sharedPeers_;  // the ranks with rings, in order
+  int mpiPeers_ = 0;              // other ranks reached through MPI messages
+  bool closed_ = false;           // under work_: the link has finished (stop); start() opens it
+  std::atomic<bool> heldBack_{false};  // a pending batch waits for room (written under work_)
+  std::vector<Outgoing> taken_;        // what moveQueued() took from the queue
 
   std::atomic<std::uint64_t> unitsSent_{0};
   std::atomic<std::uint64_t> unitsReceived_{0};

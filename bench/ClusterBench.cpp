@@ -1,6 +1,7 @@
 // coreactor-bench-cluster: actors on two MPI ranks against raw MPI, in the
 // same run. Launched by scripts/bench as
 //   mpirun --allow-run-as-root --oversubscribe -np 2 build/release/bench/coreactor-bench-cluster
+// and again with --mpi-messages after the program's name.
 // Rank 0 drives and prints; rank 1 serves. Each row runs kRounds rounds and
 // reports the median; each round of a row is followed by a round of its
 // floor, so that both see the same phase of the machine, and the ratio is
@@ -16,14 +17,15 @@
 //                           a time (p50, with p99 beside it)
 //   cluster/idle-cpu        the process's CPU time while its system sits idle for 1 s, in
 //                           % of one core (rank 0; rank 1 likewise)
-//   cluster/mpi-messages/*  the same rows over a second cluster whose link has shared
+//   cluster/mpi-messages/*  with --mpi-messages: the same rows over a link with shared
 //                           memory off (MpiOptions::withSharedMemory(false)): MPI
 //                           messages, the path between ranks on different machines
 //
 // The cluster/* rows run the default link: two ranks of one machine pass
 // their bytes through rings in shared memory (docs/cluster.md). The floors
-// are raw MPI either way; each path's rounds are paired with floors of
-// their own, printed above its rows.
+// are raw MPI either way. The two paths run as two programs (scripts/bench
+// runs both): a second link in the same process would share MPI's
+// progress with the first and read slower than a program with one.
 //
 // Targets (docs/cluster.md): cluster/pingpong <= 1.5x floor/mpi-pingpong;
 // cluster/tell-bulk-64B throughput >= 0.5x floor/mpi-bulk-64B, i.e. its ns
@@ -383,7 +385,11 @@ int main(int argc, char** argv) {
   registerRemoteType<Payload64>("bench.Payload64");
   registerRemoteType<Ack>("bench.Ack");
   registerRemoteType<Start>("bench.Start");
-  auto cluster = Cluster::mpi(&argc, &argv);
+  bool sharedMemory = true;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--mpi-messages") sharedMemory = false;
+  }
+  auto cluster = Cluster::mpi(&argc, &argv, MpiOptions::create().withSharedMemory(sharedMemory));
   const int rank = cluster->rank();
   if (cluster->size() != 2) {
     if (rank == 0) std::fprintf(stderr, "coreactor-bench-cluster: run it with mpirun -np 2\n");
@@ -395,26 +401,19 @@ int main(int argc, char** argv) {
     if (rank == 0) std::fprintf(stderr, "coreactor-bench-cluster: needs MPI_THREAD_MULTIPLE\n");
     return 2;
   }
-  // The default link: two ranks of one machine share memory. Then the same
-  // rows with shared memory off: the MPI messages ranks on different
-  // machines exchange.
-  const Figures shared = measure(cluster);
-  Figures messages;
-  {
-    auto viaMpi = Cluster::mpi(nullptr, nullptr, MpiOptions::create().withSharedMemory(false));
-    messages = measure(viaMpi);
-  }
+  const Figures figures = measure(cluster);
   if (rank == 0) {
     std::printf(
         "coreactor-bench-cluster: 2 ranks, medians of %d rounds, each paired with its floor\n",
         kRounds);
-    std::printf("the default link (ranks of one machine share memory: %llu other rank)\n",
-                static_cast<unsigned long long>(shared.sharedMemoryRanks));
-    print(shared, "cluster/", true);
-    std::printf(
-        "shared memory off (MpiOptions::withSharedMemory(false): MPI messages, as "
-        "between machines)\n");
-    print(messages, "cluster/mpi-messages/", false);
+    if (sharedMemory) {
+      std::printf("the default link: ranks of one machine share memory (%llu other rank)\n",
+                  static_cast<unsigned long long>(figures.sharedMemoryRanks));
+      print(figures, "cluster/", true);
+    } else {
+      std::printf("--mpi-messages: shared memory off, MPI messages as between machines\n");
+      print(figures, "cluster/mpi-messages/", false);
+    }
   }
   return 0;
 }

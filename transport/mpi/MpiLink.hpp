@@ -96,6 +96,9 @@ class MpiLink final : public ProcessLink {
   /// The longest nap while the loops do the work: each look is a switch
   /// onto the CPU a loop polls on, which an exchange then waits behind.
   static constexpr std::chrono::microseconds kLongestNap{3200};
+  /// A flood to a rank of this node goes into its ring in pieces of this
+  /// many bytes (sendNow), and the rest with the round.
+  static constexpr std::size_t kSharedPiece = 16 * 1024;
 
   /// Collective over `comm`. Throws ErrInvalidOption if MPI is not
   /// initialized or gives less than MPI_THREAD_SERIALIZED. If the node's
@@ -201,9 +204,10 @@ class MpiLink final : public ProcessLink {
   MPI_Win window_ = MPI_WIN_NULL;
   std::vector<ByteRing> ringTo_;
   std::vector<ByteRing> ringFrom_;
-  std::vector<int> sharedPeers_;  // the ranks with rings, in order
-  int mpiPeers_ = 0;              // other ranks reached through MPI messages
-  bool closed_ = false;           // under work_: the link has finished (stop); start() opens it
+  std::vector<std::uint8_t> wroteAtOnce_;  // by rank: sendNow wrote since the last round
+  std::vector<int> sharedPeers_;           // the ranks with rings, in order
+  int mpiPeers_ = 0;                       // other ranks reached through MPI messages
+  bool closed_ = false;  // under work_: the link has finished (stop); start() opens it
   std::atomic<bool> heldBack_{false};  // a pending batch waits for room (written under work_)
   std::vector<Outgoing> taken_;        // what moveQueued() took from the queue
 

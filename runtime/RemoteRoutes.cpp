@@ -6,6 +6,7 @@
 
 #include "runtime/SystemCore.hpp"
 #include "runtime/SystemMessage.hpp"
+#include "transport/SoleWriter.hpp"
 
 namespace coreactor {
 
@@ -294,7 +295,7 @@ void RemoteRoutes::trackAsk(const ActorRef& target, const ActorRef& replyTo,
 // counters have one writer at a time: a load and a store, no locked add.
 void RemoteRoutes::receive(int fromRank, std::string_view bytes) {
   const auto bump = [](std::atomic<std::uint64_t>& counter) {
-    counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    transport::addAsSoleWriter(counter, 1);
   };
   bump(received_);
   ActorRef target;

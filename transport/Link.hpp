@@ -51,6 +51,7 @@
 #include <vector>
 
 #include "Crossing.hpp"
+#include "SoleWriter.hpp"
 #include "SpscRing.hpp"
 #include "coreactor/Isolate.hpp"
 #include "isolate/LineAllocator.hpp"
@@ -146,11 +147,9 @@ class Link final : public detail::Poller {
   std::size_t bytesReserved() const noexcept { return bytes_.load(std::memory_order_relaxed); }
 
  private:
-  static void bump(std::atomic<std::uint64_t>& counter) noexcept {
-    counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  }
+  static void bump(std::atomic<std::uint64_t>& counter) noexcept { addAsSoleWriter(counter, 1); }
   static void unbump(std::atomic<std::uint64_t>& counter) noexcept {
-    counter.store(counter.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+    addAsSoleWriter(counter, ~std::uint64_t{0});
   }
   // An overflow list grows by 64 KiB blocks of 1,023 crossings (the block
   // cache's largest): a flood of 100,000 takes 98 blocks, not 1,588 of 4 KiB,

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "coreactor/Error.hpp"
+#include "transport/SoleWriter.hpp"
 
 namespace coreactor::transport {
 
@@ -28,10 +29,9 @@ struct HoldingWork {
   HoldingWork& operator=(const HoldingWork&) = delete;
 };
 
-/// Adds to a counter that only the holder of the work lock writes: no
-/// locked instruction (readers on other threads see it relaxed).
+/// A counter that only the holder of the work lock writes.
 void bump(std::atomic<std::uint64_t>& counter, std::uint64_t by) noexcept {
-  counter.store(counter.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+  addAsSoleWriter(counter, by);
 }
 }  // namespace
 

@@ -75,6 +75,18 @@ ActorSystemOptions ActorSystemOptions::withCrossIsolateBuffer(std::size_t ringSl
   return o;
 }
 
+ActorSystemOptions ActorSystemOptions::withCrossIsolateBufferGrowth(
+    std::size_t maxRingSlots) const {
+  if (maxRingSlots == 0 || maxRingSlots > (std::size_t{1} << 20)) {
+    throwError(Error::ErrInvalidOption,
+               "withCrossIsolateBufferGrowth needs 1 to 1M ring slots, got " +
+                   std::to_string(maxRingSlots));
+  }
+  ActorSystemOptions o = *this;
+  o.maxRingSlots_ = maxRingSlots;
+  return o;
+}
+
 ActorSystemOptions ActorSystemOptions::withForeignInboxLimit(std::size_t limit) const {
   if (limit == 0) throwError(Error::ErrInvalidOption, "withForeignInboxLimit(0)");
   ActorSystemOptions o = *this;

@@ -59,9 +59,9 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
     rt->core = this;
     IsolateHooks::setUserData(*rt->isolate, rt.get());
     rt->asks = std::make_unique<AskTimeouts>(*rt->isolate);
-    rt->crossings =
-        std::make_unique<Crossings>(CrossingReceiver(*this, *rt), *rt->isolate, rt->index, count,
-                                    options_.ringSlots(), options_.overflowLimit());
+    rt->crossings = std::make_unique<Crossings>(CrossingReceiver(*this, *rt), *rt->isolate,
+                                                rt->index, count, options_.ringSlots(),
+                                                options_.maxRingSlots(), options_.overflowLimit());
     if (count > 1) {
       IsolateHooks::addPoller(*rt->isolate, *rt->crossings);  // one isolate has no rings
     }
@@ -195,6 +195,7 @@ TransportStats SystemCore::transportStats() const noexcept {
     stats.crossings += c.sent.load(std::memory_order_relaxed);
     stats.overflowed += c.overflowed.load(std::memory_order_relaxed);
     stats.refused += c.refused.load(std::memory_order_relaxed);
+    stats.ringsGrown += c.grown.load(std::memory_order_relaxed);
   }
   stats.foreignBlocked = foreignBlocked_.load(std::memory_order_relaxed);
   return stats;

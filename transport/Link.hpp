@@ -82,10 +82,12 @@ class Link final : public detail::Poller {
   /// The link of isolate `index` (of `isolates`) that hands what it
   /// receives to `receiver` (kept by value: a couple of references) and
   /// wakes `isolate`. `ringSlots`: the lines of
-  /// each ring it makes; `overflowLimit`: the crossings each overflow list
-  /// holds before it refuses (SPEC X3).
+  /// each ring it makes; `maxRingSlots`: the lines a ring may grow to while
+  /// its sender floods it (Growing rings, Link.ipp; ringSlots or less: never);
+  /// `overflowLimit`: the crossings each overflow list holds before it
+  /// refuses (SPEC X3).
   Link(Receiver receiver, Isolate& isolate, std::uint32_t index, std::size_t isolates,
-       std::size_t ringSlots, std::size_t overflowLimit);
+       std::size_t ringSlots, std::size_t maxRingSlots, std::size_t overflowLimit);
   ~Link() override;
   Link(const Link&) = delete;
   Link& operator=(const Link&) = delete;
@@ -135,6 +137,7 @@ class Link final : public detail::Poller {
     std::atomic<std::uint64_t> overflowed{0};  ///< of which went through an overflow list
     std::atomic<std::uint64_t> refused{0};     ///< refused: the overflow was at its bound
     std::atomic<std::uint64_t> received{0};    ///< taken from the rings into this isolate
+    std::atomic<std::uint64_t> grown{0};       ///< rings of ours replaced by a larger one (a flood)
   };
   const Stats& stats() const noexcept { return stats_; }
 
@@ -186,6 +189,9 @@ class Link final : public detail::Poller {
   /// with every message to its isolate.
   struct alignas(64) Peer {
     Ring* ring = nullptr;  // ours to fill; owned by the peer's link
+    // The larger ring that takes over once the switch to it is in `ring`
+    // (growRing); owned by the peer's link already. Null: no growth waits.
+    Ring* successor = nullptr;
     detail::SegmentFifo<Waiting, kOverflowSegment> overflow;
     std::uint32_t sinceFlush = 0;  // crossings into the list since it last moved on
     bool owesWake = false;
@@ -203,6 +209,9 @@ class Link final : public detail::Poller {
     Link* to = nullptr;  // the isolate it stands for
     /// Neither a run nor the list waits: a crossing may go into the ring.
     bool nothingWaits() const noexcept { return run.count == 0 && overflow.empty(); }
+    /// Something waits to go into the ring: a run, the list, or the switch
+    /// to a larger ring (it keeps the peer in the backlog).
+    bool backlogged() const noexcept { return !nothingWaits() || successor != nullptr; }
   };
   /// The peer table: isolate index -> Peer, in pages of kPeerPage pointers
   /// made on first use, behind a directory of one pointer per page, made
@@ -237,6 +246,11 @@ class Link final : public detail::Poller {
   /// A run's key carries its count from this bit on (below the ring's 60).
   static constexpr unsigned kRunShift = 56;
   static constexpr std::uint64_t kRunKeyMask = (std::uint64_t{1} << kRunShift) - 1;
+  /// The key of the switch to a larger ring (a big item whose sender field
+  /// is the new ring): above every target's key, with no run's count.
+  static constexpr std::uint64_t kSwitchKey = std::uint64_t{1} << kIsolateShift;
+  /// A ring grows this many times over at each step.
+  static constexpr std::size_t kGrowth = 4;
   /// The target a key of one of this isolate's rings names.
   std::uint64_t targetOf(std::uint64_t key) const noexcept {
     return (std::uint64_t{index_} << kIsolateShift) | key;
@@ -270,6 +284,28 @@ class Link final : public detail::Poller {
   /// Receiver side, from the sender's thread: takes `ring`, filled by
   /// `from`, into the incoming list. Thread-safe (incomingMutex_).
   void adopt(std::unique_ptr<Ring> ring, Link& from);
+  /// Receiver side, from the sender's thread: owns `ring`, the larger ring
+  /// that an incoming one will switch to. Thread-safe (incomingMutex_).
+  void adoptSuccessor(std::unique_ptr<Ring> ring);
+  /// Receiver side: `old`, whose last item was the switch, is replaced by
+  /// `next` in the incoming list and freed.
+  void switchRing(Ring* old, Ring* next);
+  /// Bytes a ring of `cells` cells takes (bytesReserved()).
+  static std::size_t ringBytes(std::size_t cells) noexcept {
+    return sizeof(Ring) + cells * (sizeof(WordCrossing) + sizeof(std::uint64_t));
+  }
+  /// Sender side: the overflow list of `peer` holds half a ring or more,
+  /// its ring may grow, and no larger one waits already.
+  bool outgrown(const Peer& peer) const noexcept {
+    return peer.successor == nullptr && peer.overflow.size() >= peer.ring->capacity() / 2 &&
+           peer.ring->capacity() < maxRingCells_;
+  }
+  /// Sender side: makes the larger ring that takes over from the full ring
+  /// of `peer` (the switch goes in when it fits: pushSwitch).
+  void growRing(Peer& peer) noexcept;
+  /// Sender side: puts the switch to the successor of `peer` into its ring
+  /// and sends into the successor from now on; false when the ring is full.
+  bool pushSwitch(Peer& peer) noexcept;
   /// Calls f(const Incoming&) for each incoming ring, in the order they came.
   template <class F>
   void forEachIncoming(F&& f) const;
@@ -304,6 +340,7 @@ class Link final : public detail::Poller {
   Isolate& isolate_;
   std::uint32_t index_;
   std::size_t ringSlots_;
+  std::size_t maxRingCells_;  // a ring grows up to this many cells
   std::size_t overflowLimit_;
   // The arrays written on the message path start and end on line boundaries.
   template <class T>

@@ -25,6 +25,21 @@
 // (or, when it is full, the overflow list in front of it, which keeps the
 // ring's order): messages between one sender and one receiver keep their
 // order (SPEC A2), system messages included.
+//
+// Growing rings. A flood larger than its ring waits in the overflow list,
+// and every crossing of it is then written twice and read twice (into the
+// list, out of it into the ring) on the sender's core: a burst of all-to-all
+// requests crossed ~20% slower that way than through a ring that held it.
+// So once a list holds half a ring's worth, the sender makes a ring kGrowth
+// times larger (up to maxRingSlots), hands it to the receiver's link
+// (adoptSuccessor) and, when the full ring has room for one more item,
+// writes the switch into it: a big item keyed kSwitchKey that carries the
+// new ring. From then on it sends into the new ring only. The receiver takes
+// the old ring's items up to the switch, which is its last, then reads the
+// new ring in its place and frees the old one (switchRing). Order holds: the
+// switch follows everything sent into the old ring and precedes everything
+// sent into the new one. A ring does not shrink: a pair that flooded once
+// keeps the larger ring (bytesReserved() counts it).
 #pragma once
 
 #include <algorithm>
@@ -59,11 +74,12 @@ void reserveCounted(V& v, std::size_t n, std::size_t& bytes) {
 
 template <class Receiver>
 Link<Receiver>::Link(Receiver receiver, Isolate& isolate, std::uint32_t index, std::size_t isolates,
-                     std::size_t ringSlots, std::size_t overflowLimit)
+                     std::size_t ringSlots, std::size_t maxRingSlots, std::size_t overflowLimit)
     : receiver_(std::move(receiver)),
       isolate_(isolate),
       index_(index),
       ringSlots_(ringSlots),
+      maxRingCells_(2 * std::max(ringSlots, maxRingSlots)),
       overflowLimit_(overflowLimit),
       directorySize_(static_cast<std::uint32_t>((isolates + kPeerPage - 1) / kPeerPage)) {
   charge(sizeof(Link));
@@ -127,8 +143,7 @@ typename Link<Receiver>::Peer& Link<Receiver>::makePeer(Link& to) {
 template <class Receiver>
 void Link<Receiver>::adopt(std::unique_ptr<Ring> ring, Link& from) {
   // The cells, the size the ring rounded them to, and the ring itself.
-  std::size_t bytes =
-      sizeof(Ring) + ring->capacity() * (sizeof(WordCrossing) + sizeof(std::uint64_t));
+  std::size_t bytes = ringBytes(ring->capacity());
   std::lock_guard<std::mutex> lock(incomingMutex_);
   const std::uint32_t count = incomingCount_.load(std::memory_order_relaxed);
   Incoming* list = incomingArrays_.empty() ? nullptr : incomingArrays_.back().data();
@@ -147,6 +162,71 @@ void Link<Receiver>::adopt(std::unique_ptr<Ring> ring, Link& from) {
   list[count] = Incoming{adopted, &from};
   incomingCount_.store(count + 1, std::memory_order_release);
   charge(bytes);
+}
+
+template <class Receiver>
+void Link<Receiver>::adoptSuccessor(std::unique_ptr<Ring> ring) {
+  std::size_t bytes = ringBytes(ring->capacity());
+  std::lock_guard<std::mutex> lock(incomingMutex_);
+  linkdetail::pushCounted(owned_, std::move(ring), bytes);
+  charge(bytes);
+}
+
+template <class Receiver>
+void Link<Receiver>::switchRing(Ring* old, Ring* next) {
+  std::unique_ptr<Ring> freed;
+  {
+    std::lock_guard<std::mutex> lock(incomingMutex_);
+    // The last array: a sender that grows the list copies it from there.
+    // An older array still names the old ring, but only this isolate reads
+    // the list, and it loads the last array at each look.
+    Lines<Incoming>& list = incomingArrays_.back();
+    const std::uint32_t count = incomingCount_.load(std::memory_order_relaxed);
+    for (std::uint32_t k = 0; k < count; ++k) {
+      if (list[k].ring == old) list[k].ring = next;
+    }
+    for (std::unique_ptr<Ring>& owned : owned_) {
+      if (owned.get() == old) {
+        freed = std::move(owned);
+        owned = std::move(owned_.back());
+        owned_.pop_back();
+        break;
+      }
+    }
+  }
+  bytes_.fetch_sub(ringBytes(old->capacity()), std::memory_order_relaxed);
+}
+
+template <class Receiver>
+void Link<Receiver>::growRing(Peer& peer) noexcept {
+  const std::size_t cells = std::min(peer.ring->capacity() * kGrowth, maxRingCells_);
+  if (cells <= peer.ring->capacity()) return;
+  try {
+    auto ring = std::make_unique<Ring>(cells, kStreamRun);
+    Ring* const made = ring.get();
+    peer.to->adoptSuccessor(std::move(ring));
+    peer.successor = made;
+  } catch (const std::bad_alloc&) {
+    // No memory for a larger ring: the flood goes on through the list.
+  }
+}
+
+template <class Receiver>
+bool Link<Receiver>::pushSwitch(Peer& peer) noexcept {
+  Ring* const next = peer.successor;
+  const bool pushed = peer.ring->tryPushBigWith(kSwitchKey, [&](void* at) noexcept {
+    ::new (at) Crossing{reinterpret_cast<std::uint64_t>(next), {}};
+  });
+  if (!pushed) return false;
+  peer.ring->flush();  // a streaming receiver takes the switch without waiting
+  peer.ring = next;
+  peer.successor = nullptr;
+  bump(stats_.grown);
+  if (!peer.owesWake) {
+    peer.owesWake = true;
+    owed_.push_back(&peer);
+  }
+  return true;
 }
 
 template <class Receiver>
@@ -196,6 +276,9 @@ void Link<Receiver>::overflowWith(Peer& peer, std::uint64_t target, bool refusab
   } else {
     if (already == Counted::Sent) bump(stats_.overflowed);
     oweWake(peer);
+  }
+  if (outgrown(peer)) [[unlikely]] {
+    growRing(peer);
   }
   // A flood sent from one long turn would otherwise wait in the list until
   // the turn ends, with the receiver idle: every kFlushEvery crossings that
@@ -385,6 +468,7 @@ void Link<Receiver>::take(std::size_t batch, bool betweenUnits) {
   bool tookAny = false;
   forEachIncoming([&](const Incoming& incoming) noexcept {
     Ring* ring = incoming.ring;
+    Ring* next = nullptr;  // the switch was taken: the ring that follows
     const std::size_t taken = ring->consume(
         [this](WordCrossing&& w, std::uint64_t key) noexcept -> std::size_t {
           receiver_.deliverWords(targetOf(key), w.sender, w.type, &w.word, 1);
@@ -392,12 +476,16 @@ void Link<Receiver>::take(std::size_t batch, bool betweenUnits) {
         },
         // A run counts its words against the batch: a look takes about as
         // many messages as a turn handles, whatever came in runs.
-        [this](Crossing&& c, std::uint64_t key) noexcept -> std::size_t {
+        [this, &next](Crossing&& c, std::uint64_t key) noexcept -> std::size_t {
           if (const std::uint64_t count = key >> kRunShift; count != 0) {
             const WordRun& run = *c.message.get<WordRun>();
             receiver_.deliverWords(targetOf(key & kRunKeyMask), c.sender, run.type, run.words,
                                    count);
             return count;
+          }
+          if (key == kSwitchKey) [[unlikely]] {
+            next = reinterpret_cast<Ring*>(c.sender);
+            return 1;
           }
           receiver_.deliver(targetOf(key), std::move(c));
           return 1;
@@ -418,12 +506,17 @@ void Link<Receiver>::take(std::size_t batch, bool betweenUnits) {
     if (taken != 0 && ring->consumerHalfFree() && ring->takeWaiting()) {
       incoming.from->isolate_.wake();  // its sender sleeps on a full ring: room now
     }
+    // The switch is the old ring's last item: what follows is in the next.
+    if (next != nullptr) [[unlikely]] {
+      switchRing(ring, next);
+      leftBehind = true;
+    }
   });
   if (!backlog_.empty()) {
     stillBacklogged_.clear();
     for (Peer* peer : backlog_) {
       flushOverflow(*peer);
-      if (!peer->overflow.empty() || peer->run.count != 0) {
+      if (peer->backlogged()) {
         stillBacklogged_.push_back(peer);
       } else {
         peer->listed = false;
@@ -453,8 +546,9 @@ bool Link<Receiver>::backlogCanMove() const noexcept {
 template <class Receiver>
 void Link<Receiver>::flushOverflow(Peer& peer) {
   Gathering& run = peer.run;
-  // A run gathered before goes first: it was sent before the list's words.
-  bool room = run.count == 0 || pushRun(peer);
+  // The switch to a larger ring first: the list's crossings go into that
+  // one. Then a run gathered before: it was sent before the list's words.
+  bool room = (peer.successor == nullptr || pushSwitch(peer)) && (run.count == 0 || pushRun(peer));
   // The list is cold by now (a flood's tail was written long before): ask
   // for the lines a few crossings ahead while this one moves.
   while (room && !peer.overflow.empty()) {
@@ -477,7 +571,11 @@ void Link<Receiver>::flushOverflow(Peer& peer) {
     }
     peer.overflow.dropFront();
   }
-  if (peer.overflow.empty()) peer.overflow.shrinkIdle();  // an emptied list gives its segment back
+  if (peer.overflow.empty()) {
+    peer.overflow.shrinkIdle();  // an emptied list gives its segment back
+  } else if (outgrown(peer)) {
+    growRing(peer);  // a flood whose turn has ended waits here too
+  }
   // What is left of a run waits for room ahead of the list (take() keeps
   // this peer in the backlog while it does).
   if (room && run.count != 0) pushRun(peer);
@@ -543,7 +641,12 @@ void Link<Receiver>::drainAtTeardown() noexcept {
   const auto drop = [this](std::uint64_t target, Crossing&& c) noexcept {
     receiver_.refuse(target, std::move(c), Refusal::Stopped);
   };
+  Ring* next = nullptr;  // a switch taken from the ring being drained
   const auto dropTaken = [&](Crossing&& c, std::uint64_t key) noexcept {
+    if (key == kSwitchKey) {
+      next = reinterpret_cast<Ring*>(c.sender);
+      return;
+    }
     if (const std::uint64_t count = key >> kRunShift; count != 0) {
       const WordRun& run = *c.message.get<WordRun>();
       for (std::uint64_t i = 0; i < count; ++i) {
@@ -557,7 +660,15 @@ void Link<Receiver>::drainAtTeardown() noexcept {
     drop(targetOf(key), Crossing{w.sender, Message(w.type, w.word)});
   };
   forEachIncoming([&](const Incoming& incoming) noexcept {
-    while (incoming.ring->consume(dropWord, dropTaken, kBatch) != 0) {
+    Ring* ring = incoming.ring;
+    for (;;) {
+      while (ring->consume(dropWord, dropTaken, kBatch) != 0) {
+      }
+      if (next == nullptr) break;
+      // What was sent after the switch is in the ring that followed.
+      Ring* const old = ring;
+      ring = std::exchange(next, nullptr);
+      switchRing(old, ring);
     }
   });
   for (const std::unique_ptr<Peer>& made : peers_) {

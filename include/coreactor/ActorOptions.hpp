@@ -11,6 +11,7 @@
 // Thread-safety: values; build them anywhere.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <functional>
@@ -227,6 +228,16 @@ class ActorSystemOptions {
   /// a dead letter ("backpressure"), counted. Defaults: 1024 and 1M.
   /// ErrInvalidOption for fewer than 2 or more than 1M slots.
   ActorSystemOptions withCrossIsolateBuffer(std::size_t ringSlots, std::size_t overflowLimit) const;
+  /// How far the ring of a pair grows while its sender floods it (requirement
+  /// X3): once the overflow list in front of a ring holds half a ring, the
+  /// ring is replaced by one four times larger, up to `maxRingSlots` slots
+  /// (rounded up to a power of two), so that a burst crosses once through
+  /// the ring instead of through the list and then the ring. The messages
+  /// keep their order; a ring never shrinks. Default: 16 x ringSlots (1 MiB
+  /// per ordered pair that flooded, with the default ring). `maxRingSlots`
+  /// at or below ringSlots: rings keep their size. ErrInvalidOption for 0
+  /// or more than 1M slots.
+  ActorSystemOptions withCrossIsolateBufferGrowth(std::size_t maxRingSlots) const;
   /// Backpressure on threads that are no isolate (requirement X3): a tell from such
   /// a thread to an isolate whose inbox holds `limit` messages waits until
   /// the isolate has taken some (counted in ActorSystem::transportStats).
@@ -306,6 +317,11 @@ class ActorSystemOptions {
   LogLevel logLevel() const noexcept { return logLevel_; }
   /// Slots of each ring between two isolates, as asked (before rounding up).
   std::size_t ringSlots() const noexcept { return ringSlots_; }
+  /// Slots a ring may grow to while flooded (withCrossIsolateBufferGrowth).
+  std::size_t maxRingSlots() const noexcept {
+    return maxRingSlots_ != 0 ? maxRingSlots_
+                              : std::min(kDefaultRingGrowth * ringSlots_, std::size_t{1} << 20);
+  }
   /// Messages an overflow list in front of a full ring may hold.
   std::size_t overflowLimit() const noexcept { return overflowLimit_; }
   /// Messages an isolate's inbox holds before a tell from a foreign thread waits.
@@ -334,7 +350,9 @@ class ActorSystemOptions {
   const Clock* clock_ = nullptr;
   std::vector<std::shared_ptr<spdlog::sinks::sink>> logSinks_;
   LogLevel logLevel_ = LogLevel::Info;
+  static constexpr std::size_t kDefaultRingGrowth = 16;
   std::size_t ringSlots_ = 1024;
+  std::size_t maxRingSlots_ = 0;  // 0: kDefaultRingGrowth x ringSlots_
   std::size_t overflowLimit_ = std::size_t{1} << 20;
   std::size_t foreignInboxLimit_ = std::size_t{1} << 20;
   std::optional<std::chrono::nanoseconds> idlePoll_;

@@ -97,6 +97,7 @@ struct SparseTraffic {
       : system(ActorSystem::create("sparse", ActorSystemOptions::create()
                                                  .withIsolates(isolates)
                                                  .withCrossIsolateBuffer(kSlots, 1u << 20)
+                                                 .withCrossIsolateBufferGrowth(kSlots)
                                                  .withLogLevel(LogLevel::Off))) {
     const std::size_t last = isolates - 1;
     for (std::size_t i = 0; i < 6; ++i) {
@@ -165,6 +166,39 @@ TEST(Crossings, AFewPairsTalkingAmongManyIsolatesDeliverInOrderAndCostTheirRings
   EXPECT_EQ(transportBytes(*traffic.system), settled);
   EXPECT_EQ(traffic.outOfOrder.load(), 0);
   traffic.system->shutdown();
+}
+
+TEST(Crossings, ARingThatGrewIsCountedAtItsNewSizeAndTheRingsItReplacedAreFreed) {
+  // SPEC X1, X3: a flood through a kSlots ring that may grow to 16 x kSlots.
+  // The transport grows by the last ring the pair has, not by every ring it
+  // had, and by no more than a pair's rest beside it.
+  auto system = ActorSystem::create("grown", ActorSystemOptions::create()
+                                                 .withIsolates(2)
+                                                 .withCrossIsolateBuffer(kSlots, 1u << 20)
+                                                 .withCrossIsolateBufferGrowth(16 * kSlots)
+                                                 .withLogLevel(LogLevel::Off));
+  std::atomic<std::int64_t> received{0};
+  std::atomic<std::int64_t> outOfOrder{0};
+  std::atomic<std::int64_t> sent{0};
+  const ActorRef sink =
+      system->spawn<InOrder>("", ActorOptions::create().withIsolate(1), &received, &outOfOrder);
+  const ActorRef source = system->spawn<Spray>("", ActorOptions::create().withIsolate(0),
+                                               std::vector<ActorRef>{sink}, &sent);
+  const std::size_t before = transportBytes(*system);
+  constexpr std::int64_t kMessages = 200000;
+  source.tell(Go{kMessages});
+  ASSERT_TRUE(test::eventually([&] { return received.load() == kMessages; }, 60s))
+      << received.load();
+  EXPECT_EQ(outOfOrder.load(), 0);
+  const std::uint64_t steps = system->transportStats().ringsGrown;
+  ASSERT_LE(steps, 2u) << "kSlots -> 4 x -> 16 x, no further";
+  // Each step makes the ring four times larger.
+  std::size_t ringBytes = kRingBytes;
+  for (std::uint64_t i = 0; i < steps; ++i) ringBytes *= 4;
+  const std::size_t grown = transportBytes(*system) - before;
+  EXPECT_GE(grown, ringBytes);
+  EXPECT_LE(grown, ringBytes + kPairBytesBesidesRing) << steps << " steps";
+  system->shutdown();
 }
 
 TEST(Crossings, TheSameTrafficAmongFourTimesTheIsolatesCostsLessThanFourTimesTheMemory) {

@@ -160,6 +160,126 @@ TEST(Isolates, WordsAndOtherMessagesAcrossIsolatesKeepOrderAndSender) {
   }
 }
 
+// Two systems of two isolates whose isolate-0 source sends kMessages
+// mixed messages (words and strings, alternating) to an isolate-1 sink in
+// one turn, while the sink holds its first message until that turn has
+// ended: the ring fills at once and the rest waits in the overflow list.
+struct HeldFlood {
+  static constexpr std::int64_t kMessages = 50000;
+  explicit HeldFlood(ActorSystemOptions options)
+      : system(ActorSystem::create("held-flood",
+                                   options.withIsolates(2).withLogLevel(LogLevel::Off))) {
+    sink = system->spawn(
+        "sink",
+        [this](ReceiveContext& ctx) {
+          std::int64_t n = -1;
+          if (const Numbered* m = ctx.get<Numbered>()) n = m->n;
+          if (const std::string* m = ctx.get<std::string>()) n = std::stoll(*m);
+          if (n < 0) return;
+          if (n == 0) eventually([&] { return sourceDone.load(); });
+          if (n != next) outOfOrder.fetch_add(1);
+          next = n + 1;
+          received.fetch_add(1);
+        },
+        ActorOptions::create().withIsolate(1));
+    source = system->spawn(
+        "source",
+        [this](ReceiveContext& ctx) {
+          if (!ctx.is<Go>()) return;
+          for (std::int64_t i = 0; i < kMessages; ++i) {
+            if (i % 2 == 0) {
+              ctx.tell(sink, Numbered{i});  // a word: a small item
+            } else {
+              ctx.tell(sink, std::to_string(i));  // a big item
+            }
+          }
+          sourceDone.store(true);
+        },
+        ActorOptions::create().withIsolate(0));
+  }
+  std::atomic<bool> sourceDone{false};
+  std::atomic<std::int64_t> received{0};
+  std::atomic<std::int64_t> outOfOrder{0};
+  std::int64_t next = 0;  // the sink's own
+  std::unique_ptr<ActorSystem> system;
+  ActorRef sink;
+  ActorRef source;
+};
+
+TEST(Isolates, AFloodGrowsItsRingStepByStepAndKeepsItsOrderAcrossEachSwitch) {
+  // SPEC X3, A2: a 16-slot ring that may grow to 1024 slots, four times at
+  // a step: the flood that waits in the overflow list makes it grow to 64,
+  // 256 and 1024 slots, each larger ring taking over behind a switch in the
+  // one before; every message arrives, in order, words and others alike.
+  HeldFlood flood(ActorSystemOptions::create()
+                      .withCrossIsolateBuffer(16, 1u << 20)
+                      .withCrossIsolateBufferGrowth(1024));
+  flood.source.tell(Go{flood.sink, 0});
+  ASSERT_TRUE(eventually([&] { return flood.received.load() == HeldFlood::kMessages; }))
+      << flood.received.load();
+  EXPECT_EQ(flood.outOfOrder.load(), 0);
+  const TransportStats stats = flood.system->transportStats();
+  EXPECT_EQ(stats.ringsGrown, 3u) << "16 -> 64 -> 256 -> 1024 slots, and no further";
+  EXPECT_EQ(stats.refused, 0u);
+  flood.system->shutdown();
+}
+
+TEST(Isolates, ARingWhoseGrowthIsItsOwnSizeNeverGrows) {
+  // SPEC X3: withCrossIsolateBufferGrowth at the ring's size keeps it; the
+  // same flood then crosses through the overflow list alone.
+  HeldFlood flood(ActorSystemOptions::create()
+                      .withCrossIsolateBuffer(16, 1u << 20)
+                      .withCrossIsolateBufferGrowth(16));
+  flood.source.tell(Go{flood.sink, 0});
+  ASSERT_TRUE(eventually([&] { return flood.received.load() == HeldFlood::kMessages; }))
+      << flood.received.load();
+  EXPECT_EQ(flood.outOfOrder.load(), 0);
+  const TransportStats stats = flood.system->transportStats();
+  EXPECT_EQ(stats.ringsGrown, 0u);
+  EXPECT_GT(stats.overflowed, static_cast<std::uint64_t>(HeldFlood::kMessages / 2));
+  flood.system->shutdown();
+}
+
+TEST(Isolates, AStopWhileARingWaitsForItsSwitchAccountsForEveryMessage) {
+  // SPEC X2, X3: the system stops as soon as the source's turn has ended,
+  // with most of the flood in the overflow list and a larger ring made
+  // (its switch in the full ring or still waiting); and once more after a
+  // few thousand arrived, with switches behind. Every message sent is
+  // delivered or a dead letter, exactly once.
+  for (const std::int64_t before : {std::int64_t{0}, std::int64_t{5000}}) {
+    HeldFlood flood(ActorSystemOptions::create()
+                        .withCrossIsolateBuffer(16, 1u << 20)
+                        .withCrossIsolateBufferGrowth(1024));
+    std::atomic<std::int64_t> dead{0};
+    flood.system->eventStream().subscribe<DeadLetter>([&](const DeadLetter& d) {
+      if (d.message != nullptr && (d.message->is<Numbered>() || d.message->is<std::string>())) {
+        dead.fetch_add(1);
+      }
+    });
+    flood.source.tell(Go{flood.sink, 0});
+    ASSERT_TRUE(eventually([&] { return flood.sourceDone.load(); }));
+    if (before > 0) {
+      ASSERT_TRUE(eventually([&] { return flood.received.load() >= before; }));
+    }
+    flood.system->stop();
+    EXPECT_EQ(flood.received.load() + dead.load(), HeldFlood::kMessages)
+        << flood.received.load() << " + " << dead.load() << " (held until " << before << ")";
+    EXPECT_EQ(flood.outOfOrder.load(), 0);
+  }
+}
+
+TEST(Isolates, TheGrowthOptionRefusesZeroAndMoreThanAMillionSlots) {
+  // SPEC X3, bad input.
+  EXPECT_EQ(test::errorOf([] { ActorSystemOptions::create().withCrossIsolateBufferGrowth(0); }),
+            Error::ErrInvalidOption);
+  EXPECT_EQ(test::errorOf([] {
+              ActorSystemOptions::create().withCrossIsolateBufferGrowth((std::size_t{1} << 20) + 1);
+            }),
+            Error::ErrInvalidOption);
+  EXPECT_EQ(ActorSystemOptions::create().maxRingSlots(), 16u * 1024u) << "the default";
+  EXPECT_EQ(ActorSystemOptions::create().withCrossIsolateBuffer(64, 10).maxRingSlots(), 16u * 64u);
+}
+
 struct OtherWord {
   std::int32_t n;
 };

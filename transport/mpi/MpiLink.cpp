@@ -433,18 +433,19 @@ bool MpiLink::sendBatches() {
       inFlight_.push_back(std::move(flight));
       sent = true;
     }
-    if (from != 0 && from >= batch.size()) {
-      // All of it has gone: its units count as sent.
-      batch.clear();
-      from = 0;
-      sentTo_[r] += pendingUnits_[r];
-      pendingUnits_[r] = 0;
-    }
+    if (from != 0 && from >= batch.size()) batchGone(r);
   }
   if (held != heldBack_.load(std::memory_order_relaxed)) {
     heldBack_.store(held, std::memory_order_relaxed);
   }
   return sent;
+}
+
+void MpiLink::batchGone(std::size_t r) {
+  pending_[r].clear();  // keeps its capacity: no allocation in steady state
+  pendingSent_[r] = 0;
+  sentTo_[r] += pendingUnits_[r];
+  pendingUnits_[r] = 0;
 }
 
 bool MpiLink::writeShared(std::size_t r) {
@@ -461,12 +462,7 @@ bool MpiLink::writeShared(std::size_t r) {
     bump(batchesSent_, 1);
   }
   from += wrote;
-  if (from == batch.size()) {
-    batch.clear();  // keeps its capacity: no allocation in steady state
-    from = 0;
-    sentTo_[r] += pendingUnits_[r];
-    pendingUnits_[r] = 0;
-  }
+  if (from == batch.size()) batchGone(r);
   if (self) unpack(rank_);
   return true;
 }

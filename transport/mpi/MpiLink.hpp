@@ -138,6 +138,9 @@ class MpiLink final : public ProcessLink {
   // Appends `bytes`, length-prefixed, to `rank`'s pending batch.
   void frame(std::size_t rank, const std::string& bytes);
   bool sendBatches();
+  // The batch to rank `r` has wholly gone (over MPI or into its ring):
+  // emptied, and its units counted as sent.
+  void batchGone(std::size_t r);
   bool completeSends();
   bool receiveArrived();
   // Hands each whole unit of rank `from`'s stream to the receiver, keeping

@@ -196,6 +196,7 @@ TransportStats SystemCore::transportStats() const noexcept {
     stats.overflowed += c.overflowed.load(std::memory_order_relaxed);
     stats.refused += c.refused.load(std::memory_order_relaxed);
     stats.ringsGrown += c.grown.load(std::memory_order_relaxed);
+    stats.ringsShrunk += c.shrunk.load(std::memory_order_relaxed);
   }
   stats.foreignBlocked = foreignBlocked_.load(std::memory_order_relaxed);
   return stats;

@@ -44,6 +44,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -138,6 +139,7 @@ class Link final : public detail::Poller {
     std::atomic<std::uint64_t> refused{0};     ///< refused: the overflow was at its bound
     std::atomic<std::uint64_t> received{0};    ///< taken from the rings into this isolate
     std::atomic<std::uint64_t> grown{0};       ///< rings of ours replaced by a larger one (a flood)
+    std::atomic<std::uint64_t> shrunk{0};      ///< grown rings of ours given back (quiet since)
   };
   const Stats& stats() const noexcept { return stats_; }
 
@@ -192,6 +194,9 @@ class Link final : public detail::Poller {
     // The larger ring that takes over once the switch to it is in `ring`
     // (growRing); owned by the peer's link already. Null: no growth waits.
     Ring* successor = nullptr;
+    std::size_t baseCells = 0;  // the size of its first ring, which a grown one goes back to
+    bool flooded = false;       // a crossing went into the overflow list since the last check
+    bool shrinkArmed = false;   // a check of a grown ring is due (armShrink)
     detail::SegmentFifo<Waiting, kOverflowSegment> overflow;
     std::uint32_t sinceFlush = 0;  // crossings into the list since it last moved on
     bool owesWake = false;
@@ -251,6 +256,9 @@ class Link final : public detail::Poller {
   static constexpr std::uint64_t kSwitchKey = std::uint64_t{1} << kIsolateShift;
   /// A ring grows this many times over at each step.
   static constexpr std::size_t kGrowth = 4;
+  /// How long a grown ring carries no flood (nothing into the overflow
+  /// list) before it goes back to its first size.
+  static constexpr std::chrono::milliseconds kQuietBeforeShrink{1000};
   /// The target a key of one of this isolate's rings names.
   std::uint64_t targetOf(std::uint64_t key) const noexcept {
     return (std::uint64_t{index_} << kIsolateShift) | key;
@@ -303,6 +311,14 @@ class Link final : public detail::Poller {
   /// Sender side: makes the larger ring that takes over from the full ring
   /// of `peer` (the switch goes in when it fits: pushSwitch).
   void growRing(Peer& peer) noexcept;
+  /// Sender side: arms the check of the grown ring of `peer` (checkShrink),
+  /// kQuietBeforeShrink from now, on this isolate's loop (an unreferenced
+  /// timer: it keeps no loop running).
+  void armShrink(Peer& peer) noexcept;
+  /// Sender side: the ring of `peer` goes back to its first size if no
+  /// flood came since the last check and the receiver has taken all of it;
+  /// else the check is armed again.
+  void checkShrink(Peer& peer) noexcept;
   /// Sender side: puts the switch to the successor of `peer` into its ring
   /// and sends into the successor from now on; false when the ring is full.
   bool pushSwitch(Peer& peer) noexcept;

@@ -38,8 +38,9 @@
 // the old ring's items up to the switch, which is its last, then reads the
 // new ring in its place and frees the old one (switchRing). Order holds: the
 // switch follows everything sent into the old ring and precedes everything
-// sent into the new one. A ring does not shrink: a pair that flooded once
-// keeps the larger ring (bytesReserved() counts it).
+// sent into the new one. Once a grown ring has carried no flood for
+// kQuietBeforeShrink and is empty, the sender switches back to a ring of
+// the first size the same way (armShrink, checkShrink).
 #pragma once
 
 #include <algorithm>
@@ -132,6 +133,7 @@ typename Link<Receiver>::Peer& Link<Receiver>::makePeer(Link& to) {
   // A slot of ringSlots_ is a line: one crossing, or two words.
   auto ring = std::make_unique<Ring>(2 * ringSlots_, kStreamRun);
   peer->ring = ring.get();
+  peer->baseCells = ring->capacity();
   to.adopt(std::move(ring), *this);
   Peer& made = *peer;
   peers_.push_back(std::move(peer));  // room reserved: does not throw
@@ -212,6 +214,44 @@ void Link<Receiver>::growRing(Peer& peer) noexcept {
 }
 
 template <class Receiver>
+void Link<Receiver>::armShrink(Peer& peer) noexcept {
+  try {
+    isolate_.setTimeout(
+        kQuietBeforeShrink, [this, &peer] { checkShrink(peer); },
+        TimerOptions{.referenced = false, .coarse = true});
+    peer.shrinkArmed = true;
+  } catch (...) {
+    // A loop that stops, or no memory for the timer: the ring keeps its size.
+  }
+}
+
+template <class Receiver>
+void Link<Receiver>::checkShrink(Peer& peer) noexcept {
+  peer.shrinkArmed = false;
+  if (peer.ring->capacity() <= peer.baseCells) return;
+  // A larger ring that waits for its switch counts as a flood: it is the
+  // newest need of this pair.
+  const bool quiet = !peer.flooded && peer.nothingWaits() && peer.successor == nullptr;
+  peer.flooded = false;
+  if (!quiet || !peer.ring->drained()) {
+    armShrink(peer);
+    return;
+  }
+  try {
+    auto ring = std::make_unique<Ring>(peer.baseCells, kStreamRun);
+    Ring* const made = ring.get();
+    peer.to->adoptSuccessor(std::move(ring));
+    peer.successor = made;
+  } catch (const std::bad_alloc&) {
+    armShrink(peer);
+    return;
+  }
+  // The ring is empty: the switch fits, and the wake-up it owes is paid by
+  // this iteration's poll or before the loop sleeps.
+  pushSwitch(peer);
+}
+
+template <class Receiver>
 bool Link<Receiver>::pushSwitch(Peer& peer) noexcept {
   Ring* const next = peer.successor;
   const bool pushed = peer.ring->tryPushBigWith(kSwitchKey, [&](void* at) noexcept {
@@ -219,9 +259,11 @@ bool Link<Receiver>::pushSwitch(Peer& peer) noexcept {
   });
   if (!pushed) return false;
   peer.ring->flush();  // a streaming receiver takes the switch without waiting
+  const bool grew = next->capacity() > peer.ring->capacity();
   peer.ring = next;
   peer.successor = nullptr;
-  bump(stats_.grown);
+  bump(grew ? stats_.grown : stats_.shrunk);
+  if (grew && !peer.shrinkArmed) armShrink(peer);
   if (!peer.owesWake) {
     peer.owesWake = true;
     owed_.push_back(&peer);
@@ -270,6 +312,7 @@ void Link<Receiver>::overflowWith(Peer& peer, std::uint64_t target, bool refusab
     waiting->crossing.~Crossing();
     make(static_cast<void*>(&waiting->crossing));
   });
+  peer.flooded = true;
   if (already == Counted::Nothing) {
     bump(stats_.overflowed);
     counted(peer);

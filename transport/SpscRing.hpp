@@ -52,7 +52,7 @@
 // its consume_all visits elements one call each without a batch bound.
 //
 // Thread-safety: tryPush, tryPushWith, tryPushBig, tryPushBigWith, flush,
-// producerHalfFree and markProducerWaiting from one thread (the producer);
+// producerHalfFree, drained and markProducerWaiting from one thread (the producer);
 // consume, empty, consumerHalfFree and takeWaiting from one other thread
 // (the consumer).
 #pragma once
@@ -193,6 +193,10 @@ class SpscRing {
 
   /// Consumer: nothing to consume (reads the oldest cell's mark).
   bool empty() const noexcept { return !filled(consumer_.head.load(std::memory_order_relaxed)); }
+  /// Producer: the consumer has taken everything pushed so far.
+  bool drained() const noexcept {
+    return consumer_.head.load(std::memory_order_acquire) == producer_.tail;
+  }
 
   /// The room protocol, for a producer that found the ring full and would
   /// rather sleep than spin: it raises the flag, fences, and looks again

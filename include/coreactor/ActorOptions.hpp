@@ -233,8 +233,9 @@ class ActorSystemOptions {
   /// ring is replaced by one four times larger, up to `maxRingSlots` slots
   /// (rounded up to a power of two), so that a burst crosses once through
   /// the ring instead of through the list and then the ring. The messages
-  /// keep their order; a ring never shrinks. Default: 16 x ringSlots (1 MiB
-  /// per ordered pair that flooded, with the default ring). `maxRingSlots`
+  /// keep their order; a grown ring goes back to ringSlots after a second
+  /// without a flood. Default: 16 x ringSlots (1 MiB per ordered pair that
+  /// floods, with the default ring). `maxRingSlots`
   /// at or below ringSlots: rings keep their size. ErrInvalidOption for 0
   /// or more than 1M slots.
   ActorSystemOptions withCrossIsolateBufferGrowth(std::size_t maxRingSlots) const;

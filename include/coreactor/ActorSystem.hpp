@@ -62,6 +62,7 @@ struct TransportStats {
   std::uint64_t overflowed = 0;      ///< of which waited in an overflow list first
   std::uint64_t refused = 0;         ///< dead-lettered: the overflow list was at its bound
   std::uint64_t ringsGrown = 0;      ///< rings replaced by a larger one during a flood
+  std::uint64_t ringsShrunk = 0;     ///< grown rings back to their first size, quiet since
   std::uint64_t foreignBlocked = 0;  ///< tells from other threads that waited for room
 };
 

@@ -201,6 +201,44 @@ TEST(Crossings, ARingThatGrewIsCountedAtItsNewSizeAndTheRingsItReplacedAreFreed)
   system->shutdown();
 }
 
+TEST(Crossings, AGrownRingGoesBackToItsFirstSizeOnceQuietAndGrowsAgainForTheNextFlood) {
+  // SPEC X1, X3: after a flood, a second of quiet gives the larger ring
+  // back: the pair costs its first ring again. The next flood grows it
+  // again, and arrives in order through both switches.
+  auto system = ActorSystem::create("shrunk", ActorSystemOptions::create()
+                                                  .withIsolates(2)
+                                                  .withCrossIsolateBuffer(kSlots, 1u << 20)
+                                                  .withLogLevel(LogLevel::Off));
+  std::atomic<std::int64_t> received{0};
+  std::atomic<std::int64_t> outOfOrder{0};
+  std::atomic<std::int64_t> sent{0};
+  const ActorRef sink =
+      system->spawn<InOrder>("", ActorOptions::create().withIsolate(1), &received, &outOfOrder);
+  const ActorRef source = system->spawn<Spray>("", ActorOptions::create().withIsolate(0),
+                                               std::vector<ActorRef>{sink}, &sent);
+  const std::size_t before = transportBytes(*system);
+  constexpr std::int64_t kMessages = 200000;
+  source.tell(Go{kMessages});
+  ASSERT_TRUE(test::eventually([&] { return received.load() == kMessages; }, 60s));
+  const std::uint64_t grew = system->transportStats().ringsGrown;
+  ASSERT_GE(grew, 1u) << "the flood made the ring grow";
+  // Back to the first ring: one switch, straight to the first size.
+  ASSERT_TRUE(test::eventually(
+      [&] {
+        return system->transportStats().ringsShrunk == 1 &&
+               transportBytes(*system) - before <= kRingBytes + kPairBytesBesidesRing;
+      },
+      60s))
+      << system->transportStats().ringsShrunk << " shrinks, " << transportBytes(*system) - before
+      << " bytes";
+  EXPECT_GE(transportBytes(*system) - before, kRingBytes);
+  source.tell(Go{kMessages});
+  ASSERT_TRUE(test::eventually([&] { return received.load() == 2 * kMessages; }, 60s));
+  EXPECT_GT(system->transportStats().ringsGrown, grew) << "the next flood grew it again";
+  EXPECT_EQ(outOfOrder.load(), 0);
+  system->shutdown();
+}
+
 TEST(Crossings, TheSameTrafficAmongFourTimesTheIsolatesCostsLessThanFourTimesTheMemory) {
   // SPEC X1: linear in isolates plus talking pairs, not quadratic in
   // isolates (a slot per peer in every isolate grew sixteenfold here).

@@ -105,7 +105,7 @@ inline constexpr std::int64_t kPairRoundTrips = 10'000;
 
 /// One item's work (parallel/forkjoin) and one stage's (parallel/pipeline):
 /// kWorkSteps rounds of xorshift and multiply, a dependent chain the
-/// compiler can neither fold nor vectorise (~100 ns on this machine kind),
+/// compiler can neither fold nor vectorise (~56 ns on this machine kind),
 /// so that the work is not free next to the messages that carry it.
 inline constexpr int kWorkSteps = 32;
 inline constexpr std::uint64_t work(std::uint64_t x) {

@@ -254,12 +254,13 @@ void Link<Receiver>::checkShrink(Peer& peer) noexcept {
 template <class Receiver>
 bool Link<Receiver>::pushSwitch(Peer& peer) noexcept {
   Ring* const next = peer.successor;
-  const bool pushed = peer.ring->tryPushBigWith(kSwitchKey, [&](void* at) noexcept {
+  const bool grew = next->capacity() > peer.ring->capacity();
+  // Once the switch is in, the receiver may take it and free the old ring
+  // at any moment: nothing here touches that ring after the push.
+  const bool pushed = peer.ring->tryPushLastBigWith(kSwitchKey, [&](void* at) noexcept {
     ::new (at) Crossing{reinterpret_cast<std::uint64_t>(next), {}};
   });
   if (!pushed) return false;
-  peer.ring->flush();  // a streaming receiver takes the switch without waiting
-  const bool grew = next->capacity() > peer.ring->capacity();
   peer.ring = next;
   peer.successor = nullptr;
   bump(grew ? stats_.grown : stats_.shrunk);

@@ -175,6 +175,31 @@ class SpscRing {
     return true;
   }
 
+  /// Producer. tryPushBigWith() of the last item this producer ever pushes
+  /// into the ring: the item may make the consumer free the ring (the
+  /// switch to another ring, transport/Link.ipp). So it publishes the tail
+  /// for a streaming consumer (flush()) before the item's mark, whose
+  /// store is its last access to the ring.
+  template <class Make>
+  bool tryPushLastBigWith(std::uint64_t key, Make&& make) noexcept(
+      noexcept(make(static_cast<void*>(nullptr)))) requires kHasBig {
+    std::size_t tail = producer_.tail;
+    const std::size_t skip = tail & 1;
+    if (!hasRoom(tail, skip + 2)) return false;
+    if (skip != 0) {
+      markAt(tail).store(kWritten | kSkip | lapBit(tail), std::memory_order_release);
+      ++tail;
+    }
+    make(roomAt(tail));
+    producer_.tail = tail + 2;
+    // A consumer that reads this tail before the mark below takes the cells
+    // up to it as they come: it waits at this item's mark, not for a run.
+    flushed_.tail.store(tail + 2, std::memory_order_release);
+    markAt(tail).store((key & kKeyMask) | kWritten | kBigItem | lapBit(tail),
+                       std::memory_order_release);
+    return true;
+  }
+
   /// Consumer. Moves out up to `max` items, oldest first, into f(Small&&,
   /// key) or f(Small&&); returns how many. f must not throw (take what you
   /// need and report errors yourself). An f that returns a count says what

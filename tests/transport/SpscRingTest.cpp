@@ -7,6 +7,7 @@
 // SPEC X1, X3.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <random>
@@ -481,6 +482,38 @@ TEST(SpscRing, TwoThreadsThroughAStreamingRingMoveEveryItemInOrder) {
             16);
       });
   EXPECT_EQ(inOrder, kValues);
+  EXPECT_TRUE(ring.empty());
+}
+
+TEST(SpscRing, AStreamingConsumerTakesAProducersLastItemWithoutAFlush) {
+  // SPEC X1, X2: the producer's last item into a ring (the runtime's
+  // switch to another ring) publishes the tail before its own mark, so a
+  // streaming consumer takes it, and the partial run before it, at its
+  // next look: the producer touches the ring no more, and its flush() or
+  // the consumer's patience could never come.
+  using Ring = SpscRing<std::uint64_t, std::array<std::uint64_t, 2>>;
+  Ring ring(64, 8);
+  std::vector<std::uint64_t> taken;
+  const auto take = [&] {
+    return ring.consume([&](std::uint64_t&& v) noexcept { taken.push_back(v); },
+                        [&](std::array<std::uint64_t, 2>&& b) noexcept { taken.push_back(b[0]); },
+                        ~std::size_t{0});
+  };
+  std::uint64_t next = 0;
+  for (unsigned i = 0; i < Ring::kStreamLooks; ++i) {
+    ASSERT_TRUE(ring.tryPush(std::uint64_t{next++}));
+    ASSERT_EQ(take(), 1u);
+  }
+  ASSERT_TRUE(ring.streaming());
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(ring.tryPush(std::uint64_t{next++}));
+  EXPECT_EQ(take(), 0u) << "a partial run, not flushed: the consumer waits";
+  ASSERT_TRUE(ring.tryPushLastBigWith(7, [&](void* at) noexcept {
+    ::new (at) std::array<std::uint64_t, 2>{next++, 0};
+  }));
+  EXPECT_EQ(take(), 4u) << "the three and the last item, at once";
+  std::vector<std::uint64_t> all(next);
+  for (std::uint64_t i = 0; i < next; ++i) all[i] = i;
+  EXPECT_EQ(taken, all);
   EXPECT_TRUE(ring.empty());
 }
 

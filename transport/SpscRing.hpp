@@ -170,19 +170,7 @@ class SpscRing {
   template <class Make>
   bool tryPushBigWith(std::uint64_t key, Make&& make) noexcept(
       noexcept(make(static_cast<void*>(nullptr)))) requires kHasBig {
-    std::size_t tail = producer_.tail;
-    const std::size_t skip = tail & 1;
-    if (!hasRoom(tail, skip + 2)) return false;
-    if (skip != 0) {
-      markAt(tail).store(kWritten | kSkip | lapBit(tail), std::memory_order_release);
-      ++tail;
-    }
-    writeAhead(tail);
-    make(roomAt(tail));
-    markAt(tail).store((key & kKeyMask) | kWritten | kBigItem | lapBit(tail),
-                       std::memory_order_release);
-    producer_.tail = tail + 2;
-    return true;
+    return pushBig</*kLast=*/false>(key, make);
   }
 
   /// Producer. tryPushBigWith() of the last item this producer ever pushes
@@ -193,21 +181,7 @@ class SpscRing {
   template <class Make>
   bool tryPushLastBigWith(std::uint64_t key, Make&& make) noexcept(
       noexcept(make(static_cast<void*>(nullptr)))) requires kHasBig {
-    std::size_t tail = producer_.tail;
-    const std::size_t skip = tail & 1;
-    if (!hasRoom(tail, skip + 2)) return false;
-    if (skip != 0) {
-      markAt(tail).store(kWritten | kSkip | lapBit(tail), std::memory_order_release);
-      ++tail;
-    }
-    make(roomAt(tail));
-    producer_.tail = tail + 2;
-    // A consumer that reads this tail before the mark below takes the cells
-    // up to it as they come: it waits at this item's mark, not for a run.
-    flushed_.tail.store(tail + 2, std::memory_order_release);
-    markAt(tail).store((key & kKeyMask) | kWritten | kBigItem | lapBit(tail),
-                       std::memory_order_release);
-    return true;
+    return pushBig</*kLast=*/true>(key, make);
   }
 
   /// Consumer. Moves out up to `max` items, oldest first, into f(Small&&,
@@ -320,6 +294,30 @@ class SpscRing {
   /// `mark`, read at index `i`, was written in i's lap.
   bool holdsItemOf(std::uint64_t mark, std::size_t i) const noexcept {
     return (mark & (kLap | kWritten)) == (lapBit(i) | kWritten);
+  }
+  /// Producer: tryPushBigWith(), or with kLast tryPushLastBigWith().
+  template <bool kLast, class Make>
+  bool pushBig(std::uint64_t key,
+               Make& make) noexcept(noexcept(make(static_cast<void*>(nullptr)))) {
+    std::size_t tail = producer_.tail;
+    const std::size_t skip = tail & 1;
+    if (!hasRoom(tail, skip + 2)) return false;
+    if (skip != 0) {
+      markAt(tail).store(kWritten | kSkip | lapBit(tail), std::memory_order_release);
+      ++tail;
+    }
+    if constexpr (!kLast) writeAhead(tail);  // the last item: no line after it is ours
+    make(roomAt(tail));
+    producer_.tail = tail + 2;
+    if constexpr (kLast) {
+      // A consumer that reads this tail before the mark below takes the
+      // cells up to it as they come: it waits at this item's mark, not for
+      // a whole run.
+      flushed_.tail.store(tail + 2, std::memory_order_release);
+    }
+    markAt(tail).store((key & kKeyMask) | kWritten | kBigItem | lapBit(tail),
+                       std::memory_order_release);
+    return true;
   }
   /// Producer, at each push: when `tail` starts a line, asks for the line
   /// kWriteAheadLines on for writing, if the consumer took its items of the

@@ -308,6 +308,10 @@ class Link final : public detail::Poller {
     return peer.successor == nullptr && peer.overflow.size() >= peer.ring->capacity() / 2 &&
            peer.ring->capacity() < maxRingCells_;
   }
+  /// Sender side: makes a ring of `cells` cells that takes over from the
+  /// ring of `peer` once the switch to it is in (pushSwitch), owned by the
+  /// peer's link; false, nothing made, without the memory for it.
+  bool makeSuccessor(Peer& peer, std::size_t cells) noexcept;
   /// Sender side: makes the larger ring that takes over from the full ring
   /// of `peer` (the switch goes in when it fits: pushSwitch).
   void growRing(Peer& peer) noexcept;
@@ -332,6 +336,14 @@ class Link final : public detail::Poller {
   bool tryRing(Peer& peer, std::uint64_t target, Crossing& crossing) noexcept;
   /// Counts a crossing sent to `peer` and owes it a wake-up.
   void counted(Peer& peer);
+  /// Notes that `peer` is owed a wake-up, paid by payWakes(); true if it
+  /// was not owed one yet.
+  bool owe(Peer& peer) noexcept {
+    if (peer.owesWake) return false;
+    peer.owesWake = true;
+    owed_.push_back(&peer);  // room reserved by makePeer(): does not throw
+    return true;
+  }
   /// Notes that `peer` is owed a wake-up (and rings our own doorbell).
   /// Out of line: once per peer and loop iteration, not per message.
   [[gnu::noinline]] void oweWake(Peer& peer);

@@ -200,17 +200,23 @@ void Link<Receiver>::switchRing(Ring* old, Ring* next) {
 }
 
 template <class Receiver>
-void Link<Receiver>::growRing(Peer& peer) noexcept {
-  const std::size_t cells = std::min(peer.ring->capacity() * kGrowth, maxRingCells_);
-  if (cells <= peer.ring->capacity()) return;
+bool Link<Receiver>::makeSuccessor(Peer& peer, std::size_t cells) noexcept {
   try {
     auto ring = std::make_unique<Ring>(cells, kStreamRun);
     Ring* const made = ring.get();
     peer.to->adoptSuccessor(std::move(ring));
     peer.successor = made;
+    return true;
   } catch (const std::bad_alloc&) {
-    // No memory for a larger ring: the flood goes on through the list.
+    return false;
   }
+}
+
+template <class Receiver>
+void Link<Receiver>::growRing(Peer& peer) noexcept {
+  const std::size_t cells = std::min(peer.ring->capacity() * kGrowth, maxRingCells_);
+  // Without memory for a larger ring, the flood goes on through the list.
+  if (cells > peer.ring->capacity()) makeSuccessor(peer, cells);
 }
 
 template <class Receiver>
@@ -231,18 +237,9 @@ void Link<Receiver>::checkShrink(Peer& peer) noexcept {
   if (peer.ring->capacity() <= peer.baseCells) return;
   // A larger ring that waits for its switch counts as a flood: it is the
   // newest need of this pair.
-  const bool quiet = !peer.flooded && peer.nothingWaits() && peer.successor == nullptr;
+  const bool quiet = !peer.flooded && !peer.backlogged();
   peer.flooded = false;
-  if (!quiet || !peer.ring->drained()) {
-    armShrink(peer);
-    return;
-  }
-  try {
-    auto ring = std::make_unique<Ring>(peer.baseCells, kStreamRun);
-    Ring* const made = ring.get();
-    peer.to->adoptSuccessor(std::move(ring));
-    peer.successor = made;
-  } catch (const std::bad_alloc&) {
+  if (!quiet || !peer.ring->drained() || !makeSuccessor(peer, peer.baseCells)) {
     armShrink(peer);
     return;
   }
@@ -265,10 +262,7 @@ bool Link<Receiver>::pushSwitch(Peer& peer) noexcept {
   peer.successor = nullptr;
   bump(grew ? stats_.grown : stats_.shrunk);
   if (grew && !peer.shrinkArmed) armShrink(peer);
-  if (!peer.owesWake) {
-    peer.owesWake = true;
-    owed_.push_back(&peer);
-  }
+  owe(peer);
   return true;
 }
 
@@ -488,11 +482,7 @@ void Link<Receiver>::counted(Peer& peer) {
 
 template <class Receiver>
 void Link<Receiver>::oweWake(Peer& peer) {
-  if (!peer.owesWake) {
-    peer.owesWake = true;
-    owed_.push_back(&peer);
-    ring(doorbell_);  // our own: the look after this unit pays the wake-up
-  }
+  if (owe(peer)) ring(doorbell_);  // our own: the look after this unit pays the wake-up
 }
 
 template <class Receiver>
@@ -623,10 +613,7 @@ void Link<Receiver>::flushOverflow(Peer& peer) {
   // What is left of a run waits for room ahead of the list (take() keeps
   // this peer in the backlog while it does).
   if (room && run.count != 0) pushRun(peer);
-  if (!peer.owesWake) {
-    peer.owesWake = true;
-    owed_.push_back(&peer);
-  }
+  owe(peer);
 }
 
 template <class Receiver>

@@ -197,6 +197,11 @@ struct HeldFlood {
         },
         ActorOptions::create().withIsolate(0));
   }
+  /// Starts the flood; true once all of it has arrived.
+  bool sendAll() {
+    source.tell(Go{sink, 0});
+    return eventually([&] { return received.load() == kMessages; });
+  }
   std::atomic<bool> sourceDone{false};
   std::atomic<std::int64_t> received{0};
   std::atomic<std::int64_t> outOfOrder{0};
@@ -214,9 +219,7 @@ TEST(Isolates, AFloodGrowsItsRingStepByStepAndKeepsItsOrderAcrossEachSwitch) {
   HeldFlood flood(ActorSystemOptions::create()
                       .withCrossIsolateBuffer(16, 1u << 20)
                       .withCrossIsolateBufferGrowth(1024));
-  flood.source.tell(Go{flood.sink, 0});
-  ASSERT_TRUE(eventually([&] { return flood.received.load() == HeldFlood::kMessages; }))
-      << flood.received.load();
+  ASSERT_TRUE(flood.sendAll()) << flood.received.load();
   EXPECT_EQ(flood.outOfOrder.load(), 0);
   const TransportStats stats = flood.system->transportStats();
   EXPECT_EQ(stats.ringsGrown, 3u) << "16 -> 64 -> 256 -> 1024 slots, and no further";
@@ -230,9 +233,7 @@ TEST(Isolates, ARingWhoseGrowthIsItsOwnSizeNeverGrows) {
   HeldFlood flood(ActorSystemOptions::create()
                       .withCrossIsolateBuffer(16, 1u << 20)
                       .withCrossIsolateBufferGrowth(16));
-  flood.source.tell(Go{flood.sink, 0});
-  ASSERT_TRUE(eventually([&] { return flood.received.load() == HeldFlood::kMessages; }))
-      << flood.received.load();
+  ASSERT_TRUE(flood.sendAll()) << flood.received.load();
   EXPECT_EQ(flood.outOfOrder.load(), 0);
   const TransportStats stats = flood.system->transportStats();
   EXPECT_EQ(stats.ringsGrown, 0u);

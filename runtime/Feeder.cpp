@@ -2,6 +2,7 @@
 // include/coreactor/Feeder.hpp and runtime/ForeignInbox.hpp.
 #include "coreactor/Feeder.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -10,8 +11,9 @@
 
 namespace coreactor::detail {
 
-/// What a Feeder keeps: per isolate of its system, the letters gathered and
-/// the producer token it enqueues them with (made at its first batch).
+/// What a Feeder keeps: per isolate of its system, the parcel of letters
+/// being gathered and the producer token it queues parcels with (made at its
+/// first batch).
 class FeederState {
  public:
   FeederState(SystemCore& core, std::size_t batch) : core_(core), batch_(batch) {
@@ -26,40 +28,50 @@ class FeederState {
       return;
     }
     PerIsolate& mine = isolates_[to.isolateIndex()];
-    mine.letters.push_back(ForeignInbox::Letter{to.id(), Envelope{std::move(message), sender}, {}});
+    if (mine.parcel == nullptr)
+      mine.parcel = core_.runtime(to.isolateIndex()).foreign->spareParcel();
+    if (mine.parcel == nullptr) {
+      mine.parcel = std::make_unique<ForeignInbox::Parcel>();
+      mine.parcel->reserve(std::min(batch_, kReserveAtMost));
+    }
+    mine.parcel->push_back(ForeignInbox::Letter{to.id(), Envelope{std::move(message), sender}, {}});
     ++pending_;
-    if (mine.letters.size() >= batch_) flush(to.isolateIndex());
+    if (mine.parcel->size() >= batch_) flush(to.isolateIndex());
   }
 
   void flush() {
     for (std::size_t i = 0; i < isolates_.size(); ++i) {
-      if (!isolates_[i].letters.empty()) flush(i);
+      if (isolates_[i].parcel != nullptr && !isolates_[i].parcel->empty()) flush(i);
     }
   }
 
   std::size_t pending() const noexcept { return pending_; }
 
  private:
+  // A parcel's room is reserved up to this many letters at once; a larger
+  // batch grows it as it fills.
+  static constexpr std::size_t kReserveAtMost = 4096;
+
   struct PerIsolate {
-    std::vector<ForeignInbox::Letter> letters;
+    std::unique_ptr<ForeignInbox::Parcel> parcel;  // made at the first letter of each batch
     std::unique_ptr<moodycamel::ProducerToken> token;
   };
 
   void flush(std::size_t index) {
     PerIsolate& mine = isolates_[index];
     IsolateRuntime& rt = core_.runtime(index);
-    const std::size_t n = mine.letters.size();
+    const std::size_t n = mine.parcel->size();
     core_.waitForForeignRoom(rt, n);
     if (mine.token == nullptr) {
-      mine.token = std::make_unique<moodycamel::ProducerToken>(rt.foreign->makeToken());
+      mine.token = std::make_unique<moodycamel::ProducerToken>(rt.foreign->makeParcelToken());
     }
-    if (!rt.foreign->putBulk(*mine.token, mine.letters)) {
+    if (!rt.foreign->putParcel(*mine.token, mine.parcel)) {
       // The isolate has stopped: what was gathered for it is dead letters.
-      for (ForeignInbox::Letter& letter : mine.letters) {
+      for (ForeignInbox::Letter& letter : *mine.parcel) {
         core_.deadLetter(core_.makeRef(letter.target), std::move(letter.envelope),
                          "its isolate stopped");
       }
-      mine.letters.clear();
+      mine.parcel.reset();
     }
     pending_ -= n;
   }

@@ -1,6 +1,7 @@
 // Messages from threads that are no isolate. See ForeignInbox.hpp.
 #include "ForeignInbox.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <new>
 #include <thread>
@@ -13,7 +14,7 @@ namespace coreactor::detail {
 // feeds pays the queue's header only (bench isolates/memory/<n>). The queue
 // takes its blocks, and take() its batch, as letters come.
 ForeignInbox::ForeignInbox(SystemCore& core, IsolateRuntime& home)
-    : core_(core), home_(home), queue_(0) {}
+    : core_(core), home_(home), queue_(0), parcels_(0) {}
 
 ForeignInbox::~ForeignInbox() {
   closeAndDrain();
@@ -60,19 +61,27 @@ bool ForeignInbox::putInTurn(Letter&& letter) {
   return true;
 }
 
-bool ForeignInbox::putBulk(moodycamel::ProducerToken& token, std::vector<Letter>& letters) {
-  if (letters.empty()) return true;
+bool ForeignInbox::putParcel(moodycamel::ProducerToken& token, std::unique_ptr<Parcel>& parcel) {
+  if (parcel == nullptr || parcel->empty()) return true;
   if (!enter()) return false;
+  // Counted before it is queued: the loop, which can take it only after
+  // the enqueue, never counts it off first.
+  const std::size_t n = parcel->size();
+  parcelLetters_.fetch_add(n, std::memory_order_relaxed);
   bool queued;
   try {
-    queued = queue_.enqueue_bulk(token, std::make_move_iterator(letters.begin()), letters.size());
+    queued = parcels_.enqueue(token, parcel.get());
   } catch (...) {
+    parcelLetters_.fetch_sub(n, std::memory_order_relaxed);
     leave();
     throw;
   }
   leave();
-  if (!queued) throw std::bad_alloc();
-  letters.clear();
+  if (!queued) {
+    parcelLetters_.fetch_sub(n, std::memory_order_relaxed);
+    throw std::bad_alloc();
+  }
+  static_cast<void>(parcel.release());  // the queue owns it now
   announce();
   return true;
 }
@@ -98,7 +107,26 @@ std::size_t ForeignInbox::take(std::size_t batch) {
   const std::size_t n = queue_.try_dequeue_bulk(std::back_inserter(taken_), batch);
   for (std::size_t i = 0; i < n; ++i) deliver(taken_[i]);
   taken_.clear();
-  return n;
+  return n + openParcels(batch - n);
+}
+
+std::size_t ForeignInbox::openParcels(std::size_t budget) {
+  std::size_t done = 0;
+  while (done < budget) {
+    if (opened_ == nullptr) {
+      Parcel* next = nullptr;
+      if (!parcels_.try_dequeue(next)) break;
+      opened_.reset(next);
+      openedAt_ = 0;
+    }
+    Parcel& parcel = *opened_;
+    const std::size_t end = std::min(parcel.size(), openedAt_ + (budget - done));
+    done += end - openedAt_;
+    for (; openedAt_ < end; ++openedAt_) deliver(parcel[openedAt_]);
+    if (openedAt_ == parcel.size()) recycle(std::move(opened_));
+  }
+  if (done != 0) parcelLetters_.fetch_sub(done, std::memory_order_relaxed);
+  return done;
 }
 
 void ForeignInbox::deliver(Letter& letter) noexcept {
@@ -125,12 +153,41 @@ void ForeignInbox::closeAndDrain() noexcept {
   while (writers_.load(std::memory_order_seq_cst) != 0) std::this_thread::yield();
   Letter letter;
   while (queue_.try_dequeue(letter)) {
-    // Lifecycle signals end with the system; a message is a dead letter.
-    if (letter.system == nullptr) {
-      core_.deadLetter(core_.makeRef(letter.target), std::move(letter.envelope),
-                       "its isolate stopped");
-    }
+    drop(letter);
     letter = Letter{};
+  }
+  if (opened_ != nullptr) {
+    for (std::size_t i = openedAt_; i < opened_->size(); ++i) drop((*opened_)[i]);
+    opened_.reset();
+  }
+  Parcel* parcel = nullptr;
+  while (parcels_.try_dequeue(parcel)) {
+    const std::unique_ptr<Parcel> owned(parcel);
+    for (Letter& each : *owned) drop(each);
+  }
+  parcelLetters_.store(0, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(sparesMutex_);
+  for (; spareCount_ != 0; --spareCount_) delete spares_[spareCount_ - 1];
+}
+
+void ForeignInbox::recycle(std::unique_ptr<Parcel> parcel) noexcept {
+  if (parcel->capacity() > kSpareLettersAtMost) return;
+  parcel->clear();
+  std::lock_guard<std::mutex> lock(sparesMutex_);
+  if (spareCount_ < kSpareParcels) spares_[spareCount_++] = parcel.release();
+}
+
+std::unique_ptr<ForeignInbox::Parcel> ForeignInbox::spareParcel() noexcept {
+  std::lock_guard<std::mutex> lock(sparesMutex_);
+  if (spareCount_ == 0) return nullptr;
+  return std::unique_ptr<Parcel>(spares_[--spareCount_]);
+}
+
+void ForeignInbox::drop(Letter& letter) noexcept {
+  // Lifecycle signals end with the system; a message is a dead letter.
+  if (letter.system == nullptr) {
+    core_.deadLetter(core_.makeRef(letter.target), std::move(letter.envelope),
+                     "its isolate stopped");
   }
 }
 

@@ -8,10 +8,11 @@
 //
 // A plain tell from such a thread goes into the target isolate's foreign
 // inbox one message at a time (a lock-free enqueue and a wake-up check). A
-// Feeder gathers what it is told per target isolate and moves each
-// isolate's batch into that inbox in one bulk enqueue, with a producer token
-// of its own, waking the isolate once: the way to feed actors at the rate a
-// producer makes messages (bench isolates/foreign/*, docs/isolates.md).
+// Feeder gathers what it is told per target isolate in a batch and queues
+// the whole batch into that isolate's inbox as one item, with a producer
+// token of its own, waking the isolate once; the isolate delivers straight
+// from the batch. The way to feed actors at the rate a producer makes
+// messages (bench isolates/foreign/*, docs/isolates.md).
 //
 // Delivery: a message is delivered once its batch is flushed: when `batch`
 // messages for its isolate have gathered, at flush(), or when the Feeder is

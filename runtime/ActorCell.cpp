@@ -296,6 +296,21 @@ void ActorCell::turnOnCrossedWords(const MessageType* type, const std::uint64_t*
   endTurn(more);
 }
 
+void ActorCell::turnOnContinuation(std::unique_ptr<Continuation> continuation) {
+  scheduled_ = true;  // as for a queued turn: what arrives meanwhile waits for endTurn
+  bool more;          // user messages left for another turn
+  // SPEC D11: whatever fails around the continuation is caught here, at the
+  // cell; what it throws itself goes to supervision (handleContinue).
+  try {
+    handleContinue(std::move(continuation));
+    more = !mailbox_.empty();
+    finishIfStopping();
+  } catch (...) {
+    more = turnFailed();
+  }
+  endTurn(more);
+}
+
 // The common turn of a flooded actor, some user messages and no system
 // message, checks each condition once.
 void ActorCell::turnInGeneral() {

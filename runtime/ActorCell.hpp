@@ -96,6 +96,10 @@ class ActorCell final : public Task, public Endpoint {
   [[gnu::noinline]] void turnOnCrossedWords(const MessageType* type, const std::uint64_t* words,
                                             std::uint64_t count, const ActorRef& sender,
                                             std::uint64_t& handled);
+  /// Precondition: idleForCrossedWords(). Runs `continuation` (an ask's,
+  /// whose reply was just taken from another isolate's ring) in a turn of
+  /// its own, here and now, as turnOnCrossedWords() does words.
+  [[gnu::noinline]] void turnOnContinuation(std::unique_ptr<Continuation> continuation);
   /// scheduleTurn() for a message that came from another isolate
   /// (Dispatcher::executeUrgent).
   void scheduleTurnUrgent() { scheduleUrgent(); }

@@ -55,7 +55,7 @@ void AskEndpoint::arm(std::chrono::nanoseconds timeout) {
                                      TimerOptions{.referenced = true, .coarse = true});
 }
 
-void AskEndpoint::complete(Message* reply, std::error_code error) noexcept {
+void AskEndpoint::complete(Message* reply, std::error_code error, bool fromRing) noexcept {
   completing_ = true;  // clearTimeout disposes of our timer task: onDiscard must not re-enter
   home_.asks->cancel(*this);
   if (timer_.valid()) home_.isolate->clearTimeout(timer_);
@@ -73,13 +73,23 @@ void AskEndpoint::complete(Message* reply, std::error_code error) noexcept {
     std::unique_ptr<Continuation> self(this);
     try {
       ActorCell* cell = core().cellOf(home_, asker_);
-      if (cell != nullptr && !home_.isolate->stopped()) {
+      const bool running = cell != nullptr && !home_.isolate->stopped();
+      if (running && fromRing && cell->idleForCrossedWords()) {
+        // Taken from a ring, for an asker with nothing else to do: its
+        // turn runs here, as a word's does (CrossingReceiver::deliverWords),
+        // before the ring's look ends. What it sends goes out now, not
+        // after the look's fences and the queue of units.
+        cell->turnOnContinuation(std::move(self));
+      } else if (running) {
         cell->enqueueContinue(std::move(self));
       } else {
         core().dropContinuation(asker_, std::move(self), "the asking actor has stopped");
       }
     } catch (...) {
-      core().log().error("an ask's reply was lost: {}", describe(std::current_exception()));
+      core().log().error(
+          "an ask's reply was lost, or the turn after its continuation was not "
+          "scheduled: {}",
+          describe(std::current_exception()));
     }
     return;
   }

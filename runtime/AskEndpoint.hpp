@@ -41,7 +41,10 @@ class AskEndpoint final : public Endpoint,
   /// timer of its own when those lanes are all taken).
   void arm(std::chrono::nanoseconds timeout);
   /// Completes once: cancels the timer, frees the slot, runs the completion, deletes itself.
-  void complete(Message* reply, std::error_code error) noexcept;
+  /// `fromRing`: the reply was just taken from another isolate's ring
+  /// (CrossingReceiver), where an idle asker's continuation may run at once
+  /// (ActorCell::turnOnContinuation) instead of in a turn of its own.
+  void complete(Message* reply, std::error_code error, bool fromRing = false) noexcept;
 
   // Reply slots come and go at the rate of asks: their memory recycles
   // through the thread's block cache (its smallest class) instead of a

@@ -196,7 +196,7 @@ template <class P>
 }
 
 void SystemCore::deliverUncommon(IsolateRuntime& rt, const ActorRef& target, Endpoint* endpoint,
-                                 Envelope&& envelope) {
+                                 Envelope&& envelope, bool urgent) {
   if (endpoint == nullptr) {
     failAskOf(envelope.sender, make_error_code(Error::ErrDead));
     deadLetter(target, std::move(envelope),
@@ -205,7 +205,7 @@ void SystemCore::deliverUncommon(IsolateRuntime& rt, const ActorRef& target, End
                    : "the actor has stopped");
     return;
   }
-  static_cast<AskEndpoint*>(endpoint)->complete(&envelope.message, {});
+  static_cast<AskEndpoint*>(endpoint)->complete(&envelope.message, {}, /*fromRing=*/urgent);
 }
 
 void SystemCore::sendSystem(const ActorRef& target, SystemMessage&& message) {

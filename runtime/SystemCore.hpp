@@ -319,10 +319,12 @@ class SystemCore {
       static_cast<ActorCell*>(endpoint)->enqueue(std::forward<P>(payload), sender, urgent);
       return;
     }
-    deliverUncommon(rt, target, endpoint, Envelope{asMessage(payload), sender});
+    deliverUncommon(rt, target, endpoint, Envelope{asMessage(payload), sender}, urgent);
   }
+  /// deliverLocal() to an ask's reply slot, or to no one. `urgent`: from
+  /// another isolate's ring (AskEndpoint::complete's `fromRing`).
   void deliverUncommon(IsolateRuntime& rt, const ActorRef& target, Endpoint* endpoint,
-                       Envelope&& envelope);
+                       Envelope&& envelope, bool urgent = false);
   /// The living actor `target` names on `rt`, or null (gone, or an ask's
   /// reply slot). Isolate-local.
   ActorCell* cellOf(const IsolateRuntime& rt, const ActorRef& target) const noexcept {

@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <future>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "TestSupport.hpp"
 #include "coreactor/ActorSystem.hpp"
@@ -444,6 +448,108 @@ TEST(Ask, ASecondReplyToTheSameAskIsADeadLetterWithItsOwnReason) {
   m.system->runUntilIdle();
   ASSERT_EQ(reasons.size(), 2u);
   EXPECT_EQ(reasons[1], "the actor has stopped");
+}
+
+/// Asks `echo` (on another isolate) `total` times, one at a time: each
+/// continuation records what came, checks it runs as the asker, and asks
+/// the next; after the last, `done` is set. An Echo{-1} reply throws.
+class ChainAsker final : public Actor {
+ public:
+  ChainAsker(ActorRef echo, int total, std::vector<int>* got, std::atomic<int>* notAsker,
+             std::atomic<int>* restarts, std::promise<void>* done)
+      : echo_(echo),
+        total_(total),
+        got_(got),
+        notAsker_(notAsker),
+        restarts_(restarts),
+        done_(done) {}
+  void receive(ReceiveContext& ctx) override {
+    if (ctx.is<std::string>()) askNext(ctx, 0);
+    if (const int* n = ctx.get<int>(); n != nullptr && *n == -1) {
+      ctx.ask<int>(echo_, Echo{-1}, 60s, [](ReceiveContext&, AskResult<int>&) {
+        throw std::runtime_error("thrown by a continuation");
+      });
+    }
+  }
+  void postRestart(ReceiveContext&, const std::exception_ptr&) override { ++*restarts_; }
+
+ private:
+  void askNext(ReceiveContext& ctx, int k) {
+    ctx.ask<int>(echo_, Echo{k}, 60s, [this, k](ReceiveContext& c, AskResult<int>& r) {
+      if (!(c.self() == self_)) ++*notAsker_;
+      got_->push_back(r.ok() ? r.value() : -1000);
+      if (k + 1 < total_) {
+        askNext(c, k + 1);
+      } else {
+        done_->set_value();
+      }
+    });
+    self_ = ctx.self();
+  }
+
+  ActorRef echo_;
+  int total_;
+  std::vector<int>* got_;
+  std::atomic<int>* notAsker_;
+  std::atomic<int>* restarts_;
+  std::promise<void>* done_;
+  ActorRef self_;
+};
+
+TEST(Ask, AReplyFromAnotherIsolateRunsAnIdleAskersContinuationWhereItIsTaken) {
+  // SPEC A3: the continuation runs in a turn of the asker. When the reply
+  // comes from another isolate and the asker has nothing else to do, that
+  // turn runs where the ring is read, with no unit queued for it: the
+  // asker's isolate runs no microtask for 200 replies.
+  auto system = ActorSystem::create(
+      "ask-across", ActorSystemOptions::create().withIsolates(2).withLogLevel(LogLevel::Off));
+  ActorRef echo = system->spawn(
+      "echo",
+      [](ReceiveContext& ctx) {
+        if (auto* e = ctx.get<Echo>()) ctx.reply(e->n * 2);
+      },
+      ActorOptions::create().withIsolate(1));
+  constexpr int kAsks = 200;
+  std::vector<int> got;
+  std::atomic<int> notAsker{0}, restarts{0};
+  std::promise<void> done;
+  ActorRef asker = system->spawn<ChainAsker>("asker", ActorOptions::create().withIsolate(0), echo,
+                                             kAsks, &got, &notAsker, &restarts, &done);
+  const std::uint64_t before = system->metrics().isolates[0].microtasks;
+  asker.tell(std::string("go"));
+  ASSERT_EQ(done.get_future().wait_for(60s), std::future_status::ready);
+  const std::uint64_t after = system->metrics().isolates[0].microtasks;
+  ASSERT_EQ(got.size(), static_cast<std::size_t>(kAsks));
+  for (int k = 0; k < kAsks; ++k) ASSERT_EQ(got[static_cast<std::size_t>(k)], 2 * k);
+  EXPECT_EQ(notAsker.load(), 0);
+  EXPECT_LT(after - before, static_cast<std::uint64_t>(kAsks) / 4)
+      << "each continuation ran where its reply was taken, not as a unit of its own";
+  system->shutdown();
+}
+
+TEST(Ask, AContinuationRunWhereItsReplyIsTakenThatThrowsGoesToSupervision) {
+  // SPEC D11, A3: what the continuation throws restarts the asker, as in a
+  // queued turn, and the asker then asks again.
+  auto system = ActorSystem::create(
+      "ask-throws", ActorSystemOptions::create().withIsolates(2).withLogLevel(LogLevel::Off));
+  ActorRef echo = system->spawn(
+      "echo",
+      [](ReceiveContext& ctx) {
+        if (auto* e = ctx.get<Echo>()) ctx.reply(e->n * 2);
+      },
+      ActorOptions::create().withIsolate(1));
+  std::vector<int> got;
+  std::atomic<int> notAsker{0}, restarts{0};
+  std::promise<void> done;
+  ActorRef asker = system->spawn<ChainAsker>("asker", ActorOptions::create().withIsolate(0), echo,
+                                             3, &got, &notAsker, &restarts, &done);
+  asker.tell(-1);
+  ASSERT_TRUE(test::eventually([&] { return restarts.load() == 1; }, 60s));
+  asker.tell(std::string("go"));
+  ASSERT_EQ(done.get_future().wait_for(60s), std::future_status::ready);
+  EXPECT_EQ(got, (std::vector<int>{0, 2, 4}));
+  EXPECT_EQ(restarts.load(), 1);
+  system->shutdown();
 }
 
 }  // namespace

@@ -296,6 +296,22 @@ void ActorCell::turnOnCrossedWords(const MessageType* type, const std::uint64_t*
   endTurn(more);
 }
 
+void ActorCell::turnOnCrossedMessage(Message&& message, const ActorRef& sender) {
+  scheduled_ = true;  // as for a queued turn: what arrives meanwhile waits for endTurn
+  bool more;          // user messages left for another turn
+  // SPEC D11: whatever fails around the handler is caught here, at the cell.
+  try {
+    ReceiveContext ctx(*this);
+    invoke(ctx, message, sender);
+    ++home_.counts.messages;
+    more = !mailbox_.empty();
+    finishIfStopping();
+  } catch (...) {
+    more = turnFailed();
+  }
+  endTurn(more);
+}
+
 void ActorCell::turnOnContinuation(std::unique_ptr<Continuation> continuation) {
   scheduled_ = true;  // as for a queued turn: what arrives meanwhile waits for endTurn
   bool more;          // user messages left for another turn

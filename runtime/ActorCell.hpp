@@ -96,6 +96,11 @@ class ActorCell final : public Task, public Endpoint {
   [[gnu::noinline]] void turnOnCrossedWords(const MessageType* type, const std::uint64_t* words,
                                             std::uint64_t count, const ActorRef& sender,
                                             std::uint64_t& handled);
+  /// Precondition: idleForCrossedWords(). Handles `message`, which crossed
+  /// from another isolate and is no word, in a turn of its own, here and
+  /// now, as turnOnCrossedWords() does words. The cell may be gone
+  /// afterwards (the turn stopped the actor).
+  [[gnu::noinline]] void turnOnCrossedMessage(Message&& message, const ActorRef& sender);
   /// Precondition: idleForCrossedWords(). Runs `continuation` (an ask's,
   /// whose reply was just taken from another isolate's ring) in a turn of
   /// its own, here and now, as turnOnCrossedWords() does words.

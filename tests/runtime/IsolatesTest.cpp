@@ -507,6 +507,136 @@ TEST(Isolates, WordsHandledAsTheyLeaveTheRingKeepOrderThroughSelfTellsFailuresAn
   }
 }
 
+/// A message wider than a word (24 bytes): it crosses as a whole Message.
+struct Wide {
+  std::int64_t n;
+  std::int64_t twice;
+  std::int64_t thrice;
+};
+
+TEST(Isolates, AWideMessageForAnIdleActorIsHandledWhereItLeavesTheRing) {
+  // SPEC A2, X1: a message that is no word, taken from a ring for an idle
+  // actor, is handled at once in a turn of its own, as words are: a volley
+  // of 300 round trips between two isolates keeps its order and runs no
+  // microtask on either isolate for its turns.
+  constexpr std::int64_t kTrips = 300;
+  auto system = ActorSystem::create(
+      "wide", ActorSystemOptions::create().withIsolates(2).withLogLevel(LogLevel::Off));
+  std::vector<std::int64_t> pinged, ponged;  // by isolates 1 and 0
+  std::atomic<bool> done{false};
+  const ActorRef pong = system->spawn(
+      "pong",
+      [&](ReceiveContext& ctx) {
+        if (const Wide* w = ctx.get<Wide>()) {
+          pinged.push_back(w->n);
+          ctx.reply(Wide{w->n, 2 * w->n, 3 * w->n});
+        }
+      },
+      ActorOptions::create().withIsolate(1));
+  const ActorRef ping = system->spawn(
+      "ping",
+      [&](ReceiveContext& ctx) {
+        if (const Wide* w = ctx.get<Wide>()) {
+          if (!ctx.sender().isNone()) {
+            ponged.push_back(w->twice + w->thrice == 5 * w->n ? w->n : -1);
+            if (w->n + 1 == kTrips) {
+              done.store(true);
+              return;
+            }
+          }
+          const std::int64_t next = ctx.sender().isNone() ? 0 : w->n + 1;
+          ctx.tell(pong, Wide{next, 0, 0});
+        }
+      },
+      ActorOptions::create().withIsolate(0));
+  const MetricsSnapshot before = system->metrics();
+  ping.tell(Wide{0, 0, 0});
+  ASSERT_TRUE(eventually([&] { return done.load(); }));
+  const MetricsSnapshot after = system->metrics();
+  ASSERT_EQ(pinged.size(), static_cast<std::size_t>(kTrips));
+  ASSERT_EQ(ponged.size(), static_cast<std::size_t>(kTrips));
+  for (std::int64_t k = 0; k < kTrips; ++k) {
+    ASSERT_EQ(pinged[static_cast<std::size_t>(k)], k);
+    ASSERT_EQ(ponged[static_cast<std::size_t>(k)], k);
+  }
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_LT(after.isolates[i].microtasks - before.isolates[i].microtasks,
+              static_cast<std::uint64_t>(kTrips) / 4)
+        << "isolate " << i << ": each turn ran where its message was taken";
+  }
+  system->shutdown();
+}
+
+TEST(Isolates, WideMessagesHandledAsTheyLeaveTheRingKeepOrderThroughASelfTellAFailureAndAStop) {
+  // SPEC A2, A5, A6, X2: the turn of a wide message taken from a ring
+  // behaves as a queued one. The sink tells itself a Marker every 7
+  // messages, throws once (the guardian restarts it; the message that
+  // failed is gone) and stops itself at kStops: every Wide is handled in
+  // order or is a dead letter, and so is every Marker.
+  constexpr std::int64_t kSent = 400;
+  constexpr std::int64_t kFails = 101;
+  constexpr std::int64_t kStops = 301;
+  auto system = ActorSystem::create(
+      "wide-rules", ActorSystemOptions::create().withIsolates(2).withLogLevel(LogLevel::Off));
+  std::atomic<std::int64_t> deadWide{0}, deadMarkers{0};
+  system->eventStream().subscribe<DeadLetter>([&](const DeadLetter& d) {
+    if (d.message && d.message->is<Wide>()) deadWide.fetch_add(1);
+    if (d.message && d.message->is<Marker>()) deadMarkers.fetch_add(1);
+  });
+  std::vector<std::int64_t> numbers;  // by isolate 1
+  std::atomic<std::int64_t> handled{0}, markersSent{0}, markersHandled{0};
+  std::atomic<bool> failed{false};
+  const ActorRef sink = system->spawn(
+      "sink",
+      [&](ReceiveContext& ctx) {
+        if (ctx.is<Marker>()) {
+          markersHandled.fetch_add(1);
+          return;
+        }
+        const Wide* w = ctx.get<Wide>();
+        if (w == nullptr) return;
+        if (w->n == kFails && !failed.load()) {
+          failed.store(true);
+          throw std::runtime_error("the one failure");
+        }
+        numbers.push_back(w->n);
+        handled.fetch_add(1);
+        if (w->n % 7 == 0) {
+          ctx.tell(ctx.self(), Marker{w->n});
+          markersSent.fetch_add(1);
+        }
+        if (w->n == kStops) ctx.stop(ctx.self());
+      },
+      ActorOptions::create().withIsolate(1));
+  // One message a turn, each once the sink is done with the one before
+  // (up to a bound): most find it idle.
+  const ActorRef source = system->spawn(
+      "source",
+      [](ReceiveContext& ctx) {
+        if (const Go* go = ctx.get<Go>()) ctx.tell(go->to, Wide{go->first, 0, 0});
+      },
+      ActorOptions::create().withIsolate(0));
+  const auto accounted = [&] { return handled.load() + deadWide.load() + (failed.load() ? 1 : 0); };
+  for (std::int64_t n = 0; n < kSent; ++n) {
+    source.tell(Go{sink, 1, n});
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (accounted() < n + 1 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::yield();
+    }
+  }
+  ASSERT_TRUE(eventually([&] {
+    return handled.load() + deadWide.load() == kSent - 1 &&
+           markersHandled.load() + deadMarkers.load() == markersSent.load();
+  })) << handled.load()
+      << " + " << deadWide.load() << " of " << kSent - 1;
+  system->shutdown();
+  EXPECT_EQ(handled.load(), kStops) << "0 .. kStops, but for the one that failed";
+  ASSERT_EQ(numbers.size(), static_cast<std::size_t>(kStops));
+  for (std::size_t i = 1; i < numbers.size(); ++i) ASSERT_LT(numbers[i - 1], numbers[i]) << i;
+  EXPECT_EQ(numbers.back(), kStops);
+  EXPECT_GT(markersHandled.load(), 0);
+}
+
 // Tells itself a message for as long as `run` holds: on the microtask
 // dispatcher, a chain of microtasks that never ends on its own.
 struct Spinner : Actor {

@@ -38,6 +38,8 @@
 //                          threads spin; idle: the window is off, so each
 //                          isolate sleeps between messages and every message
 //                          wakes one, as the floor's threads block.
+//   isolates/pingpong/wide the busy round trip with messages of 24 bytes,
+//                          which cross as whole Messages, not as words.
 //   isolates/pingpong/loaded  the busy round trip while an actor on each
 //                          isolate keeps telling itself a message, so each
 //                          message waits for the unit in progress.
@@ -808,6 +810,16 @@ struct Ping {
 struct Pong {
   std::int64_t n;
 };
+/// isolates/pingpong/wide's: 24 bytes, no word, so each crosses as a whole
+/// Message (a ring pair of cells) rather than as a word.
+struct WidePing {
+  std::int64_t n;
+  std::int64_t padding[2] = {};
+};
+struct WidePong {
+  std::int64_t n;
+  std::int64_t padding[2] = {};
+};
 struct Serve {
   ActorRef responder;
 };
@@ -863,24 +875,24 @@ struct Rally : RallyCounts {
 
 /// Serves a rally (a Rally or an OpenRally): a Serve starts it, each Pong
 /// brings the next Ping for as long as the rally wants more.
-template <class R>
+template <class R, class PingT = Ping, class PongT = Pong>
 class RequesterOf final : public Actor {
  public:
   explicit RequesterOf(R* rally) : rally_(rally) {}
   void receive(ReceiveContext& ctx) override {
     auto& mine = rally_->requester;
-    if (const Pong* pong = ctx.get<Pong>()) {
+    if (const PongT* pong = ctx.get<PongT>()) {
       const std::int64_t n = mine.pongs.load(std::memory_order_relaxed);
       if (pong->n == n) bump(mine.ordered);
       mine.pongs.store(n + 1, std::memory_order_relaxed);
       if (rally_->wantsMore(n + 1)) {
-        ctx.reply(Ping{n + 1});
+        ctx.reply(PingT{n + 1});
       } else {
         rally_->finish();
       }
     } else if (const Serve* serve = ctx.get<Serve>()) {
       rally_->begin();
-      ctx.tell(serve->responder, Ping{0});
+      ctx.tell(serve->responder, PingT{0});
     }
   }
 
@@ -891,14 +903,14 @@ using Requester = RequesterOf<Rally>;
 
 /// Answers each Ping with its Pong and counts the pings, for a Rally or an
 /// OpenRally (isolates/scaling/<n>).
-template <class R>
+template <class R, class PingT = Ping, class PongT = Pong>
 class ResponderOf final : public Actor {
  public:
   explicit ResponderOf(R* rally) : rally_(rally) {}
   void receive(ReceiveContext& ctx) override {
-    if (const Ping* ping = ctx.get<Ping>()) {
+    if (const PingT* ping = ctx.get<PingT>()) {
       bump(rally_->responder.pings);
-      ctx.reply(Pong{ping->n});
+      ctx.reply(PongT{ping->n});
     }
   }
 
@@ -947,6 +959,7 @@ class BusyLoop final : public Actor {
 /// What else runs on the two isolates of a cross-isolate ping-pong.
 enum class Across {
   Busy,    ///< nothing: each message finds its isolate in its idle poll window
+  Wide,    ///< Busy, with messages of 24 bytes (WidePing, WidePong) instead of words
   Loaded,  ///< a self-telling actor on each isolate
   Idle,    ///< nothing, and no idle poll window: every message wakes its isolate
 };
@@ -963,10 +976,17 @@ void pingPongAcross(benchmark::State& state, Across how) {
         if (how == Across::Idle) options = options.withIdlePoll(std::chrono::nanoseconds{0});
         system = threadedSystem(2, options);
         pinIsolates(*system, 2);
-        requester =
-            system->spawn<Requester>("requester", ActorOptions::create().withIsolate(0), &rally);
-        responder =
-            system->spawn<Responder>("responder", ActorOptions::create().withIsolate(1), &rally);
+        const ActorOptions on0 = ActorOptions::create().withIsolate(0);
+        const ActorOptions on1 = ActorOptions::create().withIsolate(1);
+        if (how == Across::Wide) {
+          requester =
+              system->spawn<RequesterOf<Rally, WidePing, WidePong>>("requester", on0, &rally);
+          responder =
+              system->spawn<ResponderOf<Rally, WidePing, WidePong>>("responder", on1, &rally);
+        } else {
+          requester = system->spawn<Requester>("requester", on0, &rally);
+          responder = system->spawn<Responder>("responder", on1, &rally);
+        }
         if (busy) {
           for (std::size_t k = 0; k < 2; ++k) {
             system->spawn<BusyLoop>("", ActorOptions::create().withIsolate(k), &load, k)
@@ -998,7 +1018,7 @@ void pingPongAcross(benchmark::State& state, Across how) {
     });
     if (!ok || !checkCompleted(state, "pings", roundTrips, rally.pings())) break;
     if (paired) {
-      const bool awake = how == Across::Busy;
+      const bool awake = how != Across::Idle;
       const std::optional<double> ratio =
           pairedRatio(rowRound, roundTrips, awake ? busyPollRound() : eventFdRound(),
                       awake ? kBusyRoundTrips : kWakeRoundTrips);
@@ -1653,6 +1673,8 @@ void registerCrossBenchmarks(bool quick) {
   registerTimed(benchmark::RegisterBenchmark("isolates/tell/same", &tellBurst, false));
   registerTimed(
       benchmark::RegisterBenchmark("isolates/pingpong/busy", &pingPongAcross, Across::Busy));
+  registerTimed(
+      benchmark::RegisterBenchmark("isolates/pingpong/wide", &pingPongAcross, Across::Wide));
   registerTimed(
       benchmark::RegisterBenchmark("isolates/pingpong/loaded", &pingPongAcross, Across::Loaded));
   registerTimed(

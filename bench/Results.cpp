@@ -129,6 +129,9 @@ std::string describeCrossOp(std::string_view name) {
   if (name == "isolates/pingpong/busy") {
     return "one round trip, isolate 0 <-> 1, both awake (in their idle poll window)";
   }
+  if (name == "isolates/pingpong/wide") {
+    return "one round trip of 24-byte messages (no words), isolate 0 <-> 1, both awake";
+  }
   if (name == "isolates/pingpong/loaded") {
     return "one round trip, isolate 0 <-> 1, both kept busy by a self-telling actor";
   }

@@ -496,60 +496,60 @@ class ChainAsker final : public Actor {
   ActorRef self_;
 };
 
+/// A ChainAsker on isolate 0 of a system of two, asking a doubler on
+/// isolate 1 `total` times.
+struct ChainAcross {
+  explicit ChainAcross(int total)
+      : system(ActorSystem::create(
+            "ask-across",
+            ActorSystemOptions::create().withIsolates(2).withLogLevel(LogLevel::Off))),
+        echo(system->spawn(
+            "echo",
+            [](ReceiveContext& ctx) {
+              if (auto* e = ctx.get<Echo>()) ctx.reply(e->n * 2);
+            },
+            ActorOptions::create().withIsolate(1))),
+        asker(system->spawn<ChainAsker>("asker", ActorOptions::create().withIsolate(0), echo, total,
+                                        &got, &notAsker, &restarts, &done)) {}
+  ~ChainAcross() { system->shutdown(); }
+
+  std::vector<int> got;
+  std::atomic<int> notAsker{0};
+  std::atomic<int> restarts{0};
+  std::promise<void> done;
+  std::unique_ptr<ActorSystem> system;
+  ActorRef echo;
+  ActorRef asker;
+};
+
 TEST(Ask, AReplyFromAnotherIsolateRunsAnIdleAskersContinuationWhereItIsTaken) {
   // SPEC A3: the continuation runs in a turn of the asker. When the reply
   // comes from another isolate and the asker has nothing else to do, that
   // turn runs where the ring is read, with no unit queued for it: the
   // asker's isolate runs no microtask for 200 replies.
-  auto system = ActorSystem::create(
-      "ask-across", ActorSystemOptions::create().withIsolates(2).withLogLevel(LogLevel::Off));
-  ActorRef echo = system->spawn(
-      "echo",
-      [](ReceiveContext& ctx) {
-        if (auto* e = ctx.get<Echo>()) ctx.reply(e->n * 2);
-      },
-      ActorOptions::create().withIsolate(1));
   constexpr int kAsks = 200;
-  std::vector<int> got;
-  std::atomic<int> notAsker{0}, restarts{0};
-  std::promise<void> done;
-  ActorRef asker = system->spawn<ChainAsker>("asker", ActorOptions::create().withIsolate(0), echo,
-                                             kAsks, &got, &notAsker, &restarts, &done);
-  const std::uint64_t before = system->metrics().isolates[0].microtasks;
-  asker.tell(std::string("go"));
-  ASSERT_EQ(done.get_future().wait_for(60s), std::future_status::ready);
-  const std::uint64_t after = system->metrics().isolates[0].microtasks;
-  ASSERT_EQ(got.size(), static_cast<std::size_t>(kAsks));
-  for (int k = 0; k < kAsks; ++k) ASSERT_EQ(got[static_cast<std::size_t>(k)], 2 * k);
-  EXPECT_EQ(notAsker.load(), 0);
+  ChainAcross chain(kAsks);
+  const std::uint64_t before = chain.system->metrics().isolates[0].microtasks;
+  chain.asker.tell(std::string("go"));
+  ASSERT_EQ(chain.done.get_future().wait_for(60s), std::future_status::ready);
+  const std::uint64_t after = chain.system->metrics().isolates[0].microtasks;
+  ASSERT_EQ(chain.got.size(), static_cast<std::size_t>(kAsks));
+  for (int k = 0; k < kAsks; ++k) ASSERT_EQ(chain.got[static_cast<std::size_t>(k)], 2 * k);
+  EXPECT_EQ(chain.notAsker.load(), 0);
   EXPECT_LT(after - before, static_cast<std::uint64_t>(kAsks) / 4)
       << "each continuation ran where its reply was taken, not as a unit of its own";
-  system->shutdown();
 }
 
 TEST(Ask, AContinuationRunWhereItsReplyIsTakenThatThrowsGoesToSupervision) {
   // SPEC D11, A3: what the continuation throws restarts the asker, as in a
   // queued turn, and the asker then asks again.
-  auto system = ActorSystem::create(
-      "ask-throws", ActorSystemOptions::create().withIsolates(2).withLogLevel(LogLevel::Off));
-  ActorRef echo = system->spawn(
-      "echo",
-      [](ReceiveContext& ctx) {
-        if (auto* e = ctx.get<Echo>()) ctx.reply(e->n * 2);
-      },
-      ActorOptions::create().withIsolate(1));
-  std::vector<int> got;
-  std::atomic<int> notAsker{0}, restarts{0};
-  std::promise<void> done;
-  ActorRef asker = system->spawn<ChainAsker>("asker", ActorOptions::create().withIsolate(0), echo,
-                                             3, &got, &notAsker, &restarts, &done);
-  asker.tell(-1);
-  ASSERT_TRUE(test::eventually([&] { return restarts.load() == 1; }, 60s));
-  asker.tell(std::string("go"));
-  ASSERT_EQ(done.get_future().wait_for(60s), std::future_status::ready);
-  EXPECT_EQ(got, (std::vector<int>{0, 2, 4}));
-  EXPECT_EQ(restarts.load(), 1);
-  system->shutdown();
+  ChainAcross chain(3);
+  chain.asker.tell(-1);
+  ASSERT_TRUE(test::eventually([&] { return chain.restarts.load() == 1; }, 60s));
+  chain.asker.tell(std::string("go"));
+  ASSERT_EQ(chain.done.get_future().wait_for(60s), std::future_status::ready);
+  EXPECT_EQ(chain.got, (std::vector<int>{0, 2, 4}));
+  EXPECT_EQ(chain.restarts.load(), 1);
 }
 
 }  // namespace

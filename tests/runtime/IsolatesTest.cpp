@@ -428,82 +428,97 @@ struct Marker {
   std::int64_t n;
 };
 
-TEST(Isolates, WordsHandledAsTheyLeaveTheRingKeepOrderThroughSelfTellsFailuresAndAStop) {
-  // SPEC A2, A5, A6, A7, X1, X2: words taken from a ring for an idle actor
-  // on the hybrid dispatcher are handled at once, in a turn of their own,
-  // not queued first. That turn must behave as a queued one: the sink tells
-  // itself a Marker every 97 messages, throws once (the guardian restarts
-  // it, and the message that failed is gone), and stops itself; the rest of
-  // each run then waits in the mailbox or becomes a dead letter. Every
-  // Numbered is handled in order or is a dead letter, and so is every Marker.
-  constexpr std::int64_t kSent = 20000;
-  // Each Go's four words cross as one word, then a run of three: the
-  // failure and the stop fall inside a run, which has words left after them.
-  constexpr std::int64_t kFails = 5001;
-  constexpr std::int64_t kStops = 15002;
-  for (const std::uint32_t throughput : {1u, 16u}) {
-    auto system = ActorSystem::create(
-        "inline", ActorSystemOptions::create().withIsolates(2).withLogLevel(LogLevel::Off));
-    std::atomic<std::int64_t> deadNumbered{0};
-    std::atomic<std::int64_t> deadMarkers{0};
-    system->eventStream().subscribe<DeadLetter>([&](const DeadLetter& d) {
-      if (d.message && d.message->is<Numbered>()) deadNumbered.fetch_add(1);
+/// The sink of the tests of messages handled as they leave the ring, whose
+/// turns must keep a queued turn's rules: it tells itself a Marker every
+/// `every` messages of type M, throws once at `fails` (the guardian
+/// restarts it, and that message is gone) and stops itself at `stops`. It
+/// keeps what it handled, in order, and counts the dead letters of both
+/// kinds.
+template <class M>
+struct RuleSink {
+  const std::int64_t fails;
+  const std::int64_t every;
+  const std::int64_t stops;
+  std::vector<std::int64_t> numbers;  // by the sink's isolate
+  std::atomic<std::int64_t> handled{0}, markersSent{0}, markersHandled{0};
+  std::atomic<std::int64_t> dead{0}, deadMarkers{0};
+  std::atomic<bool> failed{false};
+
+  ActorRef spawn(ActorSystem& system, const ActorOptions& options) {
+    system.eventStream().subscribe<DeadLetter>([this](const DeadLetter& d) {
+      if (d.message && d.message->is<M>()) dead.fetch_add(1);
       if (d.message && d.message->is<Marker>()) deadMarkers.fetch_add(1);
     });
-    std::vector<std::int64_t> numbers;  // by isolate 1
-    std::atomic<std::int64_t> handled{0};
-    std::atomic<std::int64_t> markersSent{0};
-    std::atomic<std::int64_t> markersHandled{0};
-    std::atomic<bool> failed{false};
-    const ActorRef sink = system->spawn(
+    return system.spawn(
         "sink",
-        [&](ReceiveContext& ctx) {
+        [this](ReceiveContext& ctx) {
           if (ctx.is<Marker>()) {
             markersHandled.fetch_add(1);
             return;
           }
-          const Numbered* m = ctx.get<Numbered>();
+          const M* m = ctx.get<M>();
           if (m == nullptr) return;
-          if (m->n == kFails && !failed.load()) {
+          if (m->n == fails && !failed.load()) {
             failed.store(true);
             throw std::runtime_error("the one failure");
           }
           numbers.push_back(m->n);
           handled.fetch_add(1);
-          if (m->n % 97 == 0) {
+          if (m->n % every == 0) {
             ctx.tell(ctx.self(), Marker{m->n});
             markersSent.fetch_add(1);
           }
-          if (m->n == kStops) ctx.stop(ctx.self());
+          if (m->n == stops) ctx.stop(ctx.self());
         },
-        ActorOptions::create().withIsolate(1).withThroughput(throughput));
+        options);
+  }
+  /// Handled, dead, or the one that failed.
+  std::int64_t accounted() const { return handled.load() + dead.load() + (failed.load() ? 1 : 0); }
+  /// Once `sent` messages went out: each is handled in order or is a dead
+  /// letter, and so is every Marker. Shuts the system down.
+  void check(ActorSystem& system, std::int64_t sent) {
+    ASSERT_TRUE(eventually([&] {
+      return handled.load() + dead.load() == sent - 1 &&
+             markersHandled.load() + deadMarkers.load() == markersSent.load();
+    })) << handled.load()
+        << " + " << dead.load() << " of " << sent - 1;
+    system.shutdown();
+    EXPECT_EQ(handled.load(), stops) << "0 .. stops, but for the one that failed";
+    ASSERT_EQ(numbers.size(), static_cast<std::size_t>(stops));
+    for (std::size_t i = 1; i < numbers.size(); ++i) ASSERT_LT(numbers[i - 1], numbers[i]) << i;
+    EXPECT_EQ(numbers.back(), stops);
+    EXPECT_GT(markersHandled.load(), 0);
+  }
+};
+
+TEST(Isolates, WordsHandledAsTheyLeaveTheRingKeepOrderThroughSelfTellsFailuresAndAStop) {
+  // SPEC A2, A5, A6, A7, X1, X2: words taken from a ring for an idle actor
+  // on the hybrid dispatcher are handled at once, in a turn of their own,
+  // not queued first. That turn must behave as a queued one (RuleSink: a
+  // Marker to itself every 97 messages, one throw, a stop); the rest of
+  // each run then waits in the mailbox or becomes a dead letter.
+  constexpr std::int64_t kSent = 20000;
+  for (const std::uint32_t throughput : {1u, 16u}) {
+    SCOPED_TRACE("throughput " + std::to_string(throughput));
+    auto system = ActorSystem::create(
+        "inline", ActorSystemOptions::create().withIsolates(2).withLogLevel(LogLevel::Off));
+    // Each Go's four words cross as one word, then a run of three: the
+    // failure and the stop fall inside a run, which has words left after them.
+    RuleSink<Numbered> sink{5001, 97, 15002};
+    const ActorRef to =
+        sink.spawn(*system, ActorOptions::create().withIsolate(1).withThroughput(throughput));
     // Four words a turn, and every other turn only once the sink is done
     // with what came before: most runs find it idle.
     const ActorRef source = system->spawn<Burst>("source", ActorOptions::create().withIsolate(0));
-    const auto accounted = [&] {
-      return handled.load() + deadNumbered.load() + (failed.load() ? 1 : 0);
-    };
     for (std::int64_t first = 0; first < kSent; first += 4) {
-      source.tell(Go{sink, 4, first});
+      source.tell(Go{to, 4, first});
       if ((first / 4) % 2 == 1) continue;
       const auto deadline = std::chrono::steady_clock::now() + 10s;
-      while (accounted() < first + 4 && std::chrono::steady_clock::now() < deadline) {
+      while (sink.accounted() < first + 4 && std::chrono::steady_clock::now() < deadline) {
         std::this_thread::yield();
       }
     }
-    ASSERT_TRUE(eventually([&] {
-      return handled.load() + deadNumbered.load() == kSent - 1 &&
-             markersHandled.load() + deadMarkers.load() == markersSent.load();
-    })) << handled.load()
-        << " + " << deadNumbered.load() << " of " << kSent - 1;
-    system->shutdown();
-    EXPECT_EQ(handled.load(), kStops) << "0 .. kStops, but for the one that failed";
-    ASSERT_EQ(numbers.size(), static_cast<std::size_t>(kStops));
-    for (std::size_t i = 1; i < numbers.size(); ++i) {
-      ASSERT_LT(numbers[i - 1], numbers[i]) << "throughput " << throughput << ", at " << i;
-    }
-    EXPECT_EQ(numbers.back(), kStops);
-    EXPECT_GT(markersHandled.load(), 0);
+    sink.check(*system, kSent);
   }
 }
 
@@ -569,45 +584,13 @@ TEST(Isolates, AWideMessageForAnIdleActorIsHandledWhereItLeavesTheRing) {
 
 TEST(Isolates, WideMessagesHandledAsTheyLeaveTheRingKeepOrderThroughASelfTellAFailureAndAStop) {
   // SPEC A2, A5, A6, X2: the turn of a wide message taken from a ring
-  // behaves as a queued one. The sink tells itself a Marker every 7
-  // messages, throws once (the guardian restarts it; the message that
-  // failed is gone) and stops itself at kStops: every Wide is handled in
-  // order or is a dead letter, and so is every Marker.
+  // behaves as a queued one (RuleSink: a Marker to itself every 7
+  // messages, one throw, a stop).
   constexpr std::int64_t kSent = 400;
-  constexpr std::int64_t kFails = 101;
-  constexpr std::int64_t kStops = 301;
   auto system = ActorSystem::create(
       "wide-rules", ActorSystemOptions::create().withIsolates(2).withLogLevel(LogLevel::Off));
-  std::atomic<std::int64_t> deadWide{0}, deadMarkers{0};
-  system->eventStream().subscribe<DeadLetter>([&](const DeadLetter& d) {
-    if (d.message && d.message->is<Wide>()) deadWide.fetch_add(1);
-    if (d.message && d.message->is<Marker>()) deadMarkers.fetch_add(1);
-  });
-  std::vector<std::int64_t> numbers;  // by isolate 1
-  std::atomic<std::int64_t> handled{0}, markersSent{0}, markersHandled{0};
-  std::atomic<bool> failed{false};
-  const ActorRef sink = system->spawn(
-      "sink",
-      [&](ReceiveContext& ctx) {
-        if (ctx.is<Marker>()) {
-          markersHandled.fetch_add(1);
-          return;
-        }
-        const Wide* w = ctx.get<Wide>();
-        if (w == nullptr) return;
-        if (w->n == kFails && !failed.load()) {
-          failed.store(true);
-          throw std::runtime_error("the one failure");
-        }
-        numbers.push_back(w->n);
-        handled.fetch_add(1);
-        if (w->n % 7 == 0) {
-          ctx.tell(ctx.self(), Marker{w->n});
-          markersSent.fetch_add(1);
-        }
-        if (w->n == kStops) ctx.stop(ctx.self());
-      },
-      ActorOptions::create().withIsolate(1));
+  RuleSink<Wide> sink{101, 7, 301};
+  const ActorRef to = sink.spawn(*system, ActorOptions::create().withIsolate(1));
   // One message a turn, each once the sink is done with the one before
   // (up to a bound): most find it idle.
   const ActorRef source = system->spawn(
@@ -616,25 +599,14 @@ TEST(Isolates, WideMessagesHandledAsTheyLeaveTheRingKeepOrderThroughASelfTellAFa
         if (const Go* go = ctx.get<Go>()) ctx.tell(go->to, Wide{go->first, 0, 0});
       },
       ActorOptions::create().withIsolate(0));
-  const auto accounted = [&] { return handled.load() + deadWide.load() + (failed.load() ? 1 : 0); };
   for (std::int64_t n = 0; n < kSent; ++n) {
-    source.tell(Go{sink, 1, n});
+    source.tell(Go{to, 1, n});
     const auto deadline = std::chrono::steady_clock::now() + 10s;
-    while (accounted() < n + 1 && std::chrono::steady_clock::now() < deadline) {
+    while (sink.accounted() < n + 1 && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::yield();
     }
   }
-  ASSERT_TRUE(eventually([&] {
-    return handled.load() + deadWide.load() == kSent - 1 &&
-           markersHandled.load() + deadMarkers.load() == markersSent.load();
-  })) << handled.load()
-      << " + " << deadWide.load() << " of " << kSent - 1;
-  system->shutdown();
-  EXPECT_EQ(handled.load(), kStops) << "0 .. kStops, but for the one that failed";
-  ASSERT_EQ(numbers.size(), static_cast<std::size_t>(kStops));
-  for (std::size_t i = 1; i < numbers.size(); ++i) ASSERT_LT(numbers[i - 1], numbers[i]) << i;
-  EXPECT_EQ(numbers.back(), kStops);
-  EXPECT_GT(markersHandled.load(), 0);
+  sink.check(*system, kSent);
 }
 
 // Tells itself a message for as long as `run` holds: on the microtask

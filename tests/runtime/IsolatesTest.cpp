@@ -436,6 +436,9 @@ struct Marker {
 /// kinds.
 template <class M>
 struct RuleSink {
+  RuleSink(std::int64_t fails, std::int64_t every, std::int64_t stops)
+      : fails(fails), every(every), stops(stops) {}
+
   const std::int64_t fails;
   const std::int64_t every;
   const std::int64_t stops;

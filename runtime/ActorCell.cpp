@@ -268,6 +268,24 @@ void ActorCell::turnOnWord() {
   endTurn(more);
 }
 
+// The frame of a turn run where its messages were taken from a ring, for
+// an idle actor (the three below): marked scheduled as a queued turn is,
+// so that what arrives meanwhile waits for endTurn; `body` runs in it, and
+// whatever fails around it is caught here, at the cell (SPEC D11).
+template <class Body>
+[[gnu::always_inline]] inline void ActorCell::turnInPlace(Body&& body) {
+  scheduled_ = true;
+  bool more;  // user messages left for another turn
+  try {
+    body();
+    more = !mailbox_.empty();
+    finishIfStopping();
+  } catch (...) {
+    more = turnFailed();
+  }
+  endTurn(more);
+}
+
 // Words taken from a ring for an idle actor: handled where they lie, not
 // written into the mailbox and read back (a 32-byte cell each, twice), and
 // with no unit handed to the dispatcher. What the handler
@@ -276,11 +294,8 @@ void ActorCell::turnOnWord() {
 void ActorCell::turnOnCrossedWords(const MessageType* type, const std::uint64_t* words,
                                    std::uint64_t count, const ActorRef& sender,
                                    std::uint64_t& handled) {
-  scheduled_ = true;  // as for a queued turn: what arrives meanwhile waits for endTurn
   const std::uint64_t most = std::min<std::uint64_t>(count, throughput_);
-  bool more;  // user messages left for another turn
-  // SPEC D11: whatever fails around the handler is caught here, at the cell.
-  try {
+  turnInPlace([&] {
     ReceiveContext ctx(*this);
     do {
       Message message(type, words[handled++]);
@@ -288,43 +303,20 @@ void ActorCell::turnOnCrossedWords(const MessageType* type, const std::uint64_t*
     } while (handled < most && state_ == State::Running && !blocked() &&
              mailbox_.unboundedAndEmpty());
     home_.counts.messages += handled;
-    more = !mailbox_.empty();
-    finishIfStopping();
-  } catch (...) {
-    more = turnFailed();
-  }
-  endTurn(more);
+  });
 }
 
 void ActorCell::turnOnCrossedMessage(Message&& message, const ActorRef& sender) {
-  scheduled_ = true;  // as for a queued turn: what arrives meanwhile waits for endTurn
-  bool more;          // user messages left for another turn
-  // SPEC D11: whatever fails around the handler is caught here, at the cell.
-  try {
+  turnInPlace([&] {
     ReceiveContext ctx(*this);
     invoke(ctx, message, sender);
     ++home_.counts.messages;
-    more = !mailbox_.empty();
-    finishIfStopping();
-  } catch (...) {
-    more = turnFailed();
-  }
-  endTurn(more);
+  });
 }
 
 void ActorCell::turnOnContinuation(std::unique_ptr<Continuation> continuation) {
-  scheduled_ = true;  // as for a queued turn: what arrives meanwhile waits for endTurn
-  bool more;          // user messages left for another turn
-  // SPEC D11: whatever fails around the continuation is caught here, at the
-  // cell; what it throws itself goes to supervision (handleContinue).
-  try {
-    handleContinue(std::move(continuation));
-    more = !mailbox_.empty();
-    finishIfStopping();
-  } catch (...) {
-    more = turnFailed();
-  }
-  endTurn(more);
+  // What the continuation throws itself goes to supervision (handleContinue).
+  turnInPlace([&] { handleContinue(std::move(continuation)); });
 }
 
 // The common turn of a flooded actor, some user messages and no system

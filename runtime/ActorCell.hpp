@@ -185,6 +185,10 @@ class ActorCell final : public Task, public Endpoint {
   [[gnu::always_inline]] inline void endTurn(bool more);
   [[gnu::always_inline]] inline void finishIfStopping();
   [[gnu::noinline, gnu::cold]] bool turnFailed();
+  // The frame of a turn run where its messages were taken from a ring
+  // (turnOnCrossedWords, turnOnCrossedMessage, turnOnContinuation).
+  template <class Body>
+  [[gnu::always_inline]] inline void turnInPlace(Body&& body);
   [[gnu::noinline]] std::uint32_t consumeRun(ReceiveContext& ctx, std::uint32_t max);
   [[gnu::noinline]] void runSystemMessages();
   void schedule() {

@@ -71,13 +71,17 @@ void CrossingReceiver::deliver(std::uint64_t targetId, Crossing&& c) noexcept {
       Envelope envelope = unwrap(std::move(c));
       core_.deliverLocal(home_, target, std::move(envelope.message), envelope.sender,
                          /*urgent=*/true);
-    } else if (ActorCell* cell = core_.cellOf(home_, target);
-               cell != nullptr && cell->idleForCrossedWords()) {
-      // An idle actor: handled where it lies, as words are (deliverWords).
-      cell->turnOnCrossedMessage(std::move(c.message), core_.refOf(c.sender));
+    } else if (ActorCell* cell = core_.cellOf(home_, target); cell != nullptr) {
+      if (cell->idleForCrossedWords()) {
+        // An idle actor: handled where it lies, as words are (deliverWords).
+        cell->turnOnCrossedMessage(std::move(c.message), core_.refOf(c.sender));
+      } else {
+        // Urgent: the turn it starts goes ahead of the local units waiting,
+        // so a busy isolate answers a peer within about one unit.
+        cell->enqueue(std::move(c.message), core_.refOf(c.sender), /*urgent=*/true);
+      }
     } else {
-      // Urgent: the turn it starts goes ahead of the local units waiting,
-      // so a busy isolate answers a peer within about one unit.
+      // An ask's reply slot, or no one (SystemCore::deliverUncommon).
       core_.deliverLocal(home_, target, std::move(c.message), core_.refOf(c.sender),
                          /*urgent=*/true);
     }

@@ -67,10 +67,7 @@ class FeederState {
     }
     if (!rt.foreign->putParcel(*mine.token, mine.parcel)) {
       // The isolate has stopped: what was gathered for it is dead letters.
-      for (ForeignInbox::Letter& letter : *mine.parcel) {
-        core_.deadLetter(core_.makeRef(letter.target), std::move(letter.envelope),
-                         "its isolate stopped");
-      }
+      for (ForeignInbox::Letter& letter : *mine.parcel) rt.foreign->drop(letter);
       mine.parcel.reset();
     }
     pending_ -= n;

@@ -124,6 +124,10 @@ class ForeignInbox final : public Poller {
   /// From the idle poll window: the flag alone.
   bool ready() const noexcept override { return letters_.load(std::memory_order_relaxed); }
 
+  /// Any thread: a letter that will not be delivered, its isolate stopped
+  /// (closeAndDrain(), a Feeder's parcel that put found closed): a message
+  /// becomes a dead letter, a system message ends here.
+  void drop(Letter& letter) noexcept;
   /// After the loops have stopped: refuses further letters, waits for the
   /// puts in progress, and dead-letters what is queued.
   void closeAndDrain() noexcept;
@@ -137,8 +141,6 @@ class ForeignInbox final : public Poller {
   /// A delivered parcel becomes a spare (up to kSpareParcels of at most
   /// kSpareLettersAtMost letters' room), or is freed.
   void recycle(std::unique_ptr<Parcel> parcel) noexcept;
-  /// At close: a message becomes a dead letter, a system message ends here.
-  void drop(Letter& letter) noexcept;
   /// After a put: raises the letters flag and wakes the loop.
   void announce();
   void deliver(Letter& letter) noexcept;

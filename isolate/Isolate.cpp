@@ -13,6 +13,7 @@
 #include <concurrentqueue/concurrentqueue.h>
 #ifdef __linux__
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include <ctime>
 #endif
 
+#include "CpuShare.hpp"
 #include "DeadlineGuard.hpp"
 #include "IdlePoll.hpp"
 #include "coreactor/Asio.hpp"
@@ -290,6 +292,8 @@ struct Isolate::Cold {
   // ---- the idle poll window (isolate/IdlePoll.hpp) ----------------------------
   std::chrono::nanoseconds idlePoll{0};  // the window now; set from the options
   SteadyPoint windowRanOut{};            // when the last window ran out, before a sleep
+  int cpu = detail::CpuShare::kNone;     // where the loop counts itself awake (CpuShare.hpp)
+  bool crowded = false;  // another awake loop was counted there at the window's last look
   bool reactorSeen = false;
   std::uint32_t sinceIoCheck = 0;
   std::uint32_t ioPollEvery = 1;  // a busy loop polls the reactor every this many iterations
@@ -695,6 +699,7 @@ void Isolate::runClaimed(Mode mode) {
     struct Leave {
       Isolate& self;
       ~Leave() {
+        self.cold_->cpu = detail::CpuShare::leave(self.cold_->cpu);
         self.cold_->inPass = false;
         self.cold_->work.reset();
         detail::tCurrentIsolate = nullptr;
@@ -706,6 +711,10 @@ void Isolate::runClaimed(Mode mode) {
     for (;;) {
       if (stopRequested_.load(std::memory_order_relaxed)) break;
       ++stats_.iterations;
+      // Counted where it runs now (a load of the kernel's rseq area): a loop
+      // moved to another CPU leaves no stale count behind for longer than
+      // an iteration, which would make a loop there yield for nothing.
+      cold.cpu = detail::CpuShare::settle(cold.cpu);
       cold.inPass = true;
       cold.passNowRead = false;
       drainMicrotasks();  // anything queued during set-up
@@ -772,6 +781,7 @@ bool Isolate::waitForWork(Mode mode) {
   }
   if (askAsio) cold.work.reset();
   ++stats_.sleeps;
+  cold.cpu = detail::CpuShare::leave(cold.cpu);  // asleep, it needs no CPU
   const SteadyPoint deadline = realDeadline
                                    ? SteadyPoint(std::chrono::duration_cast<SteadyPoint::duration>(
                                          cold.slots[next].deadline.time_since_epoch()))
@@ -779,6 +789,7 @@ bool Isolate::waitForWork(Mode mode) {
   if (onFutex) {
     sleepOnFutex(cold.wakeSeq, seen, realDeadline ? &deadline : nullptr);
     awake();
+    cold.cpu = detail::CpuShare::settle(cold.cpu);
     adaptIdlePoll();
     return true;  // woken, timed out or interrupted: the next pass looks
   }
@@ -791,6 +802,7 @@ bool Isolate::waitForWork(Mode mode) {
     reportError(nullptr, std::current_exception());
   }
   awake();
+  cold.cpu = detail::CpuShare::settle(cold.cpu);
   adaptIdlePoll();
 
   bool idle = false;
@@ -846,12 +858,25 @@ bool Isolate::timerDue() const noexcept {
 // rings, the inbox's size and the stop flag; the clock, the timers (on any clock:
 // a manual one may be moved by another thread) and Asio (handlers posted to
 // the io_context, I/O) are looked at every kClockEveryLooks looks. What a
-// poller has is taken at once (runPollers). True: there was work.
+// poller has is taken at once (runPollers). On a CPU where another awake loop
+// of the process is counted (CpuShare.hpp), a look yields the CPU instead of
+// pausing. True: there was work.
 bool Isolate::pollWhileIdle() {
   // The window's end is set at the first clock read, kClockEveryLooks looks
   // in: a clock read on entry would sit between a reply sent and the first
   // look for the next message, and most windows end well before that.
   SteadyPoint end{};
+  // A window that starts where the last one found a crowd yields from its
+  // first look: two loops that share a CPU hand it over at each hop, not
+  // after kClockEveryLooks pauses. Either way of looking hands over to the
+  // other when the count on this CPU changes.
+  for (;;) {
+    const Polled polled = cold_->crowded ? pollYielding(end) : pollPausing(end);
+    if (polled != Polled::Switch) return polled == Polled::Work;
+  }
+}
+
+Isolate::Polled Isolate::pollPausing(SteadyPoint& end) {
   for (std::uint32_t looks = 1;; ++looks) {
     // The pollers first: a message from another isolate is what a busy
     // exchange waits for, and the inbox's size walks its producers.
@@ -860,33 +885,63 @@ bool Isolate::pollWhileIdle() {
       // right here, ahead of the pass's other phases (which found nothing
       // a moment ago), so that a reply goes out before the pass's rounds.
       runPollers();
-      return true;
+      return Polled::Work;
     }
-    if (postedOrStopped()) return true;
+    if (postedOrStopped()) return Polled::Work;
     if (looks % kClockEveryLooks == 0) {
-      if (timerDue()) return true;
-      const SteadyPoint now = std::chrono::steady_clock::now();
-      if (end == SteadyPoint{}) {
-        end = now + cold_->idlePoll;
-      } else if (now >= end) {
-        cold_->windowRanOut = now;
-        return false;
-      }
-      std::size_t ran = 0;
-      try {
-        ran = cold_->io.poll_one();
-      } catch (...) {
-        ran = 1;
-        reportError(nullptr, std::current_exception());
-      }
-      if (ran != 0) {
-        ++stats_.ioHandlers;
-        drainMicrotasks();
-        return true;
-      }
+      const Polled polled = lookAtClock(end);
+      if (polled != Polled::Nothing) return polled;
+      if (cold_->crowded) return Polled::Switch;
     }
     detail::cpuRelax();
   }
+}
+
+// Another awake loop is counted on this CPU (CpuShare.hpp): each look gives
+// it the CPU instead of pausing, and, since a yield takes far longer than a
+// pause, the clock, timers, Asio and the count are looked at every look.
+Isolate::Polled Isolate::pollYielding(SteadyPoint& end) {
+  for (;;) {
+    if (pollersHaveWork(/*beforeSleep=*/false)) {
+      runPollers();
+      return Polled::Work;
+    }
+    if (postedOrStopped()) return Polled::Work;
+    const Polled polled = lookAtClock(end);
+    if (polled != Polled::Nothing) return polled;
+    if (!cold_->crowded) return Polled::Switch;
+    ++stats_.yieldedLooks;
+    sched_yield();
+  }
+}
+
+// A window's look at its clock, timers, CPU and Asio: Work when a timer is
+// due or Asio ran a handler, WindowOver when the window has passed (the end
+// is set at the first look), else Nothing, with cold_->crowded updated.
+Isolate::Polled Isolate::lookAtClock(SteadyPoint& end) {
+  if (timerDue()) return Polled::Work;
+  const SteadyPoint now = std::chrono::steady_clock::now();
+  if (end == SteadyPoint{}) {
+    end = now + cold_->idlePoll;
+  } else if (now >= end) {
+    cold_->windowRanOut = now;
+    return Polled::WindowOver;
+  }
+  cold_->cpu = detail::CpuShare::settle(cold_->cpu);
+  cold_->crowded = detail::CpuShare::crowded(cold_->cpu);
+  std::size_t ran = 0;
+  try {
+    ran = cold_->io.poll_one();
+  } catch (...) {
+    ran = 1;
+    reportError(nullptr, std::current_exception());
+  }
+  if (ran != 0) {
+    ++stats_.ioHandlers;
+    drainMicrotasks();
+    return Polled::Work;
+  }
+  return Polled::Nothing;
 }
 
 void Isolate::finalize() noexcept {

@@ -1,6 +1,8 @@
 // Helpers shared by the tests: reusable intrusive tasks and an order log.
 #pragma once
 
+#include <sched.h>
+
 #include <chrono>
 #include <functional>
 #include <string>
@@ -33,6 +35,26 @@ struct Log {
     return [this, e = std::move(entry)] { entries.push_back(e); };
   }
 };
+
+/// The CPUs the process may run on (its affinity mask), in order.
+inline std::vector<unsigned> allowedCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  sched_getaffinity(0, sizeof set, &set);
+  std::vector<unsigned> cpus;
+  for (unsigned c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  }
+  return cpus;
+}
+
+/// Pins the calling thread to one CPU.
+inline void pinTo(unsigned cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  sched_setaffinity(0, sizeof set, &set);
+}
 
 /// Waits (sleeping a millisecond at a time) until `done()` holds or `within`
 /// has passed; returns done(). For threaded tests: a generous deadline, never

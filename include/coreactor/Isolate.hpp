@@ -204,6 +204,10 @@ class Isolate {
     /// the loop spun in its idle poll window (IsolateOptions::idlePoll),
     /// before it would have slept.
     std::uint64_t sparedSleeps = 0;
+    /// Looks of the idle poll window that gave the CPU to another awake
+    /// loop of this process on the same CPU (sched_yield) instead of
+    /// spinning past it.
+    std::uint64_t yieldedLooks = 0;
     /// Loop lag: how late the timers that fired ran after their deadlines,
     /// summed, in nanoseconds (measured with the clock read the timer phase
     /// makes anyway).
@@ -448,6 +452,13 @@ class Isolate {
   static constexpr std::uint32_t kPollEveryUnits = 1;
   bool waitForWork(Mode mode);
   bool pollWhileIdle();
+  // The two ways of looking in the window (isolate/Isolate.cpp), and what a
+  // look at the clock found.
+  enum class Polled : std::uint8_t { Nothing, Work, WindowOver, Switch };
+  using SteadyPoint = std::chrono::steady_clock::time_point;
+  Polled pollPausing(SteadyPoint& end);
+  Polled pollYielding(SteadyPoint& end);
+  Polled lookAtClock(SteadyPoint& end);
   void adaptIdlePoll() noexcept;
   bool idleHasWork() const noexcept;
   bool postedOrStopped() const noexcept;

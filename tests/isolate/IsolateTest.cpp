@@ -2,9 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <thread>
+#include <utility>
 
 #include "TestSupport.hpp"
 #include "coreactor/Asio.hpp"
@@ -366,6 +369,64 @@ TEST(Isolate, AHandlerPostedToAsioWithinTheIdlePollWindowRuns) {
   EXPECT_TRUE(onLoopThread.get());
   isolate.stop();
   isolate.join();
+}
+
+/// Two loops that never sleep (an hour's idle poll window), each pinned to
+/// its CPU, play `rounds` one-at-a-time round trips of posts; returns how
+/// many looks each window yielded (Stats::yieldedLooks), or nothing if the
+/// volley did not finish (120 s deadline).
+std::optional<std::pair<std::uint64_t, std::uint64_t>> volleyPinned(unsigned cpuA, unsigned cpuB,
+                                                                    int rounds) {
+  Isolate a(IsolateOptions{.name = "a",
+                           .onThreadStart = [cpuA] { test::pinTo(cpuA); },
+                           .idlePoll = std::chrono::hours(1)});
+  Isolate b(IsolateOptions{.name = "b",
+                           .onThreadStart = [cpuB] { test::pinTo(cpuB); },
+                           .idlePoll = std::chrono::hours(1)});
+  a.start();
+  b.start();
+  std::promise<void> done;
+  std::function<void(int)> serve;  // a's turn with `left` round trips to go
+  serve = [&](int left) {
+    if (left == 0) {
+      done.set_value();
+      return;
+    }
+    b.post([&, left] { a.post([&, left] { serve(left - 1); }); });
+  };
+  a.post([&] { serve(rounds); });
+  const bool finished =
+      done.get_future().wait_for(std::chrono::seconds(120)) == std::future_status::ready;
+  const std::uint64_t yieldedA = onLoop(a, [&] { return a.stats().yieldedLooks; });
+  const std::uint64_t yieldedB = onLoop(b, [&] { return b.stats().yieldedLooks; });
+  a.stop();
+  b.stop();
+  a.join();
+  b.join();
+  if (!finished) return std::nullopt;
+  return std::make_pair(yieldedA, yieldedB);
+}
+
+TEST(Isolate, TwoLoopsOnOneCpuYieldItToEachOtherInTheirIdlePollWindows) {
+  // SPEC X1: a loop that spins in its window on a CPU where another awake
+  // loop waits holds the CPU until the kernel preempts it, while the post it
+  // waits for sits with the other loop. Each look yields the CPU instead
+  // (isolate/CpuShare.hpp).
+  const unsigned cpu = test::allowedCpus().front();
+  const auto yielded = volleyPinned(cpu, cpu, 100);
+  ASSERT_TRUE(yielded.has_value()) << "the volley did not finish";
+  EXPECT_GT(yielded->first + yielded->second, 0u)
+      << "two loops pinned to one CPU spun past each other";
+}
+
+TEST(Isolate, LoopsOnCpusOfTheirOwnNeverYieldInTheirIdlePollWindows) {
+  // SPEC X1: with a CPU each, a window pauses between its looks, as before.
+  const std::vector<unsigned> cpus = test::allowedCpus();
+  if (cpus.size() < 2) GTEST_SKIP() << "needs two CPUs";
+  const auto yielded = volleyPinned(cpus[0], cpus[1], 100);
+  ASSERT_TRUE(yielded.has_value()) << "the volley did not finish";
+  EXPECT_EQ(yielded->first, 0u);
+  EXPECT_EQ(yielded->second, 0u);
 }
 
 TEST(Isolate, AfterItsIdlePollWindowAnIdleLoopSleeps) {

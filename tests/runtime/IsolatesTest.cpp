@@ -26,6 +26,7 @@ namespace coreactor {
 namespace {
 
 using namespace std::chrono_literals;
+using test::allowedCpus;
 
 struct Numbered {
   std::int64_t n;
@@ -688,17 +689,6 @@ TEST(Isolates, AFullRingAndOverflowListDeadLetterTheRestAndCountIt) {
 struct Ball {
   int left;
 };
-
-std::vector<unsigned> allowedCpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  sched_getaffinity(0, sizeof set, &set);
-  std::vector<unsigned> cpus;
-  for (unsigned c = 0; c < CPU_SETSIZE; ++c) {
-    if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  }
-  return cpus;
-}
 
 /// A volley of `rounds` one-at-a-time round trips between two isolates whose
 /// idle poll window is `window`; true if it finished (120 s deadline).

@@ -1,10 +1,13 @@
 // Where each spawned actor lands (requirement X4): the defaults (top-level
 // actors go round the isolates, a child stays with its parent) and each
-// placement option, with the order in which they win. A manual system of
-// four isolates: nothing here depends on threads or time.
+// placement option, with the order in which they win, and the rebalance the
+// docs describe (stop and respawn elsewhere). Manual systems: nothing here
+// depends on threads or time.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <vector>
 
 #include "TestSupport.hpp"
 #include "coreactor/ActorSystem.hpp"
@@ -22,6 +25,169 @@ std::unique_ptr<ActorSystem> fourIsolates(const char* name = "placement", std::s
 }
 
 void idle(ReceiveContext&) {}
+
+// ---- rebalancing: stop, then respawn elsewhere (docs/isolates.md, "Moving work elsewhere")
+
+struct Work {
+  int key;
+  int seq;
+};
+struct MoveKey {
+  int key;
+  std::uint32_t isolate;
+};
+struct Handed {  // what an entity's next incarnation needs: sent to its owner from postStop
+  int key;
+  int next;
+};
+struct Handled {
+  int key;
+  int seq;
+  std::uint32_t isolate;
+};
+struct Ledger {
+  std::vector<Handled> handled;
+  int gaps = 0;      // a work item that was not the one its entity expected next
+  int unhanded = 0;  // an incarnation stopped without handing its state over first
+};
+
+class Entity final : public Actor {
+ public:
+  Entity(int key, int next, Ledger* ledger) : key_(key), next_(next), ledger_(ledger) {}
+  void receive(ReceiveContext& ctx) override {
+    const Work* work = ctx.get<Work>();
+    if (work == nullptr) return;
+    if (work->seq != next_) ++ledger_->gaps;
+    ledger_->handled.push_back({work->key, work->seq, ctx.self().isolateIndex()});
+    next_ = work->seq + 1;
+  }
+  void postStop(ReceiveContext& ctx) override { ctx.tell(ctx.parent(), Handed{key_, next_}); }
+
+ private:
+  int key_;
+  int next_;
+  Ledger* ledger_;
+};
+
+/// Owns one entity per key and forwards each key's work to it. A MoveKey
+/// stops the entity with a PoisonPill (what it holds is still handled),
+/// holds the key's work meanwhile, and at Terminated spawns the next
+/// incarnation on the isolate asked for, with the state the last one
+/// handed over, and forwards what it held.
+class Owner final : public Actor {
+ public:
+  explicit Owner(Ledger* ledger) : ledger_(ledger) {}
+  void receive(ReceiveContext& ctx) override {
+    if (const Work* work = ctx.get<Work>()) {
+      Key& key = keyOf(ctx, work->key);
+      if (key.moving) {
+        key.held.push_back(*work);
+      } else {
+        key.entity.tell(*work);
+      }
+    } else if (const MoveKey* move = ctx.get<MoveKey>()) {
+      Key& key = keyOf(ctx, move->key);
+      key.to = move->isolate;
+      if (!key.moving) key.entity.tell(PoisonPill{});
+      key.moving = true;
+    } else if (const Handed* handed = ctx.get<Handed>()) {
+      keys_[handed->key].next = handed->next;
+      keys_[handed->key].handed = true;
+    } else if (const Terminated* gone = ctx.get<Terminated>()) {
+      for (auto& [id, key] : keys_) {
+        if (key.entity != gone->actor) continue;
+        if (!key.handed) ++ledger_->unhanded;
+        key.entity = ctx.spawn<Entity>("", ActorOptions::create().withIsolate(key.to), id, key.next,
+                                       ledger_);
+        ctx.watch(key.entity);
+        key.moving = key.handed = false;
+        for (const Work& held : key.held) key.entity.tell(held);
+        key.held.clear();
+      }
+    }
+  }
+
+ private:
+  struct Key {
+    ActorRef entity;
+    std::uint32_t to = 0;
+    bool moving = false;
+    bool handed = false;
+    int next = 0;
+    std::vector<Work> held;
+  };
+  Key& keyOf(ReceiveContext& ctx, int id) {
+    Key& key = keys_[id];
+    if (key.entity.isNone()) {  // a child: on the owner's isolate
+      key.entity = ctx.spawn<Entity>("", ActorOptions::create(), id, 0, ledger_);
+      ctx.watch(key.entity);
+    }
+    return key;
+  }
+  std::map<int, Key> keys_;
+  Ledger* ledger_;
+};
+
+TEST(SpawnPlacement, AnEntityStoppedAndRespawnedElsewhereHandlesItsWorkOnceInOrderWhereItMoved) {
+  // SPEC X4, A5: the rebalance docs/isolates.md describes, stop and respawn
+  // under an owner that forwards by key: three keys, 600 work items, and
+  // three moves, one retargeted while in progress. Every item is handled
+  // once, in order, by the incarnation on the isolate its key had when it
+  // was sent; each incarnation hands its state over before its Terminated;
+  // nothing becomes a dead letter.
+  auto system = ActorSystem::create("rebalance",
+                                    ActorSystemOptions::create().withManualRun().withIsolates(2));
+  Ledger ledger;
+  const ActorRef owner =
+      system->spawn<Owner>("owner", ActorOptions::create().withIsolate(0), &ledger);
+  constexpr int kKeys = 3;
+  constexpr int kItems = 600;
+  std::uint32_t where[kKeys] = {0, 0, 0};
+  int sent[kKeys] = {0, 0, 0};
+  int movedFrom[kKeys] = {0, 0, 0};  // the key's first item sent since its last move
+  std::map<std::pair<int, int>, std::uint32_t> expected;  // (key, seq) -> isolate
+  const auto move = [&](int key, std::uint32_t to) {
+    owner.tell(MoveKey{key, to});
+    where[key] = to;
+    movedFrom[key] = sent[key];
+  };
+  for (int i = 0; i < kItems; ++i) {
+    const Work work{i % kKeys, i / kKeys};
+    owner.tell(work);
+    expected[{work.key, work.seq}] = where[work.key];
+    ++sent[work.key];
+    if (i == 150) {
+      move(1, 1);
+      system->runUntilIdle();  // this move ends before more work comes
+    } else if (i == 300) {
+      move(2, 1);  // work keeps coming while it moves: held by the owner
+    } else if (i == 303) {
+      // Retargeted before the move ended: what the owner held since the
+      // move began goes to the new target too.
+      for (int seq = movedFrom[2]; seq < sent[2]; ++seq) expected[{2, seq}] = 0;
+      move(2, 0);
+    } else if (i == 450) {
+      move(1, 0);
+    }
+  }
+  system->runUntilIdle();
+
+  ASSERT_EQ(ledger.handled.size(), static_cast<std::size_t>(kItems));
+  std::map<int, std::vector<int>> seqs;
+  for (const Handled& h : ledger.handled) {
+    seqs[h.key].push_back(h.seq);
+    EXPECT_EQ(h.isolate, (expected[{h.key, h.seq}])) << "key " << h.key << ", item " << h.seq;
+  }
+  for (int key = 0; key < kKeys; ++key) {
+    std::vector<int> inOrder(kItems / kKeys);
+    for (int s = 0; s < kItems / kKeys; ++s) inOrder[static_cast<std::size_t>(s)] = s;
+    EXPECT_EQ(seqs[key], inOrder) << "key " << key;
+  }
+  EXPECT_EQ(ledger.gaps, 0);
+  EXPECT_EQ(ledger.unhanded, 0);
+  EXPECT_EQ(system->deadLetterCount(), 0u);
+  system->shutdown();
+}
 
 TEST(SpawnPlacement, TopLevelActorsGoRoundTheIsolatesAndAChildStaysWithItsParent) {
   // SPEC X4

@@ -789,8 +789,8 @@ bool Isolate::waitForWork(Mode mode) {
   if (onFutex) {
     sleepOnFutex(cold.wakeSeq, seen, realDeadline ? &deadline : nullptr);
     awake();
-    cold.cpu = detail::CpuShare::settle(cold.cpu);
     adaptIdlePoll();
+    // Counted again by the next pass, which starts at once.
     return true;  // woken, timed out or interrupted: the next pass looks
   }
 
@@ -802,7 +802,7 @@ bool Isolate::waitForWork(Mode mode) {
     reportError(nullptr, std::current_exception());
   }
   awake();
-  cold.cpu = detail::CpuShare::settle(cold.cpu);
+  cold.cpu = detail::CpuShare::settle(cold.cpu);  // the handler Asio ran drains below
   adaptIdlePoll();
 
   bool idle = false;

@@ -55,7 +55,7 @@ inline constexpr const char* kPairedFloorRatioCounter = "x_floor_paired";
 // ceiling for the mmap threshold; trim at twice that, as glibc sets it). Both
 // arms pin them, so that both allocate under the same rules.
 // The actor rows do not need it: an isolate's thread keeps the mailbox
-// segments and cells its bursts need parked (runtime/CacheTrim.hpp), so
+// segments and cells its bursts need parked (isolate/CacheTrim.hpp), so
 // actor/tell/10000 and actor/spawn/100000 read the same with
 // --malloc-defaults, which skips the pinning.
 inline constexpr int kMmapThreshold = 32 << 20;

@@ -1,5 +1,5 @@
-# Fails when an include crosses a room's door the wrong way (STYLE.md, "The
-# house"): isolate/ uses no other room; transport/ may use isolate/; runtime/
+# Fails when an include crosses a room's door the wrong way (README.md, "Where
+# things are"): isolate/ uses no other room; transport/ may use isolate/; runtime/
 # may use both; the installed headers (include/coreactor/) use nothing but
 # themselves. Every room may use the installed headers.
 #

@@ -23,8 +23,8 @@
 //
 // What crosses: tell, ask (the timeout runs on the asker's rank), replies,
 // references inside messages, watch/unwatch (Terminated comes back as a
-// message) and ActorSystem::stop. Not yet: schedules whose target is on
-// another rank (a schedule made on the target's rank works).
+// message), ActorSystem::stop, and schedules aimed at an actor of another
+// rank (each tick crosses as a tell; docs/cluster.md says what differs).
 //
 // Shutdown is collective: each rank's shutdown() (or the system's
 // destruction) waits until every rank has begun its own, and delivers every

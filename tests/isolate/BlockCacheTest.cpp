@@ -1,7 +1,7 @@
 // The per-thread block caches, BlockCache (mailbox segments, ring buffers,
 // reply slots) and SmallBlocks (actor cells and objects): the fixed bound
 // off a loop, parking what bursts need on an isolate's loop, and the one
-// timer that trims what stayed unused (runtime/CacheTrim.hpp). SPEC A4: a
+// timer that trims what stayed unused (isolate/CacheTrim.hpp). SPEC A4: a
 // mailbox's bursts recycle their segments; SPEC A1, A5: so do spawn bursts.
 // Each test runs on a thread of its own, so that it starts from an empty cache.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // The per-thread cache of small blocks that actor cells and actor objects
-// come from (runtime/SmallBlocks.hpp), and Actor's allocation functions that
+// come from (isolate/SmallBlocks.hpp), and Actor's allocation functions that
 // use it. SPEC A1, A5: spawning and stopping in bursts.
 #include <gtest/gtest.h>
 

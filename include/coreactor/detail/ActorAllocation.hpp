@@ -4,7 +4,7 @@
 //
 // Actor objects are made and freed in bursts, like their cells: a `new` of an
 // actor of up to 264 bytes takes its block from a per-thread cache of freed
-// blocks (runtime/SmallBlocks.hpp), and a `delete` parks it there. The blocks
+// blocks (isolate/SmallBlocks.hpp), and a `delete` parks it there. The blocks
 // are plain operator-new memory of malloc's own sizes, so an actor takes no
 // more memory than a plain `new` would (bench actor/memory). A class that
 // declares its own operator new keeps it; the other forms below behave as the

@@ -20,6 +20,8 @@
 /// - Errors: Error, errorCategory(). Tests: testkit::TestKit, testkit::TestProbe.
 ///
 /// The guides are in the repository's `docs/`: start with docs/actors.md.
+/// `cmake --install` installs them too: a header's `docs/<name>.md` is
+/// `share/doc/coreactor/<name>.md` under the install prefix.
 /// "Requirement A5" and the like name the entries of docs/requirements.md,
 /// the list of what the runtime promises.
 

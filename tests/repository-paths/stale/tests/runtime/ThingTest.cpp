@@ -1,0 +1,1 @@
+// The test of runtime/Thing.hpp (tests/CMakeLists.txt lists it).

@@ -101,6 +101,14 @@ void AskEndpoint::complete(Message* reply, std::error_code error, bool fromRing)
   delete this;
 }
 
+void AskEndpoint::dismiss() noexcept {
+  completing_ = true;
+  home_.asks->cancel(*this);
+  if (timer_.valid()) home_.isolate->clearTimeout(timer_);
+  home_.table.release(slot_, /*askDone=*/true);
+  delete this;
+}
+
 void AskEndpoint::onTimeout(Task& task) {
   auto& self = static_cast<AskEndpoint&>(task);
   self.timer_ = TimerId{};
@@ -166,21 +174,71 @@ void SystemCore::askFromActor(const ActorRef& asker, std::uint32_t incarnation,
 void SystemCore::startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32_t slot,
                           std::uint32_t generation, const ActorRef& target, Message&& message,
                           std::chrono::nanoseconds timeout) {
-  rt.table.publish(slot, endpoint);
   const ActorRef replyTo = makeRef(rt.index, slot, generation);
   if (isLocal(rt)) {
+    rt.table.publish(slot, endpoint);
     endpoint->arm(timeout);
     sendRequest(target, std::move(message), replyTo, timeout);
     return;
   }
+  if (currentRuntime() == nullptr) {
+    // From a thread that is no isolate of this system. Its request is one of
+    // its messages (SPEC A2): it goes the way its tells go, behind the ones
+    // it sent before and ahead of the ones it sends after.
+    rt.table.publish(slot, endpoint);
+    if (isOurs(target)) {
+      // Through the target isolate's foreign inbox, where the reply slot
+      // lives too: the timeout is armed as the request is delivered.
+      putForeign(rt, target, Envelope{std::move(message), replyTo}, /*inTurn=*/false, timeout);
+      return;
+    }
+    // To another rank: from this thread, as its tells to that rank go. The
+    // reply slot's loop arms the timeout (a reply that came first has
+    // freed the slot, and the arming finds nothing).
+    postOrComplete(rt, endpoint, [this, &rt, replyTo, timeout] { armAsk(rt, replyTo, timeout); });
+    try {
+      sendRequest(target, std::move(message), replyTo, timeout);
+    } catch (...) {
+      // Nothing went out (a type that cannot cross, a message too large):
+      // the caller hears it from the throw, and the slot goes quietly.
+      postOrComplete(rt, nullptr, [this, &rt, replyTo] { dismissAsk(rt, replyTo); });
+      throw;
+    }
+    return;
+  }
+  // From another of this system's isolates: the reply slot's loop sends.
+  rt.table.publish(slot, endpoint);
+  postOrComplete(rt, endpoint, [this, endpoint, timeout, target, replyTo,
+                                m = std::make_shared<Message>(std::move(message))]() mutable {
+    endpoint->arm(timeout);
+    sendRequest(target, std::move(*m), replyTo, timeout);
+  });
+}
+
+template <class F>
+void SystemCore::postOrComplete(IsolateRuntime& rt, AskEndpoint* endpoint, F&& work) {
   try {
-    rt.isolate->post([this, endpoint, timeout, target, replyTo,
-                      m = std::make_shared<Message>(std::move(message))]() mutable {
-      endpoint->arm(timeout);
-      sendRequest(target, std::move(*m), replyTo, timeout);
-    });
+    rt.isolate->post(std::forward<F>(work));
   } catch (const std::system_error&) {
-    endpoint->complete(nullptr, make_error_code(Error::ErrActorSystemNotStarted));
+    // That isolate stopped: the ask fails now (its timeout cannot run).
+    if (endpoint != nullptr) {
+      endpoint->complete(nullptr, make_error_code(Error::ErrActorSystemNotStarted));
+    }
+  }
+}
+
+void SystemCore::armAsk(IsolateRuntime& rt, const ActorRef& replyTo,
+                        std::chrono::nanoseconds timeout) {
+  Endpoint* endpoint = rt.table.find(replyTo.slot(), replyTo.generation());
+  if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Ask) {
+    static_cast<AskEndpoint*>(endpoint)->arm(timeout);
+  }
+}
+
+void SystemCore::dismissAsk(IsolateRuntime& rt, const ActorRef& replyTo) noexcept {
+  Endpoint* endpoint = rt.table.find(replyTo.slot(), replyTo.generation());
+  if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Ask) {
+    static_cast<AskEndpoint*>(endpoint)->dismiss();
   }
 }
 

@@ -45,6 +45,9 @@ class AskEndpoint final : public Endpoint,
   /// (CrossingReceiver), where an idle asker's continuation may run at once
   /// (ActorCell::turnOnContinuation) instead of in a turn of its own.
   void complete(Message* reply, std::error_code error, bool fromRing = false) noexcept;
+  /// Isolate-local: goes without completing (an ask whose call threw
+  /// before its request left): cancels the timer, frees the slot, deletes itself.
+  void dismiss() noexcept;
 
   // Reply slots come and go at the rate of asks: their memory recycles
   // through the thread's block cache (its smallest class) instead of a

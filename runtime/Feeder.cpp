@@ -22,8 +22,9 @@ class FeederState {
 
   void put(const ActorRef& to, Message&& message, ActorRef sender) {
     // Another system's actor, none, or a sender on one of the system's own
-    // loops: the plain tell, at once.
-    if (!core_.isOurs(to) || core_.onOwnIsolate()) {
+    // loops: the plain tell, at once. Once a graceful shutdown has begun,
+    // the plain tell too: it refuses the message as a dead letter.
+    if (!core_.isOurs(to) || core_.onOwnIsolate() || !core_.running()) {
       to.deliver(std::move(message), sender);
       return;
     }

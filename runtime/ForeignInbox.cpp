@@ -135,6 +135,9 @@ void ForeignInbox::deliver(Letter& letter) noexcept {
     if (letter.system != nullptr) {
       core_.deliverSystemLocal(home_, target, std::move(*letter.system));
     } else {
+      if (letter.askTimeout.count() > 0) [[unlikely]] {
+        core_.armAsk(home_, letter.envelope.sender, letter.askTimeout);
+      }
       core_.deliverLocal(home_, target, std::move(letter.envelope.message), letter.envelope.sender);
     }
   } catch (const std::system_error& e) {

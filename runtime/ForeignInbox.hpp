@@ -15,8 +15,8 @@
 // isolates/foreign/feeder).
 //
 // Order: one thread's letters to one actor keep their order (the queue is
-// FIFO per producer), system messages included (a stop after a tell from
-// the same thread lands after it). A Feeder is a producer of its own: its
+// FIFO per producer), system messages and asks' requests included (a stop
+// or an ask after a tell from the same thread lands after it). A Feeder is a producer of its own: its
 // parcels keep their order (FIFO per producer token), and its letters
 // theirs within each parcel; they have none against the same thread's
 // plain tells.
@@ -38,6 +38,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -63,6 +64,11 @@ class ForeignInbox final : public Poller {
     std::uint64_t target = 0;
     Envelope envelope;
     std::unique_ptr<SystemMessage> system;  ///< set: a system message, envelope empty
+    /// Positive: the envelope is an ask's request whose sender is the
+    /// ask's reply slot on this isolate, and this its timeout, armed as the
+    /// request is delivered (SystemCore::startAsk), so that the request
+    /// keeps its place among the asking thread's letters.
+    std::chrono::nanoseconds askTimeout{};
   };
   using Queue = moodycamel::ConcurrentQueue<Letter>;
   /// A batch of letters that travels as one item (putParcel()).

@@ -127,9 +127,17 @@ void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
 }
 
 void SystemCore::putForeign(IsolateRuntime& rt, const ActorRef& target, Envelope&& envelope,
-                            bool inTurn) {
+                            bool inTurn, std::chrono::nanoseconds askTimeout) {
   waitForForeignRoom(rt, 1);  // returns at once on a loop's thread
-  ForeignInbox::Letter letter{target.id(), std::move(envelope), nullptr};
+  if (!inTurn && !running()) [[unlikely]] {
+    // A graceful shutdown has begun: what other threads sent before it is
+    // delivered, what they send from now on is refused, so that the
+    // shutdown ends whatever they keep sending (docs/actors.md, "Shutdown").
+    // An ask's slot fails with the system's teardown.
+    deadLetter(target, std::move(envelope), "the system is shutting down");
+    return;
+  }
+  ForeignInbox::Letter letter{target.id(), std::move(envelope), nullptr, askTimeout};
   const bool put =
       inTurn ? rt.foreign->putInTurn(std::move(letter)) : rt.foreign->put(std::move(letter));
   if (!put) deadLetter(target, std::move(letter.envelope), "its isolate stopped");

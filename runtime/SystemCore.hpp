@@ -172,8 +172,17 @@ class SystemCore {
   /// more letters (SPEC X3); counted in TransportStats::foreignBlocked.
   void waitForForeignRoom(IsolateRuntime& rt, std::size_t coming);
   /// A message for `target` into `rt`'s foreign inbox, once there is room;
-  /// `inTurn`: ForeignInbox::putInTurn. A dead letter if the isolate stopped.
-  void putForeign(IsolateRuntime& rt, const ActorRef& target, Envelope&& envelope, bool inTurn);
+  /// `inTurn`: ForeignInbox::putInTurn; a positive `askTimeout`: the
+  /// message is an ask's request (ForeignInbox::Letter::askTimeout). A dead letter if the
+  /// isolate stopped, or if a graceful shutdown has begun and the message
+  /// comes from a thread that is no isolate (not from another rank, whose
+  /// messages were sent before it heard of the shutdown).
+  void putForeign(IsolateRuntime& rt, const ActorRef& target, Envelope&& envelope, bool inTurn,
+                  std::chrono::nanoseconds askTimeout = {});
+  /// On `rt`'s loop: arms the timeout of the ask from outside whose reply
+  /// slot is `replyTo`, if that slot is still open (a reply that came first
+  /// has freed it).
+  void armAsk(IsolateRuntime& rt, const ActorRef& replyTo, std::chrono::nanoseconds timeout);
   void sendSystem(const ActorRef& target, SystemMessage&& message);
   /// A reference this system minted, naming one of its isolates (the actor
   /// may be gone): not none, not another system's.
@@ -349,6 +358,12 @@ class SystemCore {
   void startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32_t slot,
                 std::uint32_t generation, const ActorRef& target, Message&& message,
                 std::chrono::nanoseconds timeout);
+  /// Posts `work` to `rt`'s loop; if that isolate has stopped, completes
+  /// `endpoint` (if any) with ErrActorSystemNotStarted instead.
+  template <class F>
+  void postOrComplete(IsolateRuntime& rt, AskEndpoint* endpoint, F&& work);
+  /// On `rt`'s loop: frees the reply slot `replyTo`, if still open, without completing it.
+  void dismissAsk(IsolateRuntime& rt, const ActorRef& replyTo) noexcept;
   /// An ask's request, on the reply slot's isolate once its timeout is
   /// armed, with the slot as its sender.
   void sendRequest(const ActorRef& target, Message&& message, const ActorRef& replyTo,

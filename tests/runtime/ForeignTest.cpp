@@ -13,6 +13,7 @@
 
 #include "TestSupport.hpp"
 #include "coreactor/ActorSystem.hpp"
+#include "coreactor/Clock.hpp"
 #include "coreactor/Feeder.hpp"
 
 namespace coreactor {
@@ -45,6 +46,103 @@ TEST(Foreign, TellsFromAThreadArriveInOrderAndAStopAfterThemLandsBehindThem) {
   ASSERT_EQ(atStop.load(), 10000) << "every tell before the pill was handled";
   for (int i = 0; i < 10000; ++i) ASSERT_EQ(got[static_cast<std::size_t>(i)], i);
   system->shutdown();
+}
+
+/// Counts the ints it is told; answers a Count with how many so far.
+struct Count {
+  int round = 0;
+};
+struct Counter : Actor {
+  void receive(ReceiveContext& ctx) override {
+    if (ctx.get<int>() != nullptr) ++told;
+    if (ctx.get<Count>() != nullptr) ctx.reply(told);
+  }
+  int told = 0;
+};
+
+/// Logs what it gets: a tell as its int, an ask as minus its round.
+struct OrderLog : Actor {
+  explicit OrderLog(std::vector<int>* log) : log_(log) {}
+  void receive(ReceiveContext& ctx) override {
+    if (const int* n = ctx.get<int>()) log_->push_back(*n);
+    if (const Count* ask = ctx.get<Count>()) {
+      log_->push_back(-ask->round);
+      ctx.reply(ask->round);
+    }
+  }
+  std::vector<int>* log_;
+};
+
+TEST(Foreign, AnAskFromAThreadLandsBehindEveryTellThatThreadSentBefore) {
+  // SPEC A2, A3: an ask's request is a message of its sender; from a thread
+  // that is no isolate it keeps its place behind that thread's tells, in
+  // the future form and the callback form, with one isolate and with two.
+  for (std::size_t isolates : {1, 2}) {
+    auto system =
+        ActorSystem::create("order", ActorSystemOptions::create().withIsolates(isolates));
+    ActorRef counter =
+        system->spawn<Counter>("counter", ActorOptions::create().withIsolate(isolates - 1));
+    int sent = 0;
+    for (int round = 0; round < 60; ++round) {
+      const int n = 1 + (round * 257) % 1500;  // 1 to 1,500: several looks of the inbox
+      for (int i = 0; i < n; ++i) counter.tell(i);
+      sent += n;
+      int counted = -1;
+      if (round % 2 == 0) {
+        counted = system->ask<int>(counter, Count{round}, 60s).get();
+      } else {
+        std::promise<int> reply;
+        system->ask(counter, Message(Count{round}), 60s, [&](Message* m, std::error_code e) {
+          reply.set_value(e ? -1 : *m->get<int>());
+        });
+        counted = reply.get_future().get();
+      }
+      ASSERT_EQ(counted, sent) << "round " << round << " with " << isolates << " isolate(s)";
+    }
+    system->shutdown();
+  }
+}
+
+TEST(Foreign, ATellAfterAnAskFromTheSameThreadLandsBehindTheAsksRequest) {
+  // SPEC A2: the other direction; the asks are not waited for before the
+  // next tell.
+  for (std::size_t isolates : {1, 2}) {
+    auto system =
+        ActorSystem::create("order", ActorSystemOptions::create().withIsolates(isolates));
+    std::vector<int> log;
+    ActorRef actor =
+        system->spawn<OrderLog>("log", ActorOptions::create().withIsolate(isolates - 1), &log);
+    std::vector<AskFuture<int>> replies;
+    constexpr int kRounds = 200;
+    for (int round = 1; round <= kRounds; ++round) {
+      replies.push_back(system->ask<int>(actor, Count{round}, 60s));
+      actor.tell(round);
+    }
+    for (int round = 1; round <= kRounds; ++round) {
+      ASSERT_EQ(replies[static_cast<std::size_t>(round - 1)].get(), round);
+    }
+    system->shutdown();  // the log is read once the actor has stopped
+    ASSERT_EQ(log.size(), 2u * kRounds);
+    for (int round = 1; round <= kRounds; ++round) {
+      EXPECT_EQ(log[static_cast<std::size_t>(2 * round - 2)], -round) << "the ask of round " << round;
+      EXPECT_EQ(log[static_cast<std::size_t>(2 * round - 1)], round) << "the tell of round " << round;
+    }
+  }
+}
+
+TEST(Foreign, OnAManualSystemTheDrivingThreadsAskLandsBehindItsTells) {
+  // SPEC A2, A12: the thread that drives a manual system, same rule.
+  ManualClock clock;
+  auto system = ActorSystem::create(
+      "manual", ActorSystemOptions::create().withManualRun().withClock(&clock).withIsolates(2));
+  ActorRef counter = system->spawn<Counter>("counter", ActorOptions::create().withIsolate(1));
+  int sent = 0;
+  for (int round = 0; round < 20; ++round) {
+    const int n = 1 + (round * 131) % 700;
+    for (int i = 0; i < n; ++i) counter.tell(i);
+    sent += n;
+    ASSERT_EQ(system->ask<int>(counter, Count{round}, 60s).get(), sent) << "round " << round;
+  }
 }
 
 TEST(Feeder, GathersPerIsolateAndDeliversEverythingInOrderOnceFlushed) {

@@ -2,10 +2,13 @@
 // DispatcherError, the event stream, bad input. SPEC D7, D8, D11, D12, A2, A8.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <future>
 #include <set>
+#include <string>
 #include <thread>
 #include <unordered_set>
+#include <vector>
 
 #include "TestSupport.hpp"
 #include "coreactor/ActorSystem.hpp"
@@ -266,6 +269,44 @@ TEST(ActorSystemThreads, AccountsForEveryMessageSentWhileTheSystemStops) {
     EXPECT_EQ(delivered.load() + static_cast<long>(system->deadLetterCount()), 20000)
         << "round " << round;
   }
+}
+
+TEST(Shutdown, EndsWhileMoreThreadsThanCpusKeepTellingAndAccountsForEveryMessage) {
+  // SPEC X2: from the moment a graceful shutdown begins, a tell from a
+  // thread that is no isolate is a dead letter; what was queued before is
+  // taken; shutdown() returns however hard the senders push, and every
+  // message is handled or dead-lettered.
+  auto system = ActorSystem::create("flooded", ActorSystemOptions::create().withIsolates(2));
+  std::atomic<long> handled{0};
+  std::vector<ActorRef> sinks;
+  for (std::size_t i = 0; i < 4; ++i) {
+    sinks.push_back(system->spawn("sink-" + std::to_string(i),
+                                  [&](ReceiveContext&) { handled.fetch_add(1); },
+                                  ActorOptions::create().withIsolate(i % 2)));
+  }
+  const std::size_t senders = std::thread::hardware_concurrency() + 3;
+  std::atomic<bool> go{true};
+  std::atomic<long> sent{0};
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < senders; ++t) {
+    threads.emplace_back([&, t] {
+      long mine = 0;
+      for (std::size_t i = t; go.load(std::memory_order_relaxed); ++i, ++mine) {
+        sinks[i % sinks.size()].tell(static_cast<int>(i));
+      }
+      sent.fetch_add(mine);
+    });
+  }
+  ASSERT_TRUE(test::eventually([&] { return handled.load() > 10000; }, 60s));
+  auto done = std::async(std::launch::async, [&] { system->shutdown(); });
+  const bool ended = done.wait_for(120s) == std::future_status::ready;
+  go.store(false);
+  for (std::thread& t : threads) t.join();
+  ASSERT_TRUE(ended) << "shutdown() did not return while " << senders << " threads kept telling";
+  done.get();
+  EXPECT_FALSE(system->running());
+  EXPECT_EQ(handled.load() + static_cast<long>(system->deadLetterCount()), sent.load());
+  EXPECT_GT(system->deadLetterCount(), 0u) << "the tells after the shutdown began";
 }
 
 // ---- where a system ends: foreign references, several systems on one thread --------

@@ -179,8 +179,7 @@ constexpr auto kSettle = 100ms;
 constexpr auto kWindow = 1s;
 constexpr auto kQuickSettle = 50ms;
 constexpr auto kQuickWindow = 100ms;
-/// isolates/ask/foreign: asks per round (~50 us each: two wake-ups).
-constexpr std::int64_t kForeignAsks = 200;
+using workloads::kForeignAsks;
 /// floor/moodycamel-bulk and isolates/foreign/*: messages per round, the
 /// batch a producer thread that is no isolate hands over.
 constexpr std::int64_t kForeignBatch = 10'000;
@@ -1682,7 +1681,7 @@ void registerCrossBenchmarks(bool quick) {
   for (const std::size_t n : scalingCounts()) {
     registerTimed(benchmark::RegisterBenchmark(scalingRow(n).c_str(), &scaling, n));
   }
-  registerTimed(benchmark::RegisterBenchmark("isolates/ask/foreign", &askForeign));
+  registerTimed(benchmark::RegisterBenchmark(workloads::kForeignAskRow, &askForeign));
   registerTimed(benchmark::RegisterBenchmark(workloads::kCrossAskRow, &askAcross));
   registerTimed(benchmark::RegisterBenchmark("floor/moodycamel-bulk", &rounds<Timed (*)()>, "items",
                                              kForeignBatch, &moodycamelBulkRound));

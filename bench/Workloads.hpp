@@ -81,6 +81,14 @@ inline constexpr const char* kAskNoDeadlineRow = "actor/ask/one-at-a-time/no-dea
 inline constexpr const char* kCrossAskRow = "isolates/ask/cross";
 /// Asks per round of kCrossAskRow.
 inline constexpr std::int64_t kCrossAsks = 2'000;
+/// An ask from the benchmark's own thread (ours: no isolate, blocking on
+/// the AskFuture; CAF: a scoped_actor's request(...).receive(...)) to an
+/// actor, one at a time, each timed from the call to the reply in hand:
+/// p50 is the figure, p99 beside it. What every program that calls actors
+/// from its own threads pays per call.
+inline constexpr const char* kForeignAskRow = "isolates/ask/foreign";
+/// Asks per round of kForeignAskRow.
+inline constexpr std::int64_t kForeignAsks = 200;
 inline std::string spawnRow(std::int64_t actors) {
   return "actor/spawn/" + std::to_string(actors);
 }

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <thread>
 
 #include "Logging.hpp"
 #include "RemoteRoutes.hpp"
 #include "SystemCore.hpp"
 #include "coreactor/Async.hpp"
+#include "coreactor/detail/CpuRelax.hpp"
 
 namespace coreactor {
 
@@ -426,6 +428,29 @@ void detail::AskWaitGuard::beforeWait(bool (*ready)(const void*), const void* fu
   core.runUntilIdle();  // the driving thread runs what the reply needs
   if (!ready(future)) {
     refuse("of a manual system with nothing left to run (its timeout waits for the clock)");
+  }
+}
+
+// A blocking ask from a plain thread is two wake-ups if both sides sleep:
+// the loop's (which its idle poll window mostly saves, as the next ask
+// comes soon after the last reply) and the waiting thread's, 20-25 us each
+// on a VM (docs/benchmarks.md, isolates/ask/foreign). The reply usually
+// comes within a few microseconds: spinning that long first saves the
+// second wake-up, and the reply's side then makes no system call (the
+// future's state wakes only a thread that sleeps on it). The yields give
+// the CPU to the loop where both share one.
+void detail::spinBeforeBlocking(bool (*ready)(const void*), const void* future) noexcept {
+  constexpr auto kSpin = std::chrono::microseconds(50);
+  constexpr unsigned kLooksBetweenYields = 64;
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  for (unsigned look = 1;; ++look) {
+    if (ready(future)) return;
+    if (look % kLooksBetweenYields == 0) {
+      if (std::chrono::steady_clock::now() >= until) return;
+      std::this_thread::yield();
+    } else {
+      detail::cpuRelax();
+    }
   }
 }
 

@@ -254,6 +254,9 @@ class Arm {
     return OpMeter::Timed{round.ran, round.end - round.begin};
   }
 
+  /// The actor system, for a row that asks from the benchmark's thread.
+  caf::actor_system& system() noexcept { return system_; }
+
  private:
   std::string row_;
   BenchConfig config_;
@@ -523,6 +526,38 @@ void askAcross(benchmark::State& state) {
   state.counters[kP50NsCounter] = percentileOf(all, 0.5);
   state.counters[kP99NsCounter] = percentileOf(all, 0.99);
   state.counters["mean_ns"] = spent / static_cast<double>(all.size());
+}
+
+// ---- isolates/ask/foreign ----------------------------------------------------------------
+
+/// isolates/ask/foreign: the benchmark's thread asks through a scoped_actor
+/// and blocks for each reply (request(...).receive(...)), one at a time,
+/// with the shared deadline; one worker thread runs the responder. The
+/// p50 of every ask is the figure.
+void askForeign(benchmark::State& state) {
+  Arm arm(workloads::kForeignAskRow, 1);
+  const caf::actor responder = arm.spawn(askResponder);
+  caf::scoped_actor self{arm.system()};
+  std::vector<double> all;
+  for (auto _ : state) {
+    std::int64_t answered = 0;
+    double spent = 0;
+    for (std::int64_t i = 0; i < workloads::kForeignAsks; ++i) {
+      const int n = static_cast<int>(i);
+      const WallClock::time_point asked = WallClock::now();
+      self->request(responder, caf::duration{kAskTimeout}, Request{n})
+          .receive([&](const Response& response) { answered += response.n == n ? 1 : 0; },
+                   [&](caf::error&) {});
+      const double took = std::chrono::duration<double, std::nano>(WallClock::now() - asked).count();
+      spent += took;
+      all.push_back(took);
+    }
+    if (!checkCompleted(state, "asks answered", workloads::kForeignAsks, answered)) break;
+    state.SetIterationTime(spent / 1e9);
+  }
+  if (state.error_occurred() || all.empty()) return;
+  state.counters[kP50NsCounter] = percentileOf(all, 0.5);
+  state.counters[kP99NsCounter] = percentileOf(all, 0.99);
 }
 
 // ---- actor/spawn/<N> and actor/memory -------------------------------------------------------
@@ -1254,6 +1289,7 @@ void registerBenchmarks() {
   timed(benchmark::RegisterBenchmark(workloads::pingPongRow().c_str(), &pingPong));
   timed(benchmark::RegisterBenchmark(workloads::kAskRow, &ask, workloads::kAskRow, &asker));
   timed(benchmark::RegisterBenchmark(workloads::kCrossAskRow, &askAcross));
+  timed(benchmark::RegisterBenchmark(workloads::kForeignAskRow, &askForeign));
   timed(benchmark::RegisterBenchmark(workloads::kAskOneAtATimeRow, &ask,
                                      workloads::kAskOneAtATimeRow, &oneAtATimeAsker));
   timed(benchmark::RegisterBenchmark(workloads::kAskNoDeadlineRow, &ask,

@@ -82,43 +82,89 @@ struct AskWaitGuard {
   /// throws only if `ready()` still says no.
   void beforeWait(bool (*ready)(const void*), const void* future) const;
 };
+/// Before a thread blocks on an ask's future: looks at `ready(future)`
+/// for a few tens of microseconds (yielding the CPU now and then), so that
+/// a reply that comes soon costs the waiting thread no wake-up.
+void spinBeforeBlocking(bool (*ready)(const void*), const void* future) noexcept;
 }  // namespace detail
 
-/// The future of ActorSystem::ask: a std::future whose blocking calls, get()
-/// and wait(), refuse a wait that could never end with ErrWouldDeadlock
-/// instead of hanging: on the loop of the isolate that must run the reply
-/// (a handler asking an actor of its own isolate and waiting), or inside a
-/// manual system's loops. On a manual system's driving thread, outside the
-/// loops, they first run the loops until idle, so the reply can come.
-/// Converting to std::future<R> drops those checks.
+/// The future of ActorSystem::ask. Holds a std::future of the reply and
+/// offers its calls; each call that blocks (get(), wait(), and wait_for()
+/// and wait_until() with time left) refuses a wait that could never end
+/// with ErrWouldDeadlock instead of hanging: on the loop of the isolate
+/// that must run the reply (a handler asking an actor of its own isolate
+/// and waiting: that loop also runs the ask's timeout), or inside a manual
+/// system's loops. On a manual system's driving thread, outside the loops,
+/// they first run the loops until idle, so the reply can come. A wait that
+/// must block spins on the reply for a few tens of microseconds before it
+/// sleeps: a reply that comes in that time saves the sleeping thread's
+/// wake-up, which on a VM costs more than the ask itself.
+///
+/// Movable, not copyable; owned by the thread that waits on it. There is no
+/// implicit way to a std::future: unguarded() gives one explicitly, without
+/// these checks.
 template <class R>
-class AskFuture : public std::future<R> {
+class AskFuture {
  public:
+  /// An empty future (valid() false).
   AskFuture() noexcept = default;
-  /// The reply, or throws what the ask failed with (see ActorSystem::ask).
-  decltype(auto) get() {
-    guard();
-    return std::future<R>::get();
+  /// Takes `other`'s ask; `other` is left empty.
+  AskFuture(AskFuture&& other) noexcept = default;
+  /// Takes `other`'s ask; `other` is left empty.
+  AskFuture& operator=(AskFuture&& other) noexcept = default;
+  AskFuture(const AskFuture&) = delete;
+  AskFuture& operator=(const AskFuture&) = delete;
+
+  /// True while it refers to an ask's outcome (until get() or unguarded()).
+  bool valid() const noexcept { return future_.valid(); }
+  /// The reply, or throws what the ask failed with (see ActorSystem::ask);
+  /// ErrWouldDeadlock where the wait could never end.
+  R get() {
+    prepareToBlock();
+    return future_.get();
   }
-  /// Blocks until the ask has completed.
+  /// Blocks until the ask has completed; ErrWouldDeadlock as get().
   void wait() const {
-    guard();
-    std::future<R>::wait();
+    prepareToBlock();
+    future_.wait();
   }
+  /// Blocks until the ask has completed or `timeout` has passed. A timeout
+  /// that is not positive only looks and never throws; any other wait that
+  /// could never end is ErrWouldDeadlock, as get().
+  template <class Rep, class Period>
+  std::future_status wait_for(const std::chrono::duration<Rep, Period>& timeout) const {
+    if (timeout <= timeout.zero()) return future_.wait_for(timeout);
+    prepareToBlock();
+    return future_.wait_for(timeout);
+  }
+  /// wait_for() until `deadline`; a deadline already passed only looks.
+  template <class Clock, class Duration>
+  std::future_status wait_until(const std::chrono::time_point<Clock, Duration>& deadline) const {
+    if (deadline <= Clock::now()) return future_.wait_for(std::chrono::seconds(0));
+    prepareToBlock();
+    return future_.wait_until(deadline);
+  }
+  /// The plain std::future, for an API that wants one. Its blocking calls
+  /// have none of the checks above: waited on where the reply must run (the
+  /// target's isolate, or a manual system's loops), it hangs for as long as
+  /// it waits, and the ask's timeout cannot fire. This AskFuture is left
+  /// empty (valid() false).
+  std::future<R> unguarded() && noexcept { return std::move(future_); }
 
  private:
   friend class ActorSystem;
   AskFuture(std::future<R>&& future, detail::AskWaitGuard guard) noexcept
-      : std::future<R>(std::move(future)), guard_(guard) {}
+      : future_(std::move(future)), guard_(guard) {}
   static bool isReady(const void* self) {
-    return static_cast<const AskFuture*>(self)->wait_for(std::chrono::seconds(0)) ==
+    return static_cast<const AskFuture*>(self)->future_.wait_for(std::chrono::seconds(0)) ==
            std::future_status::ready;
   }
-  void guard() const {
-    if (guard_.system != nullptr && this->valid() && !isReady(this)) {
-      guard_.beforeWait(&isReady, this);
-    }
+  void prepareToBlock() const {
+    if (!future_.valid() || isReady(this)) return;
+    if (guard_.system != nullptr) guard_.beforeWait(&isReady, this);
+    detail::spinBeforeBlocking(&isReady, this);
   }
+  std::future<R> future_;
   detail::AskWaitGuard guard_;
 };
 

@@ -7,6 +7,7 @@
 #include <future>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "TestSupport.hpp"
@@ -22,7 +23,7 @@ struct Echo {
   int n;
 };
 
-std::error_code futureError(std::future<int>& f) {
+std::error_code futureError(AskFuture<int>& f) {
   try {
     f.get();
   } catch (const std::system_error& e) {
@@ -171,7 +172,7 @@ TEST(Ask, MoreDifferentTimeoutsThanLanesAllExpireOnTime) {
   // gets a timer of its own; each one still fails exactly at its deadline.
   Manual m;
   constexpr int kAsks = 12;
-  std::vector<std::future<int>> asks;
+  std::vector<AskFuture<int>> asks;
   for (int i = 1; i <= kAsks; ++i) {
     asks.push_back(m.system->ask<int>(m.echo, 0.5, std::chrono::milliseconds(i)));
   }
@@ -215,7 +216,7 @@ TEST(Ask, ATimeoutPastTheClocksRangeNeverExpires) {
     ctx.ask<int>(echo, 0.5, std::chrono::nanoseconds::max(),
                  [&](ReceiveContext&, AskResult<int>& r) { log.push_back(r.error().message()); });
   });
-  std::vector<std::future<int>> outside;
+  std::vector<AskFuture<int>> outside;
   for (int i = 0; i < 10; ++i) {  // the last ones past the lanes
     outside.push_back(
         m.system->ask<int>(m.echo, 0.5, std::chrono::nanoseconds::max() - std::chrono::hours(i)));
@@ -314,7 +315,7 @@ TEST(Ask, ARequestAFullMailboxRefusesFailsAtOnceWithErrMailboxFull) {
     const ActorRef bounded = boundedEcho(m, policy);
     m.system->runUntilIdle();
     auto first = m.system->ask<int>(bounded, Echo{1}, 1h);
-    std::future<int> second;
+    AskFuture<int> second;
     EXPECT_EQ(errorOf([&] { second = m.system->ask<int>(bounded, Echo{2}, 1h); }),
               std::error_code{});
     m.system->runUntilIdle();
@@ -402,6 +403,53 @@ TEST(Ask, WaitingOnTheFutureWhereTheReplyMustBeMadeIsErrWouldDeadlock) {
   EXPECT_EQ(outcome.get(), Error::ErrWouldDeadlock);
   // From outside, the same ask is answered.
   EXPECT_EQ(system->ask<int>(echo, Echo{1}, 60s).get(), 2);
+  system->shutdown();
+}
+
+TEST(Ask, ATimedWaitWhereTheReplyMustBeMadeIsErrWouldDeadlockToo) {
+  // SPEC A3: wait_for and wait_until block as get() does; on the isolate
+  // that must run the reply (and the ask's timeout) they are refused at
+  // once, not left to block the loop for their whole duration. A look
+  // (a wait of zero, a deadline already passed) is no wait and is allowed.
+  auto system = ActorSystem::create("deadlock", ActorSystemOptions::create().withIsolates(1));
+  ActorRef echo = system->spawn("echo", [](ReceiveContext& ctx) {
+    if (auto* e = ctx.get<Echo>()) ctx.reply(e->n + 1);
+  });
+  std::promise<std::vector<std::error_code>> seen;
+  std::promise<std::future_status> looked;
+  ActorRef waiter = system->spawn("waiter", [&](ReceiveContext& ctx) {
+    std::vector<std::error_code> errors;
+    auto f = ctx.system().ask<int>(echo, Echo{1}, 100ms);
+    errors.push_back(errorOf([&] { f.wait_for(1h); }));
+    errors.push_back(errorOf([&] { f.wait_until(std::chrono::steady_clock::now() + 1h); }));
+    errors.push_back(
+        errorOf([&] { f.wait_until(std::chrono::system_clock::now() + std::chrono::hours(1)); }));
+    looked.set_value(f.wait_for(0s));
+    seen.set_value(errors);
+  });
+  waiter.tell(1);
+  auto outcome = seen.get_future();
+  ASSERT_EQ(outcome.wait_for(60s), std::future_status::ready);
+  EXPECT_EQ(outcome.get(), std::vector<std::error_code>(3, make_error_code(Error::ErrWouldDeadlock)));
+  EXPECT_EQ(looked.get_future().get(), std::future_status::timeout);
+  system->shutdown();
+}
+
+TEST(Ask, TheFutureOfAnAskGivesAStdFutureOnlyThroughAnExplicitCallThatDropsTheGuard) {
+  // SPEC A3: no implicit conversion strips the guard; unguarded() is the
+  // one way to a std::future, and it leaves the AskFuture empty.
+  static_assert(!std::is_convertible_v<AskFuture<int>, std::future<int>>);
+  static_assert(!std::is_constructible_v<std::future<int>, AskFuture<int>>);
+  static_assert(!std::is_copy_constructible_v<AskFuture<int>>);
+  auto system = ActorSystem::create("plain");
+  ActorRef echo = system->spawn("echo", [](ReceiveContext& ctx) {
+    if (auto* e = ctx.get<Echo>()) ctx.reply(e->n + 1);
+  });
+  AskFuture<int> guarded = system->ask<int>(echo, Echo{4}, 60s);
+  std::future<int> plain = std::move(guarded).unguarded();
+  EXPECT_FALSE(guarded.valid());  // NOLINT(bugprone-use-after-move): the documented state
+  ASSERT_TRUE(plain.valid());
+  EXPECT_EQ(plain.get(), 5);
   system->shutdown();
 }
 

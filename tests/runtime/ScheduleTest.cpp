@@ -722,7 +722,7 @@ TEST(AskTimeouts, AHugeTimeoutOnATimerOfItsOwnNeverDelaysTheLanes) {
   auto system =
       ActorSystem::create("asks", ActorSystemOptions::create().withManualRun().withClock(&clock));
   ActorRef silent = system->spawn("silent", [](ReceiveContext&) {});
-  std::vector<std::future<int>> lanes;
+  std::vector<AskFuture<int>> lanes;
   for (int i = 1; i <= 8; ++i) {
     lanes.push_back(system->ask<int>(silent, Silent{}, std::chrono::hours(i)));
   }

@@ -1,5 +1,6 @@
 // Ask (SPEC A3): the reply slot (AskEndpoint.hpp) and the asks from
 // outside the system and from an actor.
+#include "OutsideAsks.hpp"
 #include "RemoteRoutes.hpp"
 #include "SystemCore.hpp"
 
@@ -143,14 +144,39 @@ void SystemCore::ask(const ActorRef& target, Message message, std::chrono::nanos
     completion(nullptr, make_error_code(Error::ErrDead));
     return;
   }
+  if (isRemote(target) && currentRuntime() == nullptr && !options_.manualRun()) {
+    askRankFromOutside(target, std::move(message), timeout, completion);
+    return;
+  }
   // From outside, the reply slot lives on the target's isolate (from an
-  // actor, on the asker's: askFromActor); for an actor of another rank, on
-  // isolate 0.
+  // actor, on the asker's: askFromActor); for an actor of another rank,
+  // asked from one of this system's loops, on isolate 0.
   IsolateRuntime& rt = *isolates_[isOurs(target) ? target.isolateIndex() : 0];
   const auto reservation = rt.table.reserve(isLocal(rt));
   auto* endpoint = new AskEndpoint(rt, reservation.slot, std::move(completion));
   startAsk(rt, endpoint, reservation.slot, reservation.generation, target, std::move(message),
            timeout);
+}
+
+void SystemCore::askRankFromOutside(const ActorRef& target, Message&& message,
+                                    std::chrono::nanoseconds timeout, AskCompletion& completion) {
+  // The reply slot lives on no loop (OutsideAsks.hpp): a long turn on an
+  // isolate of this rank delays neither the reply nor the timeout. The
+  // request leaves from this thread, as its tells to that rank do (SPEC A2).
+  OutsideAsks& slots = remote_->outsideAsks();
+  const std::uint32_t id = slots.open(completion, timeout);
+  if (id == 0) {  // the system has stopped meanwhile
+    completion(nullptr, make_error_code(Error::ErrActorSystemNotStarted));
+    return;
+  }
+  const ActorRef replyTo = makeRef(0, OutsideAsks::kOutsideAskSlot, id);
+  remote_->trackAsk(target, replyTo, timeout);
+  try {
+    remote_->send(target, std::move(message), replyTo);
+  } catch (...) {
+    slots.dismiss(id);  // nothing went out: the caller hears it from the throw
+    throw;
+  }
 }
 
 void SystemCore::askFromActor(const ActorRef& asker, std::uint32_t incarnation,

@@ -53,6 +53,7 @@
 #include "coreactor/Isolate.hpp"
 #include "coreactor/Remote.hpp"
 #include "runtime/MailFifo.hpp"
+#include "runtime/OutsideAsks.hpp"
 #include "runtime/SystemMessage.hpp"
 #include "transport/ProcessLink.hpp"
 
@@ -129,6 +130,10 @@ class RemoteRoutes final : public transport::ProcessReceiver {
   /// meanwhile, the ask fails with ErrDead. On the slot's isolate, once
   /// its timeout is armed.
   void trackAsk(const ActorRef& target, const ActorRef& replyTo, std::chrono::nanoseconds timeout);
+  /// The reply slots of asks from threads that are no isolate to actors of
+  /// other ranks: on no loop, completed where the reply is taken from the
+  /// link (OutsideAsks.hpp).
+  OutsideAsks& outsideAsks() noexcept { return outsideAsks_; }
   void receive(int fromRank, std::string_view bytes) override;
 
   /// A reference as the wire carries it, and back (ActorRef's cereal
@@ -198,6 +203,7 @@ class RemoteRoutes final : public transport::ProcessReceiver {
   };
   std::mutex asksMutex_;
   std::vector<std::deque<TrackedAsk>> asksTo_;  // by rank
+  OutsideAsks outsideAsks_;
 
   std::atomic<std::uint64_t> sent_{0};
   std::atomic<std::uint64_t> received_{0};

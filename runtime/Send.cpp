@@ -282,6 +282,11 @@ void SystemCore::failAskOf(const ActorRef& sender, std::error_code error) {
     remote_->failAsk(sender, error);
     return;
   }
+  if (remote_ != nullptr && isOurs(sender) && OutsideAsks::names(sender)) {
+    // Asked by a thread that is no isolate, of another rank: no loop holds it.
+    remote_->outsideAsks().complete(sender.generation(), nullptr, error);
+    return;
+  }
   IsolateRuntime* home = runtimeOfOurs(sender);
   if (home == nullptr) return;
   IsolateRuntime& rt = *home;

@@ -193,6 +193,9 @@ void SystemCore::teardown() noexcept {
   if (remote_ != nullptr) {
     remote_->leave();
     remote_->stop();
+    // No reply can come any more: the asks of plain threads to other ranks
+    // still open fail now.
+    remote_->outsideAsks().close(make_error_code(Error::ErrActorSystemNotStarted));
   }
   metricsEndpoint_.reset();                           // no loop runs: it closes here
   for (auto& rt : isolates_) rt->scheduler->clear();  // S5: no schedule outlives the system

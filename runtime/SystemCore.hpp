@@ -358,6 +358,10 @@ class SystemCore {
   void startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32_t slot,
                 std::uint32_t generation, const ActorRef& target, Message&& message,
                 std::chrono::nanoseconds timeout);
+  /// ask() from a thread that is no isolate to an actor of another rank:
+  /// a reply slot of the cluster's OutsideAsks; `completion` is taken.
+  void askRankFromOutside(const ActorRef& target, Message&& message,
+                          std::chrono::nanoseconds timeout, AskCompletion& completion);
   /// Posts `work` to `rt`'s loop; if that isolate has stopped, completes
   /// `endpoint` (if any) with ErrActorSystemNotStarted instead.
   template <class F>

@@ -235,6 +235,9 @@ class ActorSystem : public SchedulingCalls<ActorSystem> {
   }
   /// ask() with a completion callback instead of a future: it runs on the
   /// target's isolate with the reply (the error empty) or the error, once.
+  /// For an actor of another rank it runs on isolate 0, or, asked from a
+  /// thread that is no isolate, on the thread that takes the reply from the
+  /// cluster's link (or the one that times it out): it must not block.
   /// No future, no allocation beyond the callback's. Throws
   /// ErrInvalidTimeout for a timeout that is not positive.
   void ask(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <future>
 #include <memory>
 #include <string>
 #include <system_error>
@@ -521,9 +522,8 @@ TEST(Cluster, ARankThatLeavesFailsTheAsksToItWithErrDeadAndItsWatchersHearTermin
     system->spawn<Echoer>("echo");
     system->spawn<Silent>("silent", ActorOptions::create(), &silentGot);
     if (me == leaving) {
-      // An ask from the main thread leaves this process later, from an
-      // isolate's turn: wait until every waiting ask has come (EXPECT, so
-      // that the collective steps below still run).
+      // Wait until every waiting ask has come (EXPECT, so that the
+      // collective steps below still run).
       EXPECT_TRUE(waitFor([&] { return silentGot.load() == ranks - 1; })) << silentGot.load();
       allRanksDone();      // the others have their watches and their waiting ask
       system->shutdown();  // returns once the others have shut down too
@@ -563,6 +563,102 @@ TEST(Cluster, ARankThatLeavesFailsTheAsksToItWithErrDeadAndItsWatchersHearTermin
     }
   }
   if (staying != MPI_COMM_NULL) MPI_Comm_free(&staying);
+  allRanksDone();
+}
+
+/// Logs, in order, the Count messages it is told (their seq) and the Echo
+/// asks it gets (minus their n), answering each ask.
+class OrderLog final : public Actor {
+ public:
+  explicit OrderLog(std::vector<std::int64_t>* log) : log_(log) {}
+  void receive(ReceiveContext& ctx) override {
+    if (const Count* c = ctx.get<Count>()) log_->push_back(c->seq);
+    if (const Echo* e = ctx.get<Echo>()) {
+      log_->push_back(-e->n);
+      ctx.reply(Echo{e->n});
+    }
+  }
+
+ private:
+  std::vector<std::int64_t>* log_;
+};
+
+TEST(Cluster, APlainThreadsAskToAnotherRankKeepsItsPlaceAmongThatThreadsTells) {
+  // SPEC A2, A3: an ask's request is a message of its sender: from the
+  // main thread to an actor of the next rank, tells then an ask then a
+  // tell, round after round, arrive as sent (none waited for in between).
+  using namespace std::chrono_literals;
+  constexpr std::int64_t kRounds = 200;
+  const int ranks = gCluster->size();
+  const int me = gCluster->rank();
+  std::vector<std::int64_t> log;
+  {
+    auto system = clusterSystem();
+    system->spawn<OrderLog>("log", ActorOptions::create().withIsolate(1), &log);
+    const ActorRef next = find(*system, (me + 1) % ranks, "log");
+    ASSERT_TRUE(next);
+    std::vector<AskFuture<Echo>> replies;
+    for (std::int64_t round = 1; round <= kRounds; ++round) {
+      next.tell(Count{me, static_cast<std::int32_t>(round)});
+      replies.push_back(system->ask<Echo>(next, Echo{round}, 120s));
+      next.tell(Count{me, static_cast<std::int32_t>(round)});
+    }
+    for (std::int64_t round = 1; round <= kRounds; ++round) {
+      EXPECT_EQ(replies[static_cast<std::size_t>(round - 1)].get().n, round);
+    }
+    allRanksDone();  // every rank's asks answered: the logs are whole
+    system->shutdown();
+  }
+  ASSERT_EQ(log.size(), static_cast<std::size_t>(3 * kRounds));
+  for (std::int64_t round = 1; round <= kRounds; ++round) {
+    const auto at = static_cast<std::size_t>(3 * (round - 1));
+    EXPECT_EQ(log[at], round) << "the tell before the ask of round " << round;
+    EXPECT_EQ(log[at + 1], -round) << "the ask of round " << round;
+    EXPECT_EQ(log[at + 2], round) << "the tell after the ask of round " << round;
+  }
+  allRanksDone();
+}
+
+TEST(Cluster, ALongTurnOnIsolateZeroDelaysNeitherAPlainThreadsAskToAnotherRankNorItsTimeout) {
+  // SPEC A3: the reply slot of a plain thread's ask to another rank lives on
+  // no loop. An actor of isolate 0 holds its loop until the main thread
+  // lets it go, which it does only once the remote ask has its reply and a
+  // second one its timeout: were either waiting for isolate 0, the turn
+  // would end by its own bound first, and the order below would say so.
+  using namespace std::chrono_literals;
+  const int ranks = gCluster->size();
+  const int me = gCluster->rank();
+  std::atomic<int> silentGot{0};
+  {
+    auto system = clusterSystem();
+    system->spawn<Echoer>("echo", ActorOptions::create().withIsolate(1));
+    system->spawn<Silent>("silent", ActorOptions::create().withIsolate(1), &silentGot);
+    const ActorRef echo = find(*system, (me + 1) % ranks, "echo");
+    const ActorRef silent = find(*system, (me + 1) % ranks, "silent");
+    ASSERT_TRUE(echo);
+    ASSERT_TRUE(silent);
+    std::promise<void> release;
+    std::shared_future<void> released = release.get_future().share();
+    std::atomic<bool> holding{false};
+    std::atomic<bool> heldToItsBound{false};
+    const ActorRef holder = system->spawn(
+        "holder",
+        [&, released](ReceiveContext&) {
+          holding.store(true);
+          if (released.wait_for(120s) != std::future_status::ready) heldToItsBound.store(true);
+        },
+        ActorOptions::create().withIsolate(0));
+    holder.tell(1);
+    ASSERT_TRUE(waitFor([&] { return holding.load(); }));
+    AskFuture<Echo> answered = system->ask<Echo>(echo, Echo{7}, 120s);
+    AskFuture<Echo> unanswered = system->ask<Echo>(silent, Echo{8}, 50ms);
+    EXPECT_EQ(answered.get().n, 8);
+    EXPECT_EQ(test::errorOf([&] { unanswered.get(); }), Error::ErrAskTimeout);
+    EXPECT_FALSE(heldToItsBound.load()) << "the ask waited for isolate 0's turn to end";
+    release.set_value();
+    allRanksDone();
+    system->shutdown();
+  }
   allRanksDone();
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <future>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -12,6 +13,7 @@
 
 #include "TestSupport.hpp"
 #include "coreactor/ActorSystem.hpp"
+#include "runtime/OutsideAsks.hpp"
 
 namespace coreactor {
 namespace {
@@ -598,6 +600,70 @@ TEST(Ask, AContinuationRunWhereItsReplyIsTakenThatThrowsGoesToSupervision) {
   ASSERT_EQ(chain.done.get_future().wait_for(60s), std::future_status::ready);
   EXPECT_EQ(chain.got, (std::vector<int>{0, 2, 4}));
   EXPECT_EQ(chain.restarts.load(), 1);
+}
+
+// ---- the reply slots of asks from plain threads to other ranks ---------------------------
+
+/// What an OutsideAsks completion saw.
+struct Outcome {
+  std::atomic<int> calls{0};
+  std::optional<int> reply;
+  std::error_code error;
+  AskCompletion& completion() {
+    made = [this](Message* m, std::error_code e) {
+      if (m != nullptr && m->get<int>() != nullptr) reply = *m->get<int>();
+      error = e;
+      calls.fetch_add(1);
+    };
+    return made;
+  }
+  AskCompletion made;
+};
+
+TEST(OutsideAsks, ASlotCompletesOnceWithItsReplyAndASecondReplyFindsItClosed) {
+  // SPEC A3: the reply slot of an ask from a plain thread to another rank.
+  detail::OutsideAsks asks;
+  Outcome outcome;
+  const std::uint32_t id = asks.open(outcome.completion(), 1h);
+  EXPECT_NE(id, 0u);
+  EXPECT_EQ(asks.size(), 1u);
+  Message reply(41);
+  EXPECT_TRUE(asks.complete(id, &reply, {}));
+  EXPECT_FALSE(asks.complete(id, &reply, {})) << "answered already";
+  EXPECT_EQ(outcome.calls.load(), 1);
+  EXPECT_EQ(outcome.reply, 41);
+  EXPECT_EQ(asks.size(), 0u);
+}
+
+TEST(OutsideAsks, ASlotNobodyAnswersTimesOutOnTheTablesOwnThread) {
+  // SPEC A3: no loop holds the timeout; nothing about how long it took is asserted.
+  detail::OutsideAsks asks;
+  Outcome late;
+  Outcome answered;
+  asks.open(late.completion(), 1ms);
+  const std::uint32_t kept = asks.open(answered.completion(), 1h);
+  ASSERT_TRUE(test::eventually([&] { return late.calls.load() == 1; }, 60s));
+  EXPECT_EQ(late.error, Error::ErrAskTimeout);
+  EXPECT_EQ(answered.calls.load(), 0) << "a later deadline is left alone";
+  Message reply(1);
+  EXPECT_TRUE(asks.complete(kept, &reply, {}));
+}
+
+TEST(OutsideAsks, ADismissedSlotNeverCompletesAndClosingFailsTheRestAndRefusesMore) {
+  detail::OutsideAsks asks;
+  Outcome dismissed;
+  Outcome open;
+  const std::uint32_t gone = asks.open(dismissed.completion(), 1h);
+  asks.open(open.completion(), 1h);
+  asks.dismiss(gone);
+  EXPECT_FALSE(asks.complete(gone, nullptr, make_error_code(Error::ErrDead)));
+  asks.close(make_error_code(Error::ErrActorSystemNotStarted));
+  EXPECT_EQ(dismissed.calls.load(), 0);
+  EXPECT_EQ(open.calls.load(), 1);
+  EXPECT_EQ(open.error, Error::ErrActorSystemNotStarted);
+  Outcome after;
+  EXPECT_EQ(asks.open(after.completion(), 1h), 0u) << "closed: nothing opened";
+  EXPECT_TRUE(after.made) << "and the completion is left to the caller";
 }
 
 }  // namespace

@@ -271,15 +271,7 @@ spdlog::logger& ReceiveContext::log() {
   return cell_.core().log();
 }
 
-ActorRef ReceiveContext::spawn(std::string name, FunctionActor::Receive receive,
-                               ActorOptions options) {
-  return spawn(std::move(name), ActorFactory([receive = std::move(receive)] {
-                 return std::unique_ptr<Actor>(std::make_unique<FunctionActor>(receive));
-               }),
-               std::move(options));
-}
-
-ActorRef ReceiveContext::spawn(std::string name, ActorFactory factory, ActorOptions options) {
+ActorRef ReceiveContext::spawnWith(std::string name, ActorFactory factory, ActorOptions options) {
   return cell_.spawnChild(std::move(name), std::move(options), std::move(factory));
 }
 
@@ -384,15 +376,7 @@ const std::string& ActorSystem::name() const noexcept {
   return core_->name();
 }
 
-ActorRef ActorSystem::spawn(std::string name, FunctionActor::Receive receive,
-                            ActorOptions options) {
-  return spawn(std::move(name), ActorFactory([receive = std::move(receive)] {
-                 return std::unique_ptr<Actor>(std::make_unique<FunctionActor>(receive));
-               }),
-               std::move(options));
-}
-
-ActorRef ActorSystem::spawn(std::string name, ActorFactory factory, ActorOptions options) {
+ActorRef ActorSystem::spawnWith(std::string name, ActorFactory factory, ActorOptions options) {
   return core_->spawnTopLevel(std::move(name), options, std::move(factory));
 }
 

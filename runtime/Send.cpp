@@ -34,7 +34,11 @@ std::string_view typeNameOf(const Message& message) noexcept {
 
 // The common case, into an unbounded mailbox with room on this thread's
 // isolate, makes no call but its tail (the turn, for an idle actor): it
-// saves no registers.
+// saves no registers. The sender is taken by value, in two registers, all
+// the way from ActorRef::tell: a reference made the send path load it as
+// one 16-byte value that the caller had just stored as two 8-byte halves
+// (a default `ActorRef()` is stored so), which the store buffer cannot
+// forward (bench actor/tell: a stall on every message).
 template <class P>
 void ActorRef::send(detail::PayloadArg<P> payload, ActorRef sender) const {
   if (system_ != nullptr) [[likely]] {

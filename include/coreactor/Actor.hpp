@@ -278,6 +278,50 @@ class FunctionActor final : public Actor {
   Receive receive_;
 };
 
+// ---- spawning --------------------------------------------------------------------
+
+/// The spawn calls, written once for the two owners that spawn: an actor's
+/// context (ReceiveContext: a child of that actor) and the system
+/// (ActorSystem: a top-level actor). `Owner` provides
+/// `ActorRef spawnWith(std::string, ActorFactory, ActorOptions)`.
+/// Where each owner may be called from, and what it throws, is the owner's
+/// (ReceiveContext: on the actor's isolate, ErrDuplicateName; ActorSystem:
+/// any thread, ErrDuplicateName, ErrIsolateOutOfRange,
+/// ErrActorSystemNotStarted). The actor starts asynchronously: preStart
+/// runs on its isolate before its first message. A name left empty gets a
+/// generated one ("$1", "$2", ...).
+template <class Owner>
+class SpawnCalls {
+ public:
+  /// Spawns an `A` made from copies of `args` (taken now: each restart
+  /// builds the new instance from the same values).
+  template <class A, class... Args>
+  ActorRef spawn(std::string name, ActorOptions options, Args&&... args) {
+    return owner().spawnWith(std::move(name), detail::makeFactory<A>(args...), std::move(options));
+  }
+  /// spawn() with the default options.
+  template <class A>
+  ActorRef spawn(std::string name) {
+    return spawn<A>(std::move(name), ActorOptions::create());
+  }
+  /// Spawns a FunctionActor that hands every message to `receive`.
+  ActorRef spawn(std::string name, FunctionActor::Receive receive,
+                 ActorOptions options = ActorOptions::create()) {
+    return owner().spawnWith(std::move(name), ActorFactory([receive = std::move(receive)] {
+                               return std::unique_ptr<Actor>(std::make_unique<FunctionActor>(receive));
+                             }),
+                             std::move(options));
+  }
+  /// Spawns an actor that `factory` makes (at spawn and at each restart).
+  ActorRef spawn(std::string name, ActorFactory factory,
+                 ActorOptions options = ActorOptions::create()) {
+    return owner().spawnWith(std::move(name), std::move(factory), std::move(options));
+  }
+
+ private:
+  Owner& owner() noexcept { return static_cast<Owner&>(*this); }
+};
+
 // ---- ask results -----------------------------------------------------------------
 
 /// How an ask from an actor ended: the reply, or a named error
@@ -331,7 +375,7 @@ class AskResult {
 /// and its sender, sending and asking, scheduling, children and watching.
 /// Use it on the actor's isolate, during the call it was handed to (in a
 /// coroutine handler, across its awaits too).
-class ReceiveContext : public SchedulingCalls<ReceiveContext> {
+class ReceiveContext : public SchedulingCalls<ReceiveContext>, public SpawnCalls<ReceiveContext> {
  public:
   /// This actor's reference.
   const ActorRef& self() const noexcept { return self_; }
@@ -412,23 +456,8 @@ class ReceiveContext : public SchedulingCalls<ReceiveContext> {
   // at once; `co_await` the result in a coroutine handler to wait for one
   // that another isolate holds.
 
-  /// Spawns a child. Throws ErrDuplicateName for a name a living child holds;
-  /// an empty name gets a generated one ("$1", "$2", ...).
-  template <class A, class... Args>
-  ActorRef spawn(std::string name, ActorOptions options, Args&&... args) {
-    return spawn(std::move(name), detail::makeFactory<A>(args...), std::move(options));
-  }
-  /// spawn() with the default options.
-  template <class A>
-  ActorRef spawn(std::string name) {
-    return spawn<A>(std::move(name), ActorOptions::create());
-  }
-  /// Spawns a child FunctionActor that hands every message to `receive`.
-  ActorRef spawn(std::string name, FunctionActor::Receive receive,
-                 ActorOptions options = ActorOptions::create());
-  /// Spawns a child that `factory` makes (at spawn and at each restart).
-  ActorRef spawn(std::string name, ActorFactory factory,
-                 ActorOptions options = ActorOptions::create());
+  // spawn (a child of this actor): SpawnCalls. Throws ErrDuplicateName for
+  // a name a living child holds.
 
   /// The living children, in spawn order.
   std::vector<ActorRef> children() const;
@@ -449,6 +478,8 @@ class ReceiveContext : public SchedulingCalls<ReceiveContext> {
   template <class R>
   friend class detail::AskAwaiter;
   friend class SchedulingCalls<ReceiveContext>;
+  friend class SpawnCalls<ReceiveContext>;
+  ActorRef spawnWith(std::string name, ActorFactory factory, ActorOptions options);
   ScheduleResult makeSchedule(Message&& message, const ActorRef& target,
                               const detail::Cadence& cadence, const ScheduleOptions& options);
   ScheduleResult controlSchedule(ScheduleControl control, const std::string& reference);

@@ -43,13 +43,27 @@ class ActorRef {
   /// The empty reference: "no sender". Sending to it is a dead letter.
   constexpr ActorRef() noexcept = default;
 
-  /// Sends `message` (any move-constructible value, or a Message).
+  /// Sends `message` (any move-constructible value, or a Message) to this
+  /// actor, with `sender` as what the receiver's ctx.sender() gives.
   ///
-  /// The sender is taken by value, in two registers: a reference made the
-  /// send path load it as one 16-byte value that the caller had just
-  /// stored as two 8-byte halves (a default `ActorRef()` is stored so),
-  /// which the store buffer cannot forward (bench actor/tell: a stall on
-  /// every message).
+  /// Threads: any thread. Order: what one sender (an actor, or a thread
+  /// that is no isolate) tells one actor arrives in the order told, that
+  /// sender's system messages and asks included (an actor's ctx.ask; a
+  /// thread's ActorSystem::ask) (docs/isolates.md).
+  /// Never blocks, except on a thread that is no isolate while the target
+  /// isolate's inbox from other threads is full (it waits for room:
+  /// ActorSystemOptions::withForeignInboxLimit).
+  /// A message that cannot be delivered (a stopped actor, a full Drop*
+  /// mailbox, backpressure between isolates, a system stopping or shutting
+  /// down for a thread that is no isolate) is a dead letter, not an error.
+  /// Throws: ErrMailboxFull when this call queues into a full bounded
+  /// mailbox with the Fail policy (a sender on the receiver's isolate, or a
+  /// manual system's driving thread);
+  /// ErrNotSerializable or ErrMessageTooLarge for an actor of another rank
+  /// and a message that cannot cross (nothing is sent); ErrDead for the
+  /// empty reference with no sender (no system to report the dead letter to).
+  /// Cost on the receiver's own isolate: no allocation for a message of up
+  /// to Message::kInlineSize bytes, no lock, no clock read.
   template <class M>
   void tell(M&& message, ActorRef sender = ActorRef()) const {
     using V = std::decay_t<M>;

@@ -171,7 +171,7 @@ class AskFuture {
 /// The actor system: its isolates, its actors, the scheduler and the event
 /// stream. Made by create(); every call may be made from any thread, but
 /// runUntilIdle() (see the file comment).
-class ActorSystem : public SchedulingCalls<ActorSystem> {
+class ActorSystem : public SchedulingCalls<ActorSystem>, public SpawnCalls<ActorSystem> {
  public:
   /// Creates and starts a system. Throws a named error for bad options
   /// (ErrDispatcherNotClonable, ...).
@@ -185,24 +185,8 @@ class ActorSystem : public SchedulingCalls<ActorSystem> {
   /// The name given to create().
   const std::string& name() const noexcept;
 
-  /// Spawns a top-level actor. Throws ErrDuplicateName, ErrIsolateOutOfRange,
-  /// ErrActorSystemNotStarted (a stopped system). The actor starts
-  /// asynchronously: preStart runs on its isolate before its first message.
-  template <class A, class... Args>
-  ActorRef spawn(std::string name, ActorOptions options, Args&&... args) {
-    return spawn(std::move(name), detail::makeFactory<A>(args...), std::move(options));
-  }
-  /// spawn() with the default options.
-  template <class A>
-  ActorRef spawn(std::string name) {
-    return spawn<A>(std::move(name), ActorOptions::create());
-  }
-  /// Spawns a top-level FunctionActor that hands every message to `receive`.
-  ActorRef spawn(std::string name, FunctionActor::Receive receive,
-                 ActorOptions options = ActorOptions::create());
-  /// Spawns a top-level actor that `factory` makes (at spawn and at each restart).
-  ActorRef spawn(std::string name, ActorFactory factory,
-                 ActorOptions options = ActorOptions::create());
+  // spawn (a top-level actor): SpawnCalls. Throws ErrDuplicateName,
+  // ErrIsolateOutOfRange, ErrActorSystemNotStarted (a stopped system).
 
   /// Stops an actor and its subtree (asynchronously).
   void stop(const ActorRef& actor);
@@ -326,6 +310,8 @@ class ActorSystem : public SchedulingCalls<ActorSystem> {
  private:
   friend detail::SystemCore& detail::coreOf(ActorSystem& system) noexcept;
   friend class SchedulingCalls<ActorSystem>;
+  friend class SpawnCalls<ActorSystem>;
+  ActorRef spawnWith(std::string name, ActorFactory factory, ActorOptions options);
   ScheduleResult makeSchedule(Message&& message, const ActorRef& target,
                               const detail::Cadence& cadence, const ScheduleOptions& options);
   ScheduleResult controlSchedule(ScheduleControl control, const std::string& reference);

@@ -1,4 +1,4 @@
-// bench/ActorBench.cpp — what the actor runtime costs on top of the loop: a
+// bench/actor/ActorBench.cpp — what the actor runtime costs on top of the loop: a
 // tell, a ping-pong exchange, an ask, a spawn, and an idle actor's memory.
 //
 // The families, and what one "op" is in each:
@@ -29,7 +29,7 @@
 //                          each started and given one message. Measured in a
 //                          child process, a fresh heap each time (see
 //                          measureMemory below).
-// The sizes are bench/Workloads.hpp's, shared with the CAF arm
+// The sizes are bench/harness/Workloads.hpp's, shared with the CAF arm
 // (bench/caf/CafBench.cpp), which runs every row above but actor/ask/from-driver
 // under the same names, so that coreactor-bench can set them side by side.
 //
@@ -41,11 +41,11 @@
 //
 // Completion: the actors count what they actually handled (started, received,
 // stopped) in a Tally the benchmark owns; after every iteration the counts are
-// checked against what was asked (bench/BenchSupport.hpp), and a mismatch fails
+// checked against what was asked (bench/harness/BenchSupport.hpp), and a mismatch fails
 // the benchmark instead of producing a figure. The system and the long-lived
 // actors are built outside the timed region; where spawning is the point, the
 // spawns are timed and the clean-up is not.
-#include "ActorBench.hpp"
+#include "actor/ActorBench.hpp"
 
 #include <benchmark/benchmark.h>
 #include <chrono>
@@ -57,16 +57,16 @@
 #include <system_error>
 #include <vector>
 
-#include "BenchSupport.hpp"
-#include "MemoryProbe.hpp"
-#include "RingFloor.hpp"
-#include "Workloads.hpp"
+#include "harness/BenchSupport.hpp"
+#include "harness/MemoryProbe.hpp"
+#include "harness/RingFloor.hpp"
+#include "harness/Workloads.hpp"
 #include "coreactor/ActorSystem.hpp"
 
 namespace coreactor::bench {
 namespace {
 
-// The workloads' sizes are shared with the CAF arm (bench/Workloads.hpp).
+// The workloads' sizes are shared with the CAF arm (bench/harness/Workloads.hpp).
 using workloads::kAsks;
 using workloads::kAskTimeout;
 using workloads::kIdleActors;
@@ -396,7 +396,7 @@ void spawnPopulation(benchmark::State& state, std::int64_t actors) {
 
 // ---- actor/memory -----------------------------------------------------------------------
 //
-// In a fresh child process each time: bench/MemoryProbe.hpp says why and how.
+// In a fresh child process each time: bench/harness/MemoryProbe.hpp says why and how.
 // The child is runActorMemoryProbe below.
 
 void measureMemory(benchmark::State& state) {

@@ -1,8 +1,8 @@
-// bench/ActorBench.hpp — what bench/main.cpp needs from the actor benchmarks.
+// bench/actor/ActorBench.hpp — what bench/harness/main.cpp needs from the actor benchmarks.
 //
 // The timings report kNsPerOpCounter, the memory measurement
-// kBytesPerOpCounter (bench/BenchSupport.hpp); actor/memory also reports
-// the side counters of bench/MemoryProbe.hpp, which the table prints beside it.
+// kBytesPerOpCounter (bench/harness/BenchSupport.hpp); actor/memory also reports
+// the side counters of bench/harness/MemoryProbe.hpp, which the table prints beside it.
 #pragma once
 
 namespace coreactor::bench {

@@ -1,7 +1,7 @@
 // bench/caf/CafBench.cpp — coreactor-bench-caf, the CAF arm: the actor rows of
-// coreactor-bench (bench/ActorBench.cpp) run on CAF 0.17 (Debian's
-// libcaf-dev), with the same sizes (bench/Workloads.hpp), the same completion
-// checks and the same repetitions (bench/BenchSupport.hpp), in a process of
+// coreactor-bench (bench/actor/ActorBench.cpp) run on CAF 0.17 (Debian's
+// libcaf-dev), with the same sizes (bench/harness/Workloads.hpp), the same completion
+// checks and the same repetitions (bench/harness/BenchSupport.hpp), in a process of
 // its own. coreactor-bench runs it as a child and reads its stdout; run alone,
 // it prints the same lines:
 //   config <key> <value>           how CAF was set up, once at the start
@@ -39,10 +39,10 @@
 //     runs its loop on the benchmark's thread; here the benchmark's thread only
 //     sends one message to start a round and waits for the round to finish, and
 //     neither wake-up is in the figure.
-//   - the parallel rows (parallel/<workload>/<n>: bench/Workloads.hpp) give
+//   - the parallel rows (parallel/<workload>/<n>: bench/harness/Workloads.hpp) give
 //     CAF n scheduler threads (scheduler.max-threads = n), as ours get n
 //     isolates, and leave the placement to its work-stealing scheduler. Their
-//     rounds are timed and checked as ours (bench/ParallelRound.hpp): from the
+//     rounds are timed and checked as ours (bench/harness/ParallelRound.hpp): from the
 //     kick-off on the benchmark's thread to the end of the last part, on the
 //     worker that finished it.
 //   - completion: each round counts what its actors actually did (messages
@@ -70,10 +70,10 @@
 #include <utility>
 #include <vector>
 
-#include "BenchSupport.hpp"
-#include "MemoryProbe.hpp"
-#include "ParallelRound.hpp"
-#include "Workloads.hpp"
+#include "harness/BenchSupport.hpp"
+#include "harness/MemoryProbe.hpp"
+#include "harness/ParallelRound.hpp"
+#include "harness/Workloads.hpp"
 
 namespace coreactor::bench::cafarm {
 
@@ -123,7 +123,7 @@ struct StopAll {
   Round* round;
 };
 
-// The parallel rows' (parallel/*), as our arm's (bench/ParallelBench.cpp).
+// The parallel rows' (parallel/*), as our arm's (bench/parallel/ParallelBench.cpp).
 struct Serve {};
 struct Fork {};
 struct Item {
@@ -694,7 +694,7 @@ void measureMemory(benchmark::State& state) {
   measureMemoryInChild(state, kMemoryProbeFlag, kIdleActors);
 }
 
-/// actor/memory's child: the CAF side of bench/MemoryProbe.hpp.
+/// actor/memory's child: the CAF side of bench/harness/MemoryProbe.hpp.
 int runMemoryProbe() {
   try {
     Tally tally;
@@ -747,7 +747,7 @@ int runMemoryProbe() {
 
 // ---- parallel/<workload>/<n> --------------------------------------------------------------
 //
-// The workloads of bench/ParallelBench.cpp, with the same sizes, the same
+// The workloads of bench/parallel/ParallelBench.cpp, with the same sizes, the same
 // messages and the same checks; CAF's default (work-stealing) scheduler with
 // n threads places the actors. Each workload keeps its actors' handles and
 // drops them (release) before its Arm stops the system; the actors read one
@@ -1314,7 +1314,7 @@ void printUsage(std::FILE* out) {
   std::fprintf(out,
                "usage: %s [--quick] [--malloc-defaults] [--benchmark_<flag>=<value> ...]\n"
                "\n"
-               "The CAF arm of coreactor-bench: the shared actor rows (bench/Workloads.hpp) on\n"
+               "The CAF arm of coreactor-bench: the shared actor rows (bench/harness/Workloads.hpp) on\n"
                "CAF %d.%d.%d with one scheduler thread, and parallel/<workload>/<n> with n.\n"
                "coreactor-bench runs it and reads its stdout: 'config <key> <value>',\n"
                "'sample <row> <counter> <value>' per repetition, 'failed <row> <reason>', and\n"

@@ -1,4 +1,4 @@
-// bench/DispatchBench.cpp — what handing one unit of work to the loop costs on
+// bench/dispatch/DispatchBench.cpp — what handing one unit of work to the loop costs on
 // each built-in dispatcher, measured against the two floors beneath them.
 //
 // The families, and what one "op" is in each:
@@ -24,18 +24,18 @@
 //                        lateness/* is the first chart of coreactor-bench).
 //
 // How to read the figures: each benchmark reports the counter `ns_per_op`, the
-// measured time divided by the ops that *actually ran* (bench/BenchSupport.hpp).
+// measured time divided by the ops that *actually ran* (bench/harness/BenchSupport.hpp).
 // The tasks count their own runs and the count is checked against what was
 // asked after every iteration; a mismatch (or a throw) fails the benchmark with
 // SkipWithError instead of producing a figure. Time is taken by hand around the
 // work only (UseManualTime): building the isolate, the dispatcher and the tasks
 // is never in a figure. Google Benchmark's own "Time" column is per iteration
-// (a whole chain), not per op. bench/main.cpp turns the medians into the target
+// (a whole chain), not per op. bench/harness/main.cpp turns the medians into the target
 // ratios.
 //
 // Each benchmark function builds a fresh Isolate and dispatcher (bound to that
 // isolate), so no run inherits another's queues or counters.
-#include "DispatchBench.hpp"
+#include "dispatch/DispatchBench.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -53,8 +53,8 @@
 #include <thread>
 #include <vector>
 
-#include "BenchSupport.hpp"
-#include "RingFloor.hpp"
+#include "harness/BenchSupport.hpp"
+#include "harness/RingFloor.hpp"
 #include "coreactor/Asio.hpp"
 #include "coreactor/Dispatchers.hpp"
 #include "coreactor/Isolate.hpp"

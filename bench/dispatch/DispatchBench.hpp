@@ -1,8 +1,8 @@
-// bench/DispatchBench.hpp — what bench/main.cpp needs from the dispatch benchmarks.
+// bench/dispatch/DispatchBench.hpp — what bench/harness/main.cpp needs from the dispatch benchmarks.
 //
 // The benchmarks register themselves with Google Benchmark through
 // registerDispatchBenchmarks(); each one reports its result as the user
-// counter kNsPerOpCounter (bench/BenchSupport.hpp: nanoseconds per operation,
+// counter kNsPerOpCounter (bench/harness/BenchSupport.hpp: nanoseconds per operation,
 // measured over the operations that actually completed), which the harness
 // reads back; lateness/* reports kMicrosCounter instead.
 #pragma once

@@ -1,4 +1,4 @@
-// bench/BenchSupport.hpp — what every benchmark of both arms shares
+// bench/harness/BenchSupport.hpp — what every benchmark of both arms shares
 // (coreactor-bench and coreactor-bench-caf): the counters the harness reads
 // back, the completion check and the hand-held clock. It includes neither
 // coreactor's headers nor CAF's, so that each arm can use it alone.
@@ -42,8 +42,8 @@ inline constexpr const char* kP99NsCounter = "p99_ns";
 /// A row's cost over its floor's, each round of the row paired with a round
 /// of the floor run right after it, so that both see the same phase of the
 /// machine (the same CPU, the same minute); the median of those ratios. The
-/// round trips and transports across isolates (bench/CrossBench.cpp) and the
-/// single-threaded actor rows (bench/RingFloor.hpp) report it beside their
+/// round trips and transports across isolates (bench/isolates/IsolatesBench.cpp) and the
+/// single-threaded actor rows (bench/harness/RingFloor.hpp) report it beside their
 /// figure, and the targets read this one when it is there.
 inline constexpr const char* kPairedFloorRatioCounter = "x_floor_paired";
 

@@ -1,12 +1,12 @@
-// bench/CafArm.cpp — see the header; the line format is bench/caf/CafBench.cpp's.
-#include "CafArm.hpp"
+// bench/harness/CafArm.cpp — see the header; the line format is bench/caf/CafBench.cpp's.
+#include "harness/CafArm.hpp"
 
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <sstream>
 
-#include "ChildProcess.hpp"
+#include "harness/ChildProcess.hpp"
 
 namespace coreactor::bench {
 namespace {

@@ -1,4 +1,4 @@
-// bench/CafArm.hpp — how coreactor-bench runs the CAF arm: the executable
+// bench/harness/CafArm.hpp — how coreactor-bench runs the CAF arm: the executable
 // coreactor-bench-caf (bench/caf/CafBench.cpp), found next to its own, as a
 // child process; its stdout lines become CAF's figures. Blocking; called once,
 // after our arm has run, so that the two never share the machine.
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "Results.hpp"
+#include "harness/Results.hpp"
 
 namespace coreactor::bench {
 

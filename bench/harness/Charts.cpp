@@ -1,5 +1,5 @@
-// bench/Charts.cpp — see the header.
-#include "Charts.hpp"
+// bench/harness/Charts.cpp — see the header.
+#include "harness/Charts.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -8,10 +8,10 @@
 #include <string_view>
 #include <system_error>
 
-#include "ChildProcess.hpp"
-#include "CrossBench.hpp"
-#include "DispatchBench.hpp"
-#include "Workloads.hpp"
+#include "harness/ChildProcess.hpp"
+#include "isolates/IsolatesBench.hpp"
+#include "dispatch/DispatchBench.hpp"
+#include "harness/Workloads.hpp"
 
 namespace coreactor::bench {
 namespace {
@@ -35,7 +35,7 @@ std::string number(std::optional<double> value) {
 
 std::string script(const Chart& chart, const std::filesystem::path& png) {
   std::ostringstream gp;
-  gp << "# Drawn by coreactor-bench (bench/Charts.cpp); run `gnuplot " << chart.name
+  gp << "# Drawn by coreactor-bench (bench/harness/Charts.cpp); run `gnuplot " << chart.name
      << ".gp` to redraw.\n";
   gp << "set terminal pngcairo size 1100,620 noenhanced font \"sans,10\"\n";
   gp << "set output " << quoted(png.string()) << "\n";
@@ -182,7 +182,7 @@ std::optional<Chart> armsChart(const RunResults& results, const char* unit, cons
   Chart chart;
   chart.name = name;
   chart.kind = Chart::Kind::kGroupedBars;
-  chart.title = "coreactor against CAF 0.17, the same workloads (bench/Workloads.hpp), " +
+  chart.title = "coreactor against CAF 0.17, the same workloads (bench/harness/Workloads.hpp), " +
                 std::string(unit) + "; lower is better";
   chart.xLabel = "";
   chart.yLabel = yLabel;

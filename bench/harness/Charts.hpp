@@ -1,4 +1,4 @@
-// bench/Charts.hpp — coreactor-bench's charts: PNG files drawn by gnuplot
+// bench/harness/Charts.hpp — coreactor-bench's charts: PNG files drawn by gnuplot
 // (Debian's gnuplot-nox, installed by scripts/bench; the test path does not
 // need it), written next to the JSON results.
 //
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "Results.hpp"
+#include "harness/Results.hpp"
 
 namespace coreactor::bench {
 

@@ -1,5 +1,5 @@
-// bench/ChildProcess.cpp — posix_spawnp with a pipe for stdout; see the header.
-#include "ChildProcess.hpp"
+// bench/harness/ChildProcess.cpp — posix_spawnp with a pipe for stdout; see the header.
+#include "harness/ChildProcess.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>

@@ -1,4 +1,4 @@
-// bench/ChildProcess.hpp — running a program as a child process and reading
+// bench/harness/ChildProcess.hpp — running a program as a child process and reading
 // what it prints: how actor/memory takes each measurement in a fresh heap,
 // how coreactor-bench runs the CAF arm in a process of its own, and how the
 // charts are drawn (gnuplot).

@@ -1,6 +1,6 @@
-// bench/JsonReport.cpp — see the header. Written by hand: a few dozen rows of
+// bench/harness/JsonReport.cpp — see the header. Written by hand: a few dozen rows of
 // plain values need no JSON library.
-#include "JsonReport.hpp"
+#include "harness/JsonReport.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -9,7 +9,7 @@
 #include <sstream>
 #include <system_error>
 
-#include "Workloads.hpp"
+#include "harness/Workloads.hpp"
 
 namespace coreactor::bench {
 namespace {

@@ -1,4 +1,4 @@
-// bench/JsonReport.hpp — every row of a run of coreactor-bench as one JSON
+// bench/harness/JsonReport.hpp — every row of a run of coreactor-bench as one JSON
 // file (--json <file>), for tools and for comparing runs. The layout is
 // documented in docs/benchmarks.md ("The JSON file").
 #pragma once
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "Results.hpp"
+#include "harness/Results.hpp"
 
 namespace coreactor::bench {
 

@@ -1,13 +1,13 @@
-// bench/MemoryProbe.cpp — see the header.
-#include "MemoryProbe.hpp"
+// bench/harness/MemoryProbe.cpp — see the header.
+#include "harness/MemoryProbe.hpp"
 
 #include <malloc.h>
 #include <unistd.h>
 
 #include <cstdio>
 
-#include "BenchSupport.hpp"
-#include "ChildProcess.hpp"
+#include "harness/BenchSupport.hpp"
+#include "harness/ChildProcess.hpp"
 
 namespace coreactor::bench {
 namespace {

@@ -1,4 +1,4 @@
-// bench/MemoryProbe.hpp — actor/memory's method, shared by both arms: resident
+// bench/harness/MemoryProbe.hpp — actor/memory's method, shared by both arms: resident
 // bytes per idle actor, each measurement taken in a fresh child process.
 //
 // Resident memory is a process-wide figure, and a heap that earlier benchmarks

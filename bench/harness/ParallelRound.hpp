@@ -1,8 +1,8 @@
-// bench/ParallelRound.hpp — how a round of a parallel workload
-// (parallel/<workload>/<n>, bench/Workloads.hpp) is started, ended, timed and
-// checked, in both arms: ours (bench/ParallelBench.cpp, a threaded system of
+// bench/harness/ParallelRound.hpp — how a round of a parallel workload
+// (parallel/<workload>/<n>, bench/harness/Workloads.hpp) is started, ended, timed and
+// checked, in both arms: ours (bench/parallel/ParallelBench.cpp, a threaded system of
 // n isolates) and CAF's (bench/caf/CafBench.cpp, n scheduler threads). Like
-// bench/BenchSupport.hpp, it includes neither coreactor's headers nor CAF's.
+// bench/harness/BenchSupport.hpp, it includes neither coreactor's headers nor CAF's.
 //
 // A round is timed from its start, on the benchmark's thread just before the
 // kick-off messages, to the end of the last of its parts (a pair, a token,
@@ -24,7 +24,7 @@
 #include <optional>
 #include <string>
 
-#include "BenchSupport.hpp"
+#include "harness/BenchSupport.hpp"
 
 namespace coreactor::bench {
 

@@ -1,4 +1,4 @@
-// bench/Results.hpp — what one run of coreactor-bench found, as the table,
+// bench/harness/Results.hpp — what one run of coreactor-bench found, as the table,
 // the JSON file and the charts read it: each row's figure in each arm (ours,
 // and CAF's for the shared actor rows), the targets checked against them, and
 // the run's context.
@@ -64,7 +64,7 @@ class ArmFigures {
   std::vector<std::string> order_;
 };
 
-/// The CAF arm's part of the run (bench/CafArm.hpp runs it).
+/// The CAF arm's part of the run (bench/harness/CafArm.hpp runs it).
 struct CafArmRun {
   enum class Status {
     kNotBuilt,  ///< libcaf-dev was not found at build time

@@ -1,4 +1,4 @@
-// bench/RingFloor.hpp — the raw floor of one unit of work on one thread: a
+// bench/harness/RingFloor.hpp — the raw floor of one unit of work on one thread: a
 // 16-byte {fn, arg} entry pushed on a ring, popped, and called through a
 // pointer (floor/ring). The dispatch rows compare the loop's hop with it; the
 // actor rows run a short round of it right after each of their rounds, on the
@@ -14,8 +14,8 @@
 #include <cstdlib>
 #include <vector>
 
-#include "BenchSupport.hpp"
-#include "Results.hpp"
+#include "harness/BenchSupport.hpp"
+#include "harness/Results.hpp"
 
 namespace coreactor::bench {
 

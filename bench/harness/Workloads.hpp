@@ -1,5 +1,5 @@
-// bench/Workloads.hpp — the one definition of the actor workloads that both
-// arms run: coreactor's (bench/ActorBench.cpp, in coreactor-bench) and CAF's
+// bench/harness/Workloads.hpp — the one definition of the actor workloads that both
+// arms run: coreactor's (bench/actor/ActorBench.cpp, in coreactor-bench) and CAF's
 // (bench/caf/CafBench.cpp, in coreactor-bench-caf). A number changed here
 // changes both arms, so a ratio coreactor/CAF always compares the same work.
 //

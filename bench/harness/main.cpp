@@ -1,10 +1,10 @@
-// bench/main.cpp — coreactor-bench, coreactor's "main job": runs every
-// dispatch benchmark (bench/DispatchBench.cpp), every actor benchmark
-// (bench/ActorBench.cpp), the scheduler's (bench/ScheduleBench.cpp), the
-// cross-isolate ones with their floors (bench/CrossBench.cpp) and the
-// parallel workloads on 1 .. N isolates (bench/ParallelBench.cpp), then the
-// CAF arm (coreactor-bench-caf, a process of its own: bench/CafArm.hpp) on
-// the actor and parallel rows both arms share (bench/Workloads.hpp), and prints what one op
+// bench/harness/main.cpp — coreactor-bench, coreactor's "main job": runs every
+// dispatch benchmark (bench/dispatch/DispatchBench.cpp), every actor benchmark
+// (bench/actor/ActorBench.cpp), the scheduler's (bench/schedule/ScheduleBench.cpp), the
+// cross-isolate ones with their floors (bench/isolates/IsolatesBench.cpp) and the
+// parallel workloads on 1 .. N isolates (bench/parallel/ParallelBench.cpp), then the
+// CAF arm (coreactor-bench-caf, a process of its own: bench/harness/CafArm.hpp) on
+// the actor and parallel rows both arms share (bench/harness/Workloads.hpp), and prints what one op
 // costs, coreactor against CAF, and whether the design's targets hold, all
 // from the same run. Every row goes to a JSON file too, and the charts are
 // drawn next to it.
@@ -58,20 +58,20 @@
 #include <system_error>
 #include <vector>
 
-#include "ActorBench.hpp"
-#include "BenchSupport.hpp"
-#include "CafArm.hpp"
-#include "Charts.hpp"
-#include "ChildProcess.hpp"
-#include "CrossBench.hpp"
-#include "DispatchBench.hpp"
-#include "JsonReport.hpp"
-#include "MemoryProbe.hpp"
-#include "MetricsBench.hpp"
-#include "ParallelBench.hpp"
-#include "Results.hpp"
-#include "ScheduleBench.hpp"
-#include "Workloads.hpp"
+#include "actor/ActorBench.hpp"
+#include "harness/BenchSupport.hpp"
+#include "harness/CafArm.hpp"
+#include "harness/Charts.hpp"
+#include "harness/ChildProcess.hpp"
+#include "isolates/IsolatesBench.hpp"
+#include "dispatch/DispatchBench.hpp"
+#include "harness/JsonReport.hpp"
+#include "harness/MemoryProbe.hpp"
+#include "metrics/MetricsBench.hpp"
+#include "parallel/ParallelBench.hpp"
+#include "harness/Results.hpp"
+#include "schedule/ScheduleBench.hpp"
+#include "harness/Workloads.hpp"
 
 namespace coreactor::bench {
 namespace {
@@ -458,7 +458,7 @@ void printTable(const RunResults& results, const std::vector<TargetResult>& targ
       results.loadAverage.value_or(0.0),
       kOptimisedBuild ? "with NDEBUG (release)" : "WITHOUT NDEBUG: figures are not representative");
   std::printf(
-      "  malloc thresholds pinned: mmap %d MiB, trim %d MiB (bench/BenchSupport.hpp says why)\n\n",
+      "  malloc thresholds pinned: mmap %d MiB, trim %d MiB (bench/harness/BenchSupport.hpp says why)\n\n",
       kMmapThreshold >> 20, kTrimThreshold >> 20);
   std::printf("  %-24s %10s %-7s %4s  %6s  %s\n", "benchmark", "figure", "", "reps", "spread",
               "one op is");
@@ -519,7 +519,7 @@ void printTable(const RunResults& results, const std::vector<TargetResult>& targ
     std::printf(
         "  lateness/*: how late a 100 us repeating timer fires while a volley keeps the isolate\n"
         "      busy; a dispatcher that never yields (microtask) lets it fire only after the\n"
-        "      whole volley, capped at 1M round trips (bench/DispatchBench.cpp)\n");
+        "      whole volley, capped at 1M round trips (bench/dispatch/DispatchBench.cpp)\n");
   }
 
   if (const Figure* ask = results.ours.find("isolates/ask/foreign"); ask != nullptr) {
@@ -738,7 +738,7 @@ int run(int argc, char** argv) {
   registerDispatchBenchmarks();
   registerActorBenchmarks();
   registerScheduleBenchmarks();
-  registerCrossBenchmarks(options.quick);
+  registerIsolatesBenchmarks(options.quick);
   registerParallelBenchmarks();
   registerMetricsBenchmarks();
   RunResults results;

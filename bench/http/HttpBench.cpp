@@ -8,7 +8,7 @@
 //           strand per connection, the map an unordered_map behind a mutex
 //
 // Both use the same HTTP code, the same N (isolates, threads) and the same
-// client (bench/HttpBenchLoad.hpp): C keep-alive connections, 75% GET and
+// client (bench/http/HttpBenchLoad.hpp): C keep-alive connections, 75% GET and
 // 25% PUT, every answer checked. The arms alternate round by round, so that
 // both see the same phases of the machine; each figure is the median over
 // the rounds. Exit 1 if any round fails its check, 2 for a bad command line.
@@ -33,7 +33,7 @@
 #include <coreactor/ActorSystem.hpp>
 #include <coreactor/Asio.hpp>
 
-#include "HttpBenchLoad.hpp"
+#include "http/HttpBenchLoad.hpp"
 #include "Kv.hpp"
 #include "Service.hpp"
 #include "Shards.hpp"

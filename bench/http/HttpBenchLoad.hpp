@@ -1,4 +1,4 @@
-// bench/HttpBenchLoad.hpp — the client load of coreactor-bench-http: C
+// bench/http/HttpBenchLoad.hpp — the client load of coreactor-bench-http: C
 // keep-alive connections, each with keys of its own, doing a mix of GETs and
 // PUTs one request at a time, as fast as the server answers.
 //

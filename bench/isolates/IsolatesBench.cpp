@@ -1,4 +1,4 @@
-// bench/CrossBench.cpp — what crossing from one isolate to another costs,
+// bench/isolates/IsolatesBench.cpp — what crossing from one isolate to another costs,
 // measured against the raw floors of two threads on two CPUs, in the same
 // binary and the same run. Its length is that pairing: each row sits beside
 // the floor it is read against and the round helpers they share, so a row
@@ -87,7 +87,7 @@
 // handling. Building systems, threads and actors is off the clock.
 // One file for the whole isolates/* family: its rows share the floors, the
 // rallies and the pairing machinery defined here, hence its length.
-#include "CrossBench.hpp"
+#include "isolates/IsolatesBench.hpp"
 
 #include <benchmark/benchmark.h>
 #include <pthread.h>
@@ -117,9 +117,9 @@
 #include <utility>
 #include <vector>
 
-#include "BenchSupport.hpp"
-#include "Results.hpp"
-#include "Workloads.hpp"
+#include "harness/BenchSupport.hpp"
+#include "harness/Results.hpp"
+#include "harness/Workloads.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Feeder.hpp"
 #include "coreactor/detail/CpuRelax.hpp"
@@ -1656,7 +1656,7 @@ bool crossThreadsPinned() {
   return pinning();
 }
 
-void registerCrossBenchmarks(bool quick) {
+void registerIsolatesBenchmarks(bool quick) {
   allowedCpus();  // the process's own mask, read before any row pins a thread
   registerTimed(benchmark::RegisterBenchmark("floor/spsc-bulk", &rounds<Timed (*)()>, "items",
                                              kBulkItems, &spscFloorRound));

@@ -1,6 +1,6 @@
-// bench/CrossBench.hpp — what bench/main.cpp, bench/Results.cpp and
-// bench/Charts.cpp need from the cross-isolate benchmarks
-// (bench/CrossBench.cpp): the floors of two threads on two CPUs, the
+// bench/isolates/IsolatesBench.hpp — what bench/harness/main.cpp, bench/harness/Results.cpp and
+// bench/harness/Charts.cpp need from the cross-isolate benchmarks
+// (bench/isolates/IsolatesBench.cpp): the floors of two threads on two CPUs, the
 // isolate-to-isolate transport alone, and the actor rows across isolates.
 #pragma once
 
@@ -31,7 +31,7 @@ inline std::string scalingRow(std::size_t isolates) {
 /// isolates/* with Google Benchmark. `quick` shortens isolates/idle-cpu's
 /// window (the one row whose length is not Google Benchmark's to choose).
 /// Call once, from the main thread, before benchmark::RunSpecifiedBenchmarks.
-void registerCrossBenchmarks(bool quick);
+void registerIsolatesBenchmarks(bool quick);
 
 /// True when the two-sided rows run their two threads (or isolates) pinned
 /// to two distinct CPUs: the process may run on at least two. On one CPU

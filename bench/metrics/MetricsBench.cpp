@@ -8,7 +8,7 @@
 // is always on; it is in both rows (and in every actor/* row). The scraped
 // row runs a plain system beside it, batch for batch, and reports its time
 // over the plain one's (x_floor_paired), which its target reads.
-#include "MetricsBench.hpp"
+#include "metrics/MetricsBench.hpp"
 
 #include <atomic>
 #include <boost/beast/core.hpp>
@@ -19,7 +19,7 @@
 #include <mutex>
 #include <thread>
 
-#include "BenchSupport.hpp"
+#include "harness/BenchSupport.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Asio.hpp"
 

@@ -1,8 +1,8 @@
-// bench/ParallelBench.cpp — the parallel workloads on threaded systems of
+// bench/parallel/ParallelBench.cpp — the parallel workloads on threaded systems of
 // 1 .. N isolates, as a user runs them: what one op costs over all isolates
 // together, and so how the throughput grows with the isolates.
 //
-// The families, and what one "op" is in each (sizes: bench/Workloads.hpp,
+// The families, and what one "op" is in each (sizes: bench/harness/Workloads.hpp,
 // shared with the CAF arm, bench/caf/CafBench.cpp, which runs every row
 // under the same name with n scheduler threads):
 //   parallel/pairs/<n>       one round trip (ping -> pong) of 8 independent
@@ -25,7 +25,7 @@
 // The figure is ns per op, all isolates together (aggregate); beside it, ops
 // per second (items_per_second) and the messages that crossed between
 // isolates per op (crossings_per_op, from ActorSystem::transportStats). After
-// the run, bench/Results.cpp divides each row's throughput by the 1-isolate
+// the run, bench/harness/Results.cpp divides each row's throughput by the 1-isolate
 // row's of the same run: the speedup.
 //
 // The systems are what a user gets: ActorSystem::create with
@@ -42,7 +42,7 @@
 // a time (ActorSystemOptions::withPlacementRun): the measurement behind the
 // default run. Their speedup is over parallel/<workload>/1.
 //
-// Timing and completion: bench/ParallelRound.hpp. A round runs from the
+// Timing and completion: bench/harness/ParallelRound.hpp. A round runs from the
 // kick-off (tells from the benchmark's thread) to the end of its last part,
 // timed on the isolate that finished it. Every actor counts what it handled
 // on a cache line of its own (a pair, a ring member, a peer, a stage); the
@@ -50,7 +50,7 @@
 // duplicated or misrouted message, a wrong sum, or a round unfinished after
 // 30 s fails the row. Building the system and spawning are off the clock;
 // one warm-up round, checked, comes before the timed ones.
-#include "ParallelBench.hpp"
+#include "parallel/ParallelBench.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -61,9 +61,9 @@
 #include <string>
 #include <vector>
 
-#include "BenchSupport.hpp"
-#include "ParallelRound.hpp"
-#include "Workloads.hpp"
+#include "harness/BenchSupport.hpp"
+#include "harness/ParallelRound.hpp"
+#include "harness/Workloads.hpp"
 #include "coreactor/ActorSystem.hpp"
 
 namespace coreactor::bench {

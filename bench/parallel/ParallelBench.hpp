@@ -1,6 +1,6 @@
-// bench/ParallelBench.hpp — the parallel workloads of our arm
-// (parallel/<workload>/<n>: bench/ParallelBench.cpp; sizes and names in
-// bench/Workloads.hpp, shared with the CAF arm).
+// bench/parallel/ParallelBench.hpp — the parallel workloads of our arm
+// (parallel/<workload>/<n>: bench/parallel/ParallelBench.cpp; sizes and names in
+// bench/harness/Workloads.hpp, shared with the CAF arm).
 #pragma once
 
 namespace coreactor::bench {

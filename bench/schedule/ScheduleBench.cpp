@@ -1,4 +1,4 @@
-// bench/ScheduleBench.cpp — the scheduler's benchmarks (SPEC S10):
+// bench/schedule/ScheduleBench.cpp — the scheduler's benchmarks (SPEC S10):
 //
 //   schedule/add+cancel/handle     one call (a scheduleOnce, or a cancel by
 //                                  handle), with 1M schedules live on the
@@ -26,7 +26,7 @@
 // its isolate: the same path as an actor scheduling for itself, minus the
 // actor. Every count is checked against what the scheduler reports
 // (scheduleCount) and what the sink actors received.
-#include "ScheduleBench.hpp"
+#include "schedule/ScheduleBench.hpp"
 
 #include <malloc.h>
 #include <unistd.h>
@@ -41,7 +41,7 @@
 #include <string>
 #include <vector>
 
-#include "BenchSupport.hpp"
+#include "harness/BenchSupport.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "isolate/CacheTrim.hpp"
 
@@ -204,7 +204,7 @@ std::int64_t heapInUse() {
 // the OS: pages that malloc freed earlier and kept would serve them
 // unseen. Entries and names come from mapPages, so it is; a scheduler
 // that took them from malloc again would need actor/memory's fresh child
-// process instead (bench/MemoryProbe.hpp).
+// process instead (bench/harness/MemoryProbe.hpp).
 void memory(benchmark::State& state, bool named, bool& shown) {
   const char* row = named ? "schedule/memory/named" : "schedule/memory";
   for (auto _ : state) {

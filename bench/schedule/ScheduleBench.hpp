@@ -1,5 +1,5 @@
-// bench/ScheduleBench.hpp — what bench/main.cpp needs from the scheduler
-// benchmarks (bench/ScheduleBench.cpp).
+// bench/schedule/ScheduleBench.hpp — what bench/harness/main.cpp needs from the scheduler
+// benchmarks (bench/schedule/ScheduleBench.cpp).
 #pragma once
 
 namespace coreactor::bench {

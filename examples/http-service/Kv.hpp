@@ -1,6 +1,6 @@
 // examples/http-service/Kv.hpp — the key-value operations, whoever holds the
 // map: a shard actor (Shards.hpp) or a map behind a mutex (the plain arm of
-// bench/HttpBench.cpp). One request, one answer, both plain values, so that
+// bench/http/HttpBench.cpp). One request, one answer, both plain values, so that
 // they travel as messages.
 #pragma once
 

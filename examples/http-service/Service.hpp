@@ -1,6 +1,6 @@
 // examples/http-service/Service.hpp — the HTTP/1.1 server of the example,
 // over any store: the actor shards of Shards.hpp in the example, a map behind
-// a mutex in the plain arm of bench/HttpBench.cpp. Both arms run this same
+// a mutex in the plain arm of bench/http/HttpBench.cpp. Both arms run this same
 // code; only the store and the executors differ. One connection's life is in
 // Connection.hpp.
 //

@@ -7,6 +7,15 @@
 
 namespace coreactor::detail {
 
+namespace {
+template <class Numbers>
+std::string listOf(const Numbers& numbers, const char* separator) {
+  std::string out;
+  for (const auto n : numbers) out += (out.empty() ? "" : separator) + std::to_string(n);
+  return out;
+}
+}  // namespace
+
 std::vector<IsolatePlacement> planPlacement(const PlacementRequest& request,
                                             const Topology& machine) {
   std::vector<unsigned> allowed;
@@ -77,9 +86,25 @@ std::vector<IsolatePlacement> planPlacement(const PlacementRequest& request,
   return placement;
 }
 
-std::string pinThread(const IsolatePlacement& placement, bool wanted, const Topology& machine) {
-  if (!wanted) return {};
-  return machine.pinThisThread(placement.cpus);
+void pinThread(IsolatePlacement& placement, bool wanted, const Topology& machine) {
+  std::string why = wanted ? machine.pinThisThread(placement.cpus) : std::string();
+  // What the kernel does, not what was asked: a binding hwloc reports made
+  // is trusted only once the thread's affinity reads back within it.
+  std::vector<unsigned> actual = Topology::cpusOfThisThread();
+  if (wanted && why.empty()) {
+    const bool within =
+        !actual.empty() && std::all_of(actual.begin(), actual.end(), [&](unsigned c) {
+          return std::find(placement.cpus.begin(), placement.cpus.end(), c) != placement.cpus.end();
+        });
+    if (!within) {
+      why = actual.empty() ? "the kernel does not say where the thread may run"
+                           : "bound, yet the kernel runs it on CPUs " + listOf(actual, ",");
+    }
+  }
+  placement.pinned = wanted && why.empty();
+  if (!placement.pinned) placement.numaNode = -1;
+  if (wanted) placement.note = std::move(why);
+  if (!actual.empty()) placement.cpus = std::move(actual);
 }
 
 }  // namespace coreactor::detail

@@ -3,7 +3,7 @@
 // pinning of an isolate's thread to its part of the plan.
 //
 // Thread-safety: planPlacement() is a pure function of its arguments;
-// pinThread() binds the calling thread only.
+// pinThread() binds the calling thread only and reads its affinity back.
 #pragma once
 
 #include <chrono>
@@ -36,10 +36,15 @@ struct PlacementRequest {
 std::vector<IsolatePlacement> planPlacement(const PlacementRequest& request,
                                             const Topology& machine = Topology::machine());
 
-/// Binds the calling thread to `placement.cpus` when `wanted`: an empty
-/// string on success, else why not (the thread then runs where the kernel
+/// Binds the calling thread to `placement.cpus` when `wanted`, then reads
+/// back from the kernel where the thread may run, so that the placement
+/// says what the kernel does: `cpus` becomes the CPUs read back (left as
+/// planned only if the kernel does not say); `pinned` is true only if the
+/// binding was made and the kernel keeps the thread within the CPUs asked
+/// for. An isolate not pinned has `numaNode` -1 and, when the binding was
+/// wanted, a `note` that says why (the thread then runs where the kernel
 /// puts it).
-std::string pinThread(const IsolatePlacement& placement, bool wanted,
-                      const Topology& machine = Topology::machine());
+void pinThread(IsolatePlacement& placement, bool wanted,
+               const Topology& machine = Topology::machine());
 
 }  // namespace coreactor::detail

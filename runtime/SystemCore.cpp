@@ -159,32 +159,36 @@ void SystemCore::planPlacement() {
 }
 
 void SystemCore::pinIsolate(std::size_t index) noexcept {
-  std::string why;
-  std::vector<unsigned> cpus;
+  IsolatePlacement where;
   {
     std::lock_guard<std::mutex> lock(placementMutex_);
-    cpus = placement_[index].cpus;
+    where = placement_[index];
   }
-  // Pinned as asked, or kept on the NUMA node the options name.
+  const auto listed = [](const std::vector<unsigned>& cpus) {
+    std::string list;
+    for (unsigned cpu : cpus) list += (list.empty() ? "" : ",") + std::to_string(cpu);
+    return list;
+  };
+  const std::string asked = listed(where.cpus);
+  // Bound as the options ask: a pinning mode, or the NUMA node they name.
+  // pinThread reads the affinity back, so the placement says what the
+  // kernel does, whatever hwloc answered.
   const bool wanted = options_.pinning() != Pinning::None || options_.numaNode().has_value();
-  IsolatePlacement plan;
-  plan.cpus = cpus;
-  why = pinThread(plan, wanted);
-  std::string list;
-  for (unsigned cpu : cpus) list += (list.empty() ? "" : ",") + std::to_string(cpu);
+  pinThread(where, wanted);
   {
     std::lock_guard<std::mutex> lock(placementMutex_);
-    placement_[index].pinned = wanted && why.empty();
-    placement_[index].note = why;
+    placement_[index] = where;
   }
-  const auto pollUs = std::chrono::duration<double, std::micro>(placement_[index].idlePoll).count();
+  const std::string runs = listed(where.cpus);
+  const auto pollUs = std::chrono::duration<double, std::micro>(where.idlePoll).count();
   if (!wanted) {
-    logger_->debug("isolate {} runs on CPUs {} (not pinned; idle poll {} us)", index, list, pollUs);
-  } else if (why.empty()) {
-    logger_->info("isolate {} pinned to CPUs {} (NUMA node {}; idle poll {} us)", index, list,
-                  placement_[index].numaNode, pollUs);
+    logger_->debug("isolate {} runs on CPUs {} (not pinned; idle poll {} us)", index, runs, pollUs);
+  } else if (where.pinned) {
+    logger_->info("isolate {} pinned to CPUs {} (NUMA node {}; idle poll {} us)", index, runs,
+                  where.numaNode, pollUs);
   } else {
-    logger_->warn("isolate {} not pinned to CPUs {}: {}", index, list, why);
+    logger_->warn("isolate {} not pinned to CPUs {}: {}; it runs on CPUs {}", index, asked,
+                  where.note, runs);
   }
 }
 

@@ -202,7 +202,9 @@ class ActorSystemOptions {
   ActorSystemOptions withIsolates(std::size_t count) const;
   /// Binds isolate threads to CPUs. Checked at create: ErrInvalidOption for
   /// more isolates than CPUs. A machine that cannot pin runs unpinned and
-  /// says why (ActorSystem::placement, and the log).
+  /// says why (ActorSystem::placement, and the log); so does a topology
+  /// hwloc did not read from this machine (HWLOC_SYNTHETIC, or HWLOC_XMLFILE
+  /// without HWLOC_THISSYSTEM=1), which is never reported pinned.
   ActorSystemOptions withPinning(Pinning pinning) const;
   /// Keeps the system on one NUMA node: its isolate threads are bound to
   /// that node's CPUs (one each with Pinning::PerCore). Memory is not bound.

@@ -22,7 +22,10 @@ enum class Pinning {
 };
 
 /// Where one isolate runs (requirement L5): logged at start, and through
-/// ActorSystem::placement().
+/// ActorSystem::placement(). Until the isolate's thread starts it is the
+/// plan; once it has started, what the kernel does: `cpus` is the thread's
+/// affinity read back after the binding, and `pinned` is true only if the
+/// binding was made and the kernel keeps the thread within the CPUs asked for.
 struct IsolatePlacement {
   std::size_t isolate = 0;     ///< the isolate's index
   std::vector<unsigned> cpus;  ///< the CPUs it may run on (all allowed ones when unpinned)

@@ -11,9 +11,9 @@
 #include <thread>
 #include <vector>
 
-#include "../isolate/BlockCache.hpp"
-#include "../isolate/CacheTrim.hpp"
-#include "../isolate/SmallBlocks.hpp"
+#include "isolate/BlockCache.hpp"
+#include "isolate/CacheTrim.hpp"
+#include "isolate/SmallBlocks.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Clock.hpp"
 #include "coreactor/Isolate.hpp"

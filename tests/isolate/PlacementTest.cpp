@@ -3,6 +3,8 @@
 // description), since this machine has one node.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "../isolate/Placement.hpp"
 #include "TestSupport.hpp"
 
@@ -83,12 +85,39 @@ TEST(Placement, TheDefaultIsOneIsolatePerCpuWithAnIdlePollUnlessOversubscribedOr
   EXPECT_FALSE(manual[0].note.empty()) << "it says why it is not pinned";
 }
 
-TEST(Placement, ASyntheticTopologyCannotPinAThread) {
-  // SPEC L5: the plan is for another machine; this thread stays where it is.
+TEST(Placement, ASyntheticTopologyCannotPinAThreadAndSaysWhereItRuns) {
+  // SPEC L5: the plan is for another machine; this thread stays where it is,
+  // and the placement says so: not pinned, on the CPUs the kernel reports.
+  const std::vector<unsigned> before = Topology::cpusOfThisThread();
+  ASSERT_FALSE(before.empty());
   IsolatePlacement p;
   p.cpus = {4};
-  EXPECT_EQ(pinThread(p, /*wanted=*/true, twoNodes()), "a synthetic topology cannot pin");
-  EXPECT_EQ(pinThread(p, /*wanted=*/false, twoNodes()), "");
+  p.numaNode = 1;
+  pinThread(p, /*wanted=*/true, twoNodes());
+  EXPECT_FALSE(p.pinned);
+  EXPECT_EQ(p.note, "a synthetic topology cannot pin");
+  EXPECT_EQ(p.cpus, before) << "where the kernel runs it, not the CPU asked for";
+  EXPECT_EQ(p.numaNode, -1);
+  EXPECT_EQ(Topology::cpusOfThisThread(), before) << "nothing was bound";
+  IsolatePlacement unwanted;
+  unwanted.cpus = {4};
+  pinThread(unwanted, /*wanted=*/false, twoNodes());
+  EXPECT_FALSE(unwanted.pinned);
+  EXPECT_EQ(unwanted.note, "");
+  EXPECT_EQ(unwanted.cpus, before);
+}
+
+TEST(Placement, TheMachinesCpusAreOnlyThoseTheProcessMayUse) {
+  // SPEC L5: never a CPU that is not there, whatever topology hwloc loaded.
+  const std::vector<unsigned> allowed = test::allowedCpus();
+  const Topology& machine = Topology::machine();
+  ASSERT_FALSE(machine.cpus().empty());
+  for (const Topology::Cpu& cpu : machine.cpus()) {
+    EXPECT_NE(std::find(allowed.begin(), allowed.end(), cpu.os), allowed.end()) << cpu.os;
+  }
+  for (int node : machine.numaNodes()) {
+    EXPECT_FALSE(machine.cpusOfNode(node).empty()) << "node " << node << " is listed without a CPU";
+  }
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 #include <memory>
 #include <random>
 
-#include "../isolate/SegmentFifo.hpp"
+#include "isolate/SegmentFifo.hpp"
 #include "Counted.hpp"
 
 namespace coreactor::detail {

@@ -602,6 +602,72 @@ TEST(Ask, AContinuationRunWhereItsReplyIsTakenThatThrowsGoesToSupervision) {
   EXPECT_EQ(chain.restarts.load(), 1);
 }
 
+// ---- A3 beside S10: ask timeouts saturate as schedules do ------------------------
+
+struct Silent {};
+
+TEST(AskTimeouts, AnAskWithAHugeTimeoutNeverDelaysAShortOnesTimeout) {
+  // SPEC A3, S10: asks share their isolate's timeout lanes and one timer;
+  // one whose deadline is past the timeline's end waits for ever, and the
+  // short ones beside it still time out exactly when due.
+  ManualClock clock;
+  auto system =
+      ActorSystem::create("asks", ActorSystemOptions::create().withManualRun().withClock(&clock));
+  ActorRef silent = system->spawn("silent", [](ReceiveContext&) {});  // never replies
+  auto never = system->ask<int>(silent, Silent{}, std::chrono::nanoseconds::max());
+  auto century = system->ask<int>(silent, Silent{}, std::chrono::years(100));
+  auto first = system->ask<int>(silent, Silent{}, 10ms);
+  system->runUntilIdle();
+  clock.advance(9ms);
+  system->runUntilIdle();
+  EXPECT_EQ(first.wait_for(0s), std::future_status::timeout) << "not before its time";
+  clock.advance(1ms);
+  system->runUntilIdle();
+  ASSERT_EQ(first.wait_for(0s), std::future_status::ready);
+  EXPECT_EQ(test::errorOf([&] { first.get(); }), Error::ErrAskTimeout);
+  // Another short one, after the huge ones took their lanes' heads.
+  auto second = system->ask<int>(silent, Silent{}, 20ms);
+  system->runUntilIdle();
+  clock.advance(19ms);
+  system->runUntilIdle();
+  EXPECT_EQ(second.wait_for(0s), std::future_status::timeout);
+  clock.advance(1ms);
+  system->runUntilIdle();
+  ASSERT_EQ(second.wait_for(0s), std::future_status::ready);
+  EXPECT_EQ(test::errorOf([&] { second.get(); }), Error::ErrAskTimeout);
+  clock.advance(24h);
+  system->runUntilIdle();
+  EXPECT_EQ(never.wait_for(0s), std::future_status::timeout) << "still pending";
+  EXPECT_EQ(century.wait_for(0s), std::future_status::timeout) << "still pending";
+}
+
+TEST(AskTimeouts, AHugeTimeoutOnATimerOfItsOwnNeverDelaysTheLanes) {
+  // SPEC A3, S10: with every lane taken by another timeout, an ask gets a
+  // timer of its own; a huge one there leaves the lanes' timer alone.
+  ManualClock clock;
+  auto system =
+      ActorSystem::create("asks", ActorSystemOptions::create().withManualRun().withClock(&clock));
+  ActorRef silent = system->spawn("silent", [](ReceiveContext&) {});
+  std::vector<AskFuture<int>> lanes;
+  for (int i = 1; i <= 8; ++i) {
+    lanes.push_back(system->ask<int>(silent, Silent{}, std::chrono::hours(i)));
+  }
+  auto never = system->ask<int>(silent, Silent{}, std::chrono::nanoseconds::max());
+  auto century = system->ask<int>(silent, Silent{}, std::chrono::years(100));
+  system->runUntilIdle();
+  for (int i = 1; i <= 8; ++i) {
+    clock.advance(1h);
+    system->runUntilIdle();
+    for (int k = 0; k < 8; ++k) {
+      ASSERT_EQ(lanes[k].wait_for(0s) == std::future_status::ready, k < i)
+          << "ask of " << k + 1 << " h at " << i << " h";
+    }
+  }
+  for (auto& f : lanes) EXPECT_EQ(test::errorOf([&] { f.get(); }), Error::ErrAskTimeout);
+  EXPECT_EQ(never.wait_for(0s), std::future_status::timeout) << "still pending";
+  EXPECT_EQ(century.wait_for(0s), std::future_status::timeout) << "still pending";
+}
+
 // ---- the reply slots of asks from plain threads to other ranks ---------------------------
 
 /// What an OutsideAsks completion saw.

@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "../runtime/CompactString.hpp"
+#include "runtime/CompactString.hpp"
 
 namespace coreactor {
 namespace {

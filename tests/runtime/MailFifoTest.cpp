@@ -13,8 +13,8 @@
 #include <random>
 #include <stdexcept>
 
-#include "../isolate/Counted.hpp"
-#include "../runtime/MailFifo.hpp"
+#include "tests/isolate/Counted.hpp"
+#include "runtime/MailFifo.hpp"
 #include "coreactor/ActorSystem.hpp"
 
 namespace coreactor::detail {

@@ -7,7 +7,7 @@
 #include <random>
 #include <string>
 
-#include "../runtime/Mailbox.hpp"
+#include "runtime/Mailbox.hpp"
 #include "TestSupport.hpp"
 #include "coreactor/ActorSystem.hpp"
 

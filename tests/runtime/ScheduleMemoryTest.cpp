@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "../runtime/Scheduler.hpp"
+#include "runtime/Scheduler.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/testkit/CallingThreadDispatcher.hpp"
 #include "coreactor/testkit/TestKit.hpp"

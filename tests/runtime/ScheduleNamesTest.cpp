@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../runtime/ScheduleNames.hpp"
+#include "runtime/ScheduleNames.hpp"
 
 namespace coreactor::detail {
 namespace {

@@ -15,7 +15,7 @@
 #include <string>
 #include <thread>
 
-#include "../../transport/mpi/ByteRing.hpp"
+#include "transport/mpi/ByteRing.hpp"
 
 namespace coreactor::transport {
 namespace {

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "../isolate/SmallBlocks.hpp"
+#include "isolate/SmallBlocks.hpp"
 #include "coreactor/ActorSystem.hpp"
 
 namespace coreactor {

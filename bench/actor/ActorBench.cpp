@@ -403,16 +403,10 @@ void measureMemory(benchmark::State& state) {
   measureMemoryInChild(state, kMemoryProbeFlag, kIdleActors);
 }
 
-// ---- registration -------------------------------------------------------------------------
-
-void registerTimed(benchmark::internal::Benchmark* b) {
-  b->UseManualTime()->Unit(benchmark::kMicrosecond);
-}
-
 }  // namespace
 
 int runActorMemoryProbe() {
-  try {
+  return runMemoryProbeChild(kMemoryProbeFlag, [] {
     // Made before the first point, and written to, so that its pages are in
     // the baseline rather than in the actors' figure.
     std::vector<ActorRef> refs(static_cast<std::size_t>(kIdleActors));
@@ -428,27 +422,12 @@ int runActorMemoryProbe() {
     for (const ActorRef& ref : refs) ref.tell(Count{1});
     system->runUntilIdle();
     const MemoryPoint idle = memoryNow();
-    if (tally.started != kIdleActors || tally.received != kIdleActors) {
-      std::fprintf(stderr, "%s: %lld of %lld actors started, %lld messages of %lld handled\n",
-                   kMemoryProbeFlag, static_cast<long long>(tally.started),
-                   static_cast<long long>(kIdleActors), static_cast<long long>(tally.received),
-                   static_cast<long long>(kIdleActors));
-      return 1;
-    }
-    // The actors that count must also be whole: all of them stop cleanly.
+    if (!idleActorsReady(kMemoryProbeFlag, kIdleActors, tally.started, tally.received)) return 1;
     system->shutdown();
-    if (tally.stopped != kIdleActors) {
-      std::fprintf(stderr, "%s: %lld of %lld actors stopped at shutdown\n", kMemoryProbeFlag,
-                   static_cast<long long>(tally.stopped), static_cast<long long>(kIdleActors));
-      return 1;
-    }
+    if (!idleActorsStopped(kMemoryProbeFlag, kIdleActors, tally.stopped)) return 1;
     printMemoryReading(MemoryReading{bare, empty, idle, static_cast<long long>(tally.received)});
     return 0;
-  } catch (...) {
-    std::fprintf(stderr, "%s: threw: %s\n", kMemoryProbeFlag,
-                 describe(std::current_exception()).c_str());
-    return 1;
-  }
+  });
 }
 
 void registerActorBenchmarks() {

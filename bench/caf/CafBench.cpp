@@ -73,6 +73,8 @@
 #include "harness/BenchSupport.hpp"
 #include "harness/MemoryProbe.hpp"
 #include "harness/ParallelRound.hpp"
+#include "harness/ParallelTallies.hpp"
+#include "harness/RunDefaults.hpp"
 #include "harness/Workloads.hpp"
 
 namespace coreactor::bench::cafarm {
@@ -500,11 +502,6 @@ caf::behavior crossAsker(caf::event_based_actor* self, caf::actor responder, Cro
   }};
 }
 
-double percentileOf(std::vector<double> values, double p) {
-  std::sort(values.begin(), values.end());
-  return values[static_cast<std::size_t>(p * static_cast<double>(values.size() - 1))];
-}
-
 /// isolates/ask/cross: two worker threads, the asker and the responder
 /// where CAF's scheduler puts them; the p50 of every ask is the figure.
 void askAcross(benchmark::State& state) {
@@ -523,8 +520,7 @@ void askAcross(benchmark::State& state) {
     state.SetIterationTime(std::chrono::duration<double>(timed.elapsed).count());
   }
   if (state.error_occurred() || all.empty()) return;
-  state.counters[kP50NsCounter] = percentileOf(all, 0.5);
-  state.counters[kP99NsCounter] = percentileOf(all, 0.99);
+  reportLatencies(state, all);
   state.counters["mean_ns"] = spent / static_cast<double>(all.size());
 }
 
@@ -556,8 +552,7 @@ void askForeign(benchmark::State& state) {
     state.SetIterationTime(spent / 1e9);
   }
   if (state.error_occurred() || all.empty()) return;
-  state.counters[kP50NsCounter] = percentileOf(all, 0.5);
-  state.counters[kP99NsCounter] = percentileOf(all, 0.99);
+  reportLatencies(state, all);
 }
 
 // ---- actor/spawn/<N> and actor/memory -------------------------------------------------------
@@ -696,7 +691,7 @@ void measureMemory(benchmark::State& state) {
 
 /// actor/memory's child: the CAF side of bench/harness/MemoryProbe.hpp.
 int runMemoryProbe() {
-  try {
+  return runMemoryProbeChild(kMemoryProbeFlag, [] {
     Tally tally;
     tally.shape = Shape::kIdle;
     tally.target = kIdleActors;
@@ -718,31 +713,21 @@ int runMemoryProbe() {
       std::_Exit(1);
     }
     reading.idle = memoryNow();
-    if (tally.started != kIdleActors || tally.received != kIdleActors) {
-      std::fprintf(stderr, "%s: %lld of %lld actors started, %lld messages of %lld handled\n",
-                   kMemoryProbeFlag, static_cast<long long>(tally.started),
-                   static_cast<long long>(kIdleActors), static_cast<long long>(tally.received),
-                   static_cast<long long>(kIdleActors));
-      return 1;
-    }
-    // The actors that count must also be whole: all of them stop cleanly.
+    if (!idleActorsReady(kMemoryProbeFlag, kIdleActors, tally.started, tally.received)) return 1;
     Round stopped;
     std::future<void> allStopped = stopped.done.get_future();
     caf::anon_send(driver, StopAll{&stopped});
-    if (allStopped.wait_for(kRoundTimeout) != std::future_status::ready ||
-        tally.stopped != kIdleActors) {
-      std::fprintf(stderr, "%s: not all %lld actors stopped\n", kMemoryProbeFlag,
-                   static_cast<long long>(kIdleActors));
+    // A system with an actor that did not stop could not shut down: end here.
+    if (allStopped.wait_for(kRoundTimeout) != std::future_status::ready) {
+      std::fprintf(stderr, "%s: the idle actors did not all stop within %lld s\n",
+                   kMemoryProbeFlag, static_cast<long long>(kRoundTimeout.count()));
       std::_Exit(1);
     }
+    if (!idleActorsStopped(kMemoryProbeFlag, kIdleActors, tally.stopped)) std::_Exit(1);
     reading.actors = tally.received;
     printMemoryReading(reading);
     return 0;
-  } catch (...) {
-    std::fprintf(stderr, "%s: threw: %s\n", kMemoryProbeFlag,
-                 describe(std::current_exception()).c_str());
-    return 1;
-  }
+  });
 }
 
 // ---- parallel/<workload>/<n> --------------------------------------------------------------
@@ -753,22 +738,12 @@ int runMemoryProbe() {
 // drops them (release) before its Arm stops the system; the actors read one
 // another's handles through the workload, never holding one of their own.
 
-/// A counter of one actor's, on a cache line of its own.
-struct alignas(64) Counter {
-  std::int64_t value = 0;
-};
-
-std::string counted(const char* what, std::int64_t expected, std::int64_t got) {
-  return std::to_string(got) + " " + what + ", " + std::to_string(expected) + " expected";
-}
+// What the actors count, and the checks of a round: one copy for both arms.
+using workloads::Counter;
+using workloads::PairCounts;
+using workloads::PeerCounts;
 
 // parallel/pairs/<n>
-
-struct alignas(64) PairCounts {
-  std::int64_t pings = 0;
-  std::int64_t pongs = 0;
-  std::int64_t inOrder = 0;
-};
 
 class PairResponder final : public caf::event_based_actor {
  public:
@@ -817,9 +792,8 @@ class Pairs {
   RoundEnd end;
 
   void build(Arm& arm) {
-    counts_.resize(static_cast<std::size_t>(workloads::kPairs));
-    responders_.reserve(counts_.size());  // the requesters point into it
-    for (PairCounts& counts : counts_) {
+    responders_.reserve(tally_.counts.size());  // the requesters point into it
+    for (PairCounts& counts : tally_.counts) {
       responders_.push_back(arm.spawn<PairResponder>(&counts));
       requesters_.push_back(arm.spawn<PairRequester>(&counts, &end, &responders_.back()));
     }
@@ -830,39 +804,21 @@ class Pairs {
   }
   std::int64_t asked() const { return workloads::kPairs * workloads::kPairRoundTrips; }
   std::int64_t parts() const { return workloads::kPairs; }
-  void reset() {
-    for (PairCounts& counts : counts_) counts = PairCounts{};
-  }
+  void reset() { tally_.reset(); }
   void start() {
     for (const caf::actor& requester : requesters_) caf::anon_send(requester, Serve{});
   }
-  std::int64_t done(std::string& wrong) const {
-    std::int64_t ran = 0;
-    for (std::size_t k = 0; k < counts_.size(); ++k) {
-      const PairCounts& c = counts_[k];
-      if (c.pings != c.pongs || c.inOrder != c.pongs) {
-        wrong = "pair " + std::to_string(k) + ": " + std::to_string(c.pings) + " pings, " +
-                std::to_string(c.pongs) + " pongs, " + std::to_string(c.inOrder) + " in order";
-      }
-      ran += c.inOrder;
-    }
-    return ran;
-  }
+  std::int64_t done(std::string& wrong) const { return tally_.done(wrong); }
 
  private:
-  std::vector<PairCounts> counts_;
+  workloads::PairsTally tally_;
   std::vector<caf::actor> responders_;
   std::vector<caf::actor> requesters_;
 };
 
 // parallel/forkjoin/<n>
 
-struct ForkJoinShared {
-  std::vector<caf::actor> workers;
-  std::vector<Counter> handled;
-  std::int64_t answers = 0;
-  std::uint64_t sum = 0;
-};
+using ForkJoinShared = workloads::ForkJoinShared<caf::actor>;
 
 class Producer final : public caf::event_based_actor {
  public:
@@ -912,7 +868,6 @@ class ForkJoin {
 
   ForkJoin() : expected_(workloads::forkJoinExpectedSum()) {}
   void build(Arm& arm) {
-    shared_.handled.resize(static_cast<std::size_t>(workloads::kForkJoinWorkers));
     producer_ = arm.spawn<Producer>(&shared_, &end);
     for (Counter& handled : shared_.handled) shared_.workers.push_back(arm.spawn<Worker>(&handled));
   }
@@ -922,19 +877,9 @@ class ForkJoin {
   }
   std::int64_t asked() const { return workloads::kForkJoinItems; }
   std::int64_t parts() const { return 1; }
-  void reset() {
-    for (Counter& handled : shared_.handled) handled.value = 0;
-    shared_.answers = 0;
-    shared_.sum = 0;
-  }
+  void reset() { shared_.reset(); }
   void start() { caf::anon_send(producer_, Fork{}); }
-  std::int64_t done(std::string& wrong) const {
-    std::int64_t handled = 0;
-    for (const Counter& worker : shared_.handled) handled += worker.value;
-    if (handled != shared_.answers) wrong = counted("items handled", shared_.answers, handled);
-    if (shared_.sum != expected_) wrong = "the gathered sum is not the sum of the items' results";
-    return shared_.answers;
-  }
+  std::int64_t done(std::string& wrong) const { return shared_.done(expected_, wrong); }
 
  private:
   std::uint64_t expected_;
@@ -944,16 +889,7 @@ class ForkJoin {
 
 // parallel/ring-one/<n>, parallel/ring-many/<n>
 
-struct RingShared {
-  std::vector<caf::actor> members;
-  std::vector<Counter> hops;
-  std::int64_t hopsPerToken = 0;
-  struct alignas(64) Finish {
-    std::int64_t at = -1;
-    std::int64_t times = 0;
-  };
-  std::vector<Finish> finishes;
-};
+using RingShared = workloads::RingShared<caf::actor>;
 
 class RingMember final : public caf::event_based_actor {
  public:
@@ -988,9 +924,6 @@ class Ring {
   RoundEnd end;
 
   void build(Arm& arm) {
-    ring_.hopsPerToken = workloads::kRingHops / Tokens;
-    ring_.hops.resize(static_cast<std::size_t>(workloads::kRingActors));
-    ring_.finishes.resize(static_cast<std::size_t>(Tokens));
     for (std::int64_t i = 0; i < workloads::kRingActors; ++i) {
       ring_.members.push_back(arm.spawn<RingMember>(&ring_, &end, i));
     }
@@ -998,49 +931,21 @@ class Ring {
   void release() { ring_.members.clear(); }
   std::int64_t asked() const { return workloads::kRingHops; }
   std::int64_t parts() const { return Tokens; }
-  void reset() {
-    for (Counter& hops : ring_.hops) hops.value = 0;
-    for (RingShared::Finish& finish : ring_.finishes) finish = RingShared::Finish{};
-  }
+  void reset() { ring_.reset(); }
   void start() {
     for (std::uint32_t t = 0; t < static_cast<std::uint32_t>(Tokens); ++t) {
-      caf::anon_send(ring_.members[t * static_cast<std::size_t>(workloads::kRingActors / Tokens)],
-                     Token{t, 0});
+      caf::anon_send(ring_.members[ring_.entry(t)], Token{t, 0});
     }
   }
-  std::int64_t done(std::string& wrong) const {
-    std::int64_t ran = 0;
-    for (const Counter& hops : ring_.hops) ran += hops.value;
-    for (std::size_t t = 0; t < ring_.finishes.size(); ++t) {
-      const RingShared::Finish& finish = ring_.finishes[t];
-      const std::int64_t first = static_cast<std::int64_t>(t) * (workloads::kRingActors / Tokens);
-      const std::int64_t last = (first + ring_.hopsPerToken - 1) % workloads::kRingActors;
-      if (finish.times != 1 || finish.at != last) {
-        wrong = "token " + std::to_string(t) + " ended " + std::to_string(finish.times) +
-                " times, at member " + std::to_string(finish.at) + " (expected once, at " +
-                std::to_string(last) + ")";
-      }
-    }
-    return ran;
-  }
+  std::int64_t done(std::string& wrong) const { return ring_.done(wrong); }
 
  private:
-  RingShared ring_;
+  RingShared ring_{Tokens};
 };
 
 // parallel/all-to-all/<n>
 
-struct alignas(64) PeerCounts {
-  std::int64_t requests = 0;
-  std::int64_t replies = 0;
-  std::uint64_t sent = 0;
-  std::uint64_t echoed = 0;
-};
-
-struct AllToAllShared {
-  std::vector<caf::actor> peers;
-  std::vector<PeerCounts> counts;
-};
+using AllToAllShared = workloads::AllToAllShared<caf::actor>;
 
 class Peer final : public caf::event_based_actor {
  public:
@@ -1085,7 +990,6 @@ class AllToAll {
   RoundEnd end;
 
   void build(Arm& arm) {
-    shared_.counts.resize(static_cast<std::size_t>(workloads::kAllToAllActors));
     for (std::int64_t i = 0; i < workloads::kAllToAllActors; ++i) {
       shared_.peers.push_back(arm.spawn<Peer>(&shared_, &end, i));
     }
@@ -1093,28 +997,11 @@ class AllToAll {
   void release() { shared_.peers.clear(); }
   std::int64_t asked() const { return workloads::kAllToAllActors * workloads::kAllToAllMessages; }
   std::int64_t parts() const { return workloads::kAllToAllActors; }
-  void reset() {
-    for (PeerCounts& counts : shared_.counts) counts = PeerCounts{};
-  }
+  void reset() { shared_.reset(); }
   void start() {
     for (const caf::actor& peer : shared_.peers) caf::anon_send(peer, Begin{});
   }
-  std::int64_t done(std::string& wrong) const {
-    std::int64_t requests = 0;
-    std::int64_t replies = 0;
-    for (std::size_t i = 0; i < shared_.counts.size(); ++i) {
-      const PeerCounts& c = shared_.counts[i];
-      requests += c.requests;
-      replies += c.replies;
-      if (c.replies != workloads::kAllToAllMessages || c.echoed != c.sent) {
-        wrong = "peer " + std::to_string(i) + ": " +
-                counted("replies", workloads::kAllToAllMessages, c.replies) +
-                (c.echoed != c.sent ? ", carrying other numbers than it sent" : "");
-      }
-    }
-    if (requests != replies) wrong = counted("requests handled", replies, requests);
-    return replies;
-  }
+  std::int64_t done(std::string& wrong) const { return shared_.done(wrong); }
 
  private:
   AllToAllShared shared_;
@@ -1122,18 +1009,7 @@ class AllToAll {
 
 // parallel/pipeline/<n>
 
-struct PipelineShared {
-  std::vector<caf::actor> stages;
-  std::vector<Counter> handled;  // per stage
-  /// The last stage's tallies, written with every message, on a line of
-  /// their own: the line of the vectors above is read by every stage,
-  /// on every isolate, with every message.
-  struct alignas(64) Tally {
-    std::int64_t arrived = 0;
-    std::uint64_t sum = 0;
-  };
-  Tally last;
-};
+using PipelineShared = workloads::PipelineShared<caf::actor>;
 
 class Source final : public caf::event_based_actor {
  public:
@@ -1183,7 +1059,6 @@ class Pipeline {
 
   Pipeline() : expected_(workloads::pipelineExpectedSum()) {}
   void build(Arm& arm) {
-    shared_.handled.resize(static_cast<std::size_t>(workloads::kPipelineStages));
     source_ = arm.spawn<Source>(&shared_);
     for (std::int64_t s = 0; s < workloads::kPipelineStages; ++s) {
       shared_.stages.push_back(arm.spawn<Stage>(&shared_, &end, s));
@@ -1195,22 +1070,9 @@ class Pipeline {
   }
   std::int64_t asked() const { return workloads::kPipelineMessages; }
   std::int64_t parts() const { return 1; }
-  void reset() {
-    for (Counter& handled : shared_.handled) handled.value = 0;
-    shared_.last.arrived = 0;
-    shared_.last.sum = 0;
-  }
+  void reset() { shared_.reset(); }
   void start() { caf::anon_send(source_, Feed{}); }
-  std::int64_t done(std::string& wrong) const {
-    for (std::size_t s = 0; s < shared_.handled.size(); ++s) {
-      if (shared_.handled[s].value != shared_.last.arrived) {
-        wrong = "stage " + std::to_string(s) + ": " +
-                counted("messages", shared_.last.arrived, shared_.handled[s].value);
-      }
-    }
-    if (shared_.last.sum != expected_) wrong = "the last stage's sum is not the pipeline's";
-    return shared_.last.arrived;
-  }
+  std::int64_t done(std::string& wrong) const { return shared_.done(expected_, wrong); }
 
  private:
   std::uint64_t expected_;
@@ -1233,10 +1095,8 @@ void parallelRow(benchmark::State& state, std::size_t threads) {
 template <class Workload>
 void registerParallelRows() {
   for (const std::size_t n : workloads::parallelCounts()) {
-    benchmark::RegisterBenchmark(workloads::parallelRow(Workload::kName, n).c_str(),
-                                 &parallelRow<Workload>, n)
-        ->UseManualTime()
-        ->Unit(benchmark::kMicrosecond);
+    registerTimed(benchmark::RegisterBenchmark(workloads::parallelRow(Workload::kName, n).c_str(),
+                                               &parallelRow<Workload>, n));
   }
 }
 
@@ -1280,9 +1140,7 @@ class LineReporter final : public benchmark::BenchmarkReporter {
 };
 
 void registerBenchmarks() {
-  const auto timed = [](benchmark::internal::Benchmark* b) {
-    b->UseManualTime()->Unit(benchmark::kMicrosecond);
-  };
+  const auto timed = registerTimed;
   for (const std::int64_t batch : kTellBatches) {
     timed(benchmark::RegisterBenchmark(workloads::tellRow(batch).c_str(), &tellBatch, batch));
   }
@@ -1328,8 +1186,7 @@ void printUsage(std::FILE* out) {
                "Exit status: 0 every row completed (none matching a filter included),\n"
                "1 a row failed its completion check, 2 bad command line.\n",
                kProgram, CAF_MAJOR_VERSION, CAF_MINOR_VERSION, CAF_PATCH_VERSION,
-               workloads::kQuick.repetitions, workloads::kQuick.minTime,
-               workloads::kFull.repetitions, workloads::kFull.minTime);
+               kQuick.repetitions, kQuick.minTime, kFull.repetitions, kFull.minTime);
 }
 
 /// How CAF is set up, read back from a system made with the benchmarks' config.
@@ -1373,20 +1230,9 @@ int run(int argc, char** argv) {
     }
   }
   if (!mallocDefaults) pinMallocThresholds();
-  const workloads::RunDefaults& defaults = quick ? workloads::kQuick : workloads::kFull;
-  std::vector<std::string> args = {
-      argv[0],
-      "--benchmark_repetitions=" + std::to_string(defaults.repetitions),
-      std::string("--benchmark_min_time=") + defaults.minTime,
-      std::string("--benchmark_min_warmup_time=") + defaults.warmUpTime,
-  };
-  args.insert(args.end(), passThrough.begin(), passThrough.end());
-  std::vector<char*> cargs;
-  for (std::string& arg : args) cargs.push_back(arg.data());
-  cargs.push_back(nullptr);
-  int cargc = static_cast<int>(args.size());
-  benchmark::Initialize(&cargc, cargs.data());
-  if (benchmark::ReportUnrecognizedArguments(cargc, cargs.data())) {
+  std::vector<std::string> args =
+      benchmarkArguments(argv[0], quick ? kQuick : kFull, passThrough);
+  if (!initializeBenchmark(args)) {
     std::fprintf(stderr, "\n");
     printUsage(stderr);
     return 2;

@@ -514,17 +514,14 @@ void ioLatency(benchmark::State& state, DispatcherFactory make) {
 }  // namespace
 
 void registerDispatchBenchmarks() {
-  auto configure = [](benchmark::internal::Benchmark* b) {
-    b->UseManualTime()->Unit(benchmark::kMicrosecond);
-  };
-  configure(benchmark::RegisterBenchmark("floor/ring", &floorRing));
-  configure(benchmark::RegisterBenchmark("floor/asio-post", &floorAsioPost));
+  registerTimed(benchmark::RegisterBenchmark("floor/ring", &floorRing));
+  registerTimed(benchmark::RegisterBenchmark("floor/asio-post", &floorAsioPost));
   for (const DispatcherKind& kind : kDispatchers) {
-    configure(
+    registerTimed(
         benchmark::RegisterBenchmark(("hop/" + std::string(kind.name)).c_str(), &hop, kind.make));
   }
   for (const DispatcherKind& kind : kDispatchers) {
-    configure(benchmark::RegisterBenchmark(("volley/" + std::string(kind.name)).c_str(), &volley,
+    registerTimed(benchmark::RegisterBenchmark(("volley/" + std::string(kind.name)).c_str(), &volley,
                                            kind.make));
   }
   // The hybrid, whose claim this is, then immediate as the reference rows.
@@ -532,17 +529,17 @@ void registerDispatchBenchmarks() {
     const DispatcherKind& kind = kindNamed(name);
     for (const std::int64_t units :
          {std::int64_t{1'000}, std::int64_t{100'000}, std::int64_t{1'000'000}}) {
-      configure(benchmark::RegisterBenchmark(
+      registerTimed(benchmark::RegisterBenchmark(
           (std::string(name) + "/backlog/" + std::to_string(units)).c_str(), &backlog, kind.make,
           units));
     }
   }
   for (const DispatcherKind& kind : kDispatchers) {
-    configure(benchmark::RegisterBenchmark(("lateness/" + std::string(kind.name)).c_str(),
+    registerTimed(benchmark::RegisterBenchmark(("lateness/" + std::string(kind.name)).c_str(),
                                            &lateness, kind.make));
   }
   for (const DispatcherKind& kind : kDispatchers) {
-    configure(benchmark::RegisterBenchmark(("iolatency/" + std::string(kind.name)).c_str(),
+    registerTimed(benchmark::RegisterBenchmark(("iolatency/" + std::string(kind.name)).c_str(),
                                            &ioLatency, kind.make));
   }
 }

@@ -1,7 +1,9 @@
 // bench/harness/BenchSupport.hpp — what every benchmark of both arms shares
 // (coreactor-bench and coreactor-bench-caf): the counters the harness reads
-// back, the completion check and the hand-held clock. It includes neither
-// coreactor's headers nor CAF's, so that each arm can use it alone.
+// back, the completion check, the hand-held clock, how a timed row is
+// registered and how a latency row reads its percentiles. It includes
+// neither coreactor's runtime headers nor CAF's, so that each arm can use it
+// alone.
 //
 // A figure is only ever taken over work that actually ran: each benchmark's
 // own code counts what completed, checkCompleted() compares it with what was
@@ -16,10 +18,13 @@
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <string>
+#include <vector>
 
 // Header-only here: the CAF arm includes it without linking coreactor.
 #include "coreactor/Error.hpp"
@@ -78,6 +83,40 @@ inline bool checkCompleted(benchmark::State& state, const char* what, std::int64
                               " ran";
   state.SkipWithError(message.c_str());
   return false;
+}
+
+/// Registers `b` as a row timed by hand (OpMeter, SetIterationTime), shown in
+/// microseconds: how every row of both arms but a memory one is registered.
+inline benchmark::internal::Benchmark* registerTimed(benchmark::internal::Benchmark* b) {
+  return b->UseManualTime()->Unit(benchmark::kMicrosecond);
+}
+
+/// Runs a row's set-up (building its system, its threads, its actors),
+/// failing the row, rather than the run, on a throw. Returns false then.
+template <class SetUp>
+bool setUp(benchmark::State& state, SetUp&& build) {
+  try {
+    build();
+    return true;
+  } catch (...) {
+    state.SkipWithError(("set-up threw: " + describe(std::current_exception())).c_str());
+    return false;
+  }
+}
+
+/// The `p`-th quantile (0.5: the median) of `values`, which must not be
+/// empty: the value at rank floor(p * (n - 1)) of the sorted values.
+inline double percentileOf(std::vector<double> values, double p) {
+  std::sort(values.begin(), values.end());
+  return values[static_cast<std::size_t>(p * static_cast<double>(values.size() - 1))];
+}
+
+/// A latency row's figure and the counter beside it (isolates/ask/*, both
+/// arms): the median of every latency measured, in ns, and the 99th
+/// percentile.
+inline void reportLatencies(benchmark::State& state, const std::vector<double>& ns) {
+  state.counters[kP50NsCounter] = percentileOf(ns, 0.5);
+  state.counters[kP99NsCounter] = percentileOf(ns, 0.99);
 }
 
 /// Accumulates the hand-measured time and the completed ops of one benchmark

@@ -35,18 +35,29 @@ bool probeMemory(const char* probeFlag, MemoryReading& reading, std::string& err
 
 }  // namespace
 
-MemoryPoint memoryNow() {
-  MemoryPoint point;
+std::int64_t residentBytes() {
+  std::int64_t bytes = -1;
   if (std::FILE* statm = std::fopen("/proc/self/statm", "r")) {
     long long size = 0;
     long long resident = 0;
     if (std::fscanf(statm, "%lld %lld", &size, &resident) == 2) {
-      point.rss = resident * static_cast<long long>(sysconf(_SC_PAGESIZE));
+      bytes = static_cast<std::int64_t>(resident) * sysconf(_SC_PAGESIZE);
     }
     std::fclose(statm);
   }
+  return bytes;
+}
+
+std::int64_t heapInUse() {
   const struct mallinfo2 info = mallinfo2();
-  point.heap = static_cast<long long>(info.uordblks + info.hblkhd);
+  return static_cast<std::int64_t>(info.uordblks + info.hblkhd);
+}
+
+MemoryPoint memoryNow() {
+  MemoryPoint point;
+  const std::int64_t rss = residentBytes();
+  point.rss = rss < 0 ? 0 : static_cast<long long>(rss);
+  point.heap = static_cast<long long>(heapInUse());
   return point;
 }
 
@@ -54,6 +65,22 @@ void printMemoryReading(const MemoryReading& reading) {
   std::printf("memory-probe %lld %lld %lld %lld %lld %lld %lld\n", reading.actors, reading.bare.rss,
               reading.bare.heap, reading.system.rss, reading.system.heap, reading.idle.rss,
               reading.idle.heap);
+}
+
+bool idleActorsReady(const char* probeFlag, std::int64_t actors, std::int64_t started,
+                     std::int64_t received) {
+  if (started == actors && received == actors) return true;
+  std::fprintf(stderr, "%s: %lld of %lld actors started, %lld messages of %lld handled\n",
+               probeFlag, static_cast<long long>(started), static_cast<long long>(actors),
+               static_cast<long long>(received), static_cast<long long>(actors));
+  return false;
+}
+
+bool idleActorsStopped(const char* probeFlag, std::int64_t actors, std::int64_t stopped) {
+  if (stopped == actors) return true;
+  std::fprintf(stderr, "%s: %lld of %lld actors stopped\n", probeFlag,
+               static_cast<long long>(stopped), static_cast<long long>(actors));
+  return false;
 }
 
 void measureMemoryInChild(benchmark::State& state, const char* probeFlag, std::int64_t actors) {

@@ -19,7 +19,12 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <exception>
 #include <string>
+
+// Header-only here: the CAF arm includes it without linking coreactor.
+#include "coreactor/Error.hpp"
 
 namespace coreactor::bench {
 
@@ -36,7 +41,14 @@ struct MemoryPoint {
   long long heap = 0;  // bytes malloc has handed out (arenas + mmapped chunks)
 };
 
-/// This process's resident bytes and malloc's bytes in use, now.
+/// This process's resident bytes (/proc/self/statm), or -1 if they cannot be read.
+std::int64_t residentBytes();
+/// The bytes malloc has handed out and not had back, over all its arenas and
+/// the blocks it mapped on its own.
+std::int64_t heapInUse();
+
+/// This process's resident bytes (0 if they cannot be read) and malloc's
+/// bytes in use, now.
 MemoryPoint memoryNow();
 
 /// What the child reports.
@@ -49,6 +61,27 @@ struct MemoryReading {
 
 /// The child's side: prints `reading` on stdout as the one line the parent parses.
 void printMemoryReading(const MemoryReading& reading);
+
+/// The child's checks, the same in both arms: true when all `actors` idle
+/// actors started and handled their one message; false with the counts on
+/// stderr otherwise.
+bool idleActorsReady(const char* probeFlag, std::int64_t actors, std::int64_t started,
+                     std::int64_t received);
+/// The same once they were stopped: the actors that count must also be
+/// whole, so every one of them stops cleanly.
+bool idleActorsStopped(const char* probeFlag, std::int64_t actors, std::int64_t stopped);
+
+/// Runs the child's side, `probe` returning its exit status; a throw is
+/// exit status 1, with what was thrown on stderr.
+template <class Probe>
+int runMemoryProbeChild(const char* probeFlag, Probe&& probe) {
+  try {
+    return probe();
+  } catch (...) {
+    std::fprintf(stderr, "%s: threw: %s\n", probeFlag, describe(std::current_exception()).c_str());
+    return 1;
+  }
+}
 
 /// The benchmark's side, one child per iteration: runs this program again
 /// with `probeFlag` alone, checks that it reported `actors` idle actors, and

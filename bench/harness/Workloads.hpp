@@ -18,21 +18,6 @@
 
 namespace coreactor::bench::workloads {
 
-// ---- how long each row runs (both arms, both executables) ----------------------
-
-/// Repetitions of each row, and the measured (and warm-up) time of each
-/// repetition, in seconds, as Google Benchmark flags. Full run: 5 of at least
-/// 0.2 s after a 0.05 s warm-up (the first row would otherwise pay for a cold
-/// CPU). Quick: 3 of 0.05 s; short repetitions are noisier, so trust the full
-/// run's ratios.
-struct RunDefaults {
-  int repetitions;
-  const char* minTime;
-  const char* warmUpTime;
-};
-inline constexpr RunDefaults kFull = {5, "0.2", "0.05"};
-inline constexpr RunDefaults kQuick = {3, "0.05", "0.01"};
-
 // ---- the workloads ---------------------------------------------------------------
 
 /// actor/tell/<N>: N tells of a one-int struct into one actor, all handled.

@@ -70,6 +70,7 @@
 #include "metrics/MetricsBench.hpp"
 #include "parallel/ParallelBench.hpp"
 #include "harness/Results.hpp"
+#include "harness/RunDefaults.hpp"
 #include "schedule/ScheduleBench.hpp"
 #include "harness/Workloads.hpp"
 
@@ -79,9 +80,6 @@ namespace {
 constexpr const char* kProgram = "coreactor-bench";
 /// The JSON file's name when --json is not given: next to this executable.
 constexpr const char* kDefaultJson = "bench-results.json";
-
-using workloads::kFull;
-using workloads::kQuick;
 
 void printUsage(std::FILE* out) {
   std::fprintf(
@@ -712,24 +710,10 @@ int run(int argc, char** argv) {
 
   // Our defaults first, so that a --benchmark_* flag given by the user, parsed
   // later, overrides them; --filter last, over a --benchmark_filter.
-  const workloads::RunDefaults& defaults = options.quick ? kQuick : kFull;
-  std::vector<std::string> args = {
-      argv[0],
-      "--benchmark_repetitions=" + std::to_string(defaults.repetitions),
-      std::string("--benchmark_min_time=") + defaults.minTime,
-      std::string("--benchmark_min_warmup_time=") + defaults.warmUpTime,
-  };
-  args.insert(args.end(), options.passThrough.begin(), options.passThrough.end());
+  std::vector<std::string> args =
+      benchmarkArguments(argv[0], options.quick ? kQuick : kFull, options.passThrough);
   if (options.filter) args.push_back(benchmarkFilter(*options.filter));
-  std::vector<char*> cargs;
-  cargs.reserve(args.size() + 1);
-  for (std::string& arg : args) cargs.push_back(arg.data());
-  cargs.push_back(nullptr);
-  int cargc = static_cast<int>(args.size());
-
-  benchmark::Initialize(&cargc, cargs.data());
-  // Whatever Google Benchmark did not take is a misspelt --benchmark_ flag.
-  if (benchmark::ReportUnrecognizedArguments(cargc, cargs.data())) {
+  if (!initializeBenchmark(args)) {
     std::fprintf(stderr, "\n");
     printUsage(stderr);
     return 2;

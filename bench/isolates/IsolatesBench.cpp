@@ -118,6 +118,7 @@
 #include <vector>
 
 #include "harness/BenchSupport.hpp"
+#include "harness/MemoryProbe.hpp"
 #include "harness/Results.hpp"
 #include "harness/Workloads.hpp"
 #include "coreactor/ActorSystem.hpp"
@@ -599,18 +600,6 @@ std::unique_ptr<ActorSystem> threadedSystem(
     std::size_t isolates, ActorSystemOptions options = ActorSystemOptions::create()) {
   return ActorSystem::create("cross-bench",
                              options.withIsolates(isolates).withLogLevel(LogLevel::Off));
-}
-
-/// Runs a row's set-up, failing the row (instead of the run) on a throw.
-template <class F>
-bool setUp(benchmark::State& state, F&& f) {
-  try {
-    f();
-    return true;
-  } catch (...) {
-    state.SkipWithError(("set-up threw: " + describe(std::current_exception())).c_str());
-    return false;
-  }
 }
 
 struct PinTo {
@@ -1262,11 +1251,6 @@ class AskResponder final : public Actor {
   }
 };
 
-double percentile(std::vector<double> values, double p) {
-  std::sort(values.begin(), values.end());
-  return values[static_cast<std::size_t>(p * static_cast<double>(values.size() - 1))];
-}
-
 void askForeign(benchmark::State& state) {
   std::unique_ptr<ActorSystem> system;
   std::optional<ScopedPin> here;  // the benchmark's thread, for this row only
@@ -1303,8 +1287,7 @@ void askForeign(benchmark::State& state) {
     state.SetIterationTime(std::chrono::duration<double>(spent).count());
   }
   if (state.error_occurred() || latencies.empty()) return;
-  state.counters[kP50NsCounter] = percentile(latencies, 0.5);
-  state.counters[kP99NsCounter] = percentile(latencies, 0.99);
+  reportLatencies(state, latencies);
 }
 
 // ---- isolates/ask/cross --------------------------------------------------------------
@@ -1411,12 +1394,11 @@ void askAcross(benchmark::State& state) {
     }
     const double floorNs = std::chrono::duration<double, std::nano>(floor.elapsed).count() /
                            static_cast<double>(kBusyRoundTrips);
-    p50s.push_back(percentile(round.latencies, 0.5) / floorNs);
-    p99s.push_back(percentile(round.latencies, 0.99) / floorNs);
+    p50s.push_back(percentileOf(round.latencies, 0.5) / floorNs);
+    p99s.push_back(percentileOf(round.latencies, 0.99) / floorNs);
   }
   if (state.error_occurred() || all.empty()) return;
-  state.counters[kP50NsCounter] = percentile(all, 0.5);
-  state.counters[kP99NsCounter] = percentile(all, 0.99);
+  reportLatencies(state, all);
   state.counters["mean_ns"] =
       std::chrono::duration<double, std::nano>(spent).count() / static_cast<double>(all.size());
   state.counters[kP50PairedCounter] = medianOfSamples(std::move(p50s));
@@ -1556,12 +1538,6 @@ std::string memoryRow(std::size_t isolates) {
   return "isolates/memory/" + std::to_string(isolates);
 }
 
-/// Bytes malloc has handed out and not had back, over all its arenas.
-std::int64_t heapInUse() {
-  const struct mallinfo2 info = mallinfo2();
-  return static_cast<std::int64_t>(info.uordblks + info.hblkhd);
-}
-
 /// The sum of Crossings::bytesReserved() over the system's isolates.
 std::int64_t transportBytes(ActorSystem& system) {
   std::size_t bytes = 0;
@@ -1633,10 +1609,6 @@ void memory(benchmark::State& state, std::size_t isolates) {
 }
 
 // ---- registration ---------------------------------------------------------------------
-
-void registerTimed(benchmark::internal::Benchmark* b) {
-  b->UseManualTime()->Unit(benchmark::kMicrosecond);
-}
 
 /// isolates/scaling/<n>: every n up to kEveryIsolateCountUpTo, then powers of
 /// two, and always N itself (the CPUs, at least 2).

@@ -190,15 +190,10 @@ void tellScraped(benchmark::State& state) {
 }  // namespace
 
 void registerMetricsBenchmarks() {
-  benchmark::RegisterBenchmark("metrics/tell/plain", &tellPlain)
-      ->UseManualTime()
-      ->Unit(benchmark::kMicrosecond);
+  registerTimed(benchmark::RegisterBenchmark("metrics/tell/plain", &tellPlain));
   // Fifteen repetitions: a scrape lands in about one batch in ten, and the
   // paired ratio is a few percent against a target of five.
-  benchmark::RegisterBenchmark("metrics/tell/scraped", &tellScraped)
-      ->Repetitions(15)
-      ->UseManualTime()
-      ->Unit(benchmark::kMicrosecond);
+  registerTimed(benchmark::RegisterBenchmark("metrics/tell/scraped", &tellScraped)->Repetitions(15));
 }
 
 }  // namespace coreactor::bench

@@ -63,6 +63,7 @@
 
 #include "harness/BenchSupport.hpp"
 #include "harness/ParallelRound.hpp"
+#include "harness/ParallelTallies.hpp"
 #include "harness/Workloads.hpp"
 #include "coreactor/ActorSystem.hpp"
 
@@ -81,15 +82,10 @@ using workloads::kRingActors;
 using workloads::kRingHops;
 using workloads::kRingTokens;
 
-/// A counter of one actor's, on a cache line of its own: actors on
-/// different isolates never write the same line.
-struct alignas(64) Counter {
-  std::int64_t value = 0;
-};
-
-std::string counted(const char* what, std::int64_t expected, std::int64_t got) {
-  return std::to_string(got) + " " + what + ", " + std::to_string(expected) + " expected";
-}
+// What the actors count, and the checks of a round: one copy for both arms.
+using workloads::Counter;
+using workloads::PairCounts;
+using workloads::PeerCounts;
 
 // ---- parallel/pairs/<n> -----------------------------------------------------------------
 
@@ -100,13 +96,6 @@ struct Pong {
   std::int64_t n;
 };
 struct Serve {};
-
-/// What one pair counts, on a line of its own (pairs run on different isolates).
-struct alignas(64) PairCounts {
-  std::int64_t pings = 0;    // handled by the responder
-  std::int64_t pongs = 0;    // handled by the requester
-  std::int64_t inOrder = 0;  // pongs that answered the ping the requester expected
-};
 
 class PairResponder final : public Actor {
  public:
@@ -157,37 +146,24 @@ class Pairs {
   bool byHand = true;
 
   void build(ActorSystem& system, std::size_t isolates) {
-    counts_.resize(static_cast<std::size_t>(kPairs));
-    for (std::size_t k = 0; k < counts_.size(); ++k) {
+    std::vector<PairCounts>& counts = tally_.counts;
+    for (std::size_t k = 0; k < counts.size(); ++k) {
       const ActorOptions here =
           byHand ? ActorOptions::create().withIsolate(k % isolates) : ActorOptions::create();
-      const ActorRef responder = system.spawn<PairResponder>("", here, &counts_[k]);
-      requesters_.push_back(system.spawn<PairRequester>("", here, &counts_[k], &end, responder));
+      const ActorRef responder = system.spawn<PairResponder>("", here, &counts[k]);
+      requesters_.push_back(system.spawn<PairRequester>("", here, &counts[k], &end, responder));
     }
   }
   std::int64_t asked() const { return kPairs * kPairRoundTrips; }
   std::int64_t parts() const { return kPairs; }
-  void reset() {
-    for (PairCounts& counts : counts_) counts = PairCounts{};
-  }
+  void reset() { tally_.reset(); }
   void start() {
     for (const ActorRef& requester : requesters_) requester.tell(Serve{});
   }
-  std::int64_t done(std::string& wrong) const {
-    std::int64_t ran = 0;
-    for (std::size_t k = 0; k < counts_.size(); ++k) {
-      const PairCounts& c = counts_[k];
-      if (c.pings != c.pongs || c.inOrder != c.pongs) {
-        wrong = "pair " + std::to_string(k) + ": " + std::to_string(c.pings) + " pings, " +
-                std::to_string(c.pongs) + " pongs, " + std::to_string(c.inOrder) + " in order";
-      }
-      ran += c.inOrder;
-    }
-    return ran;
-  }
+  std::int64_t done(std::string& wrong) const { return tally_.done(wrong); }
 
  private:
-  std::vector<PairCounts> counts_;
+  workloads::PairsTally tally_;
   std::vector<ActorRef> requesters_;
 };
 
@@ -201,13 +177,7 @@ struct Answer {
   std::uint64_t value;
 };
 
-struct ForkJoinShared {
-  std::vector<ActorRef> workers;
-  std::vector<Counter> handled;  // per worker
-  // The producer's.
-  std::int64_t answers = 0;
-  std::uint64_t sum = 0;
-};
+using ForkJoinShared = workloads::ForkJoinShared<ActorRef>;
 
 /// Hands every item out on Fork, then gathers the answers.
 class Producer final : public Actor {
@@ -252,7 +222,6 @@ class ForkJoin {
 
   ForkJoin() : expected_(workloads::forkJoinExpectedSum()) {}
   void build(ActorSystem& system, std::size_t) {
-    shared_.handled.resize(static_cast<std::size_t>(kForkJoinWorkers));
     producer_ = system.spawn<Producer>("", ActorOptions::create(), &shared_, &end);
     for (Counter& handled : shared_.handled) {
       shared_.workers.push_back(system.spawn<Worker>("", ActorOptions::create(), &handled));
@@ -260,19 +229,9 @@ class ForkJoin {
   }
   std::int64_t asked() const { return kForkJoinItems; }
   std::int64_t parts() const { return 1; }
-  void reset() {
-    for (Counter& handled : shared_.handled) handled.value = 0;
-    shared_.answers = 0;
-    shared_.sum = 0;
-  }
+  void reset() { shared_.reset(); }
   void start() { producer_.tell(Fork{}); }
-  std::int64_t done(std::string& wrong) const {
-    std::int64_t handled = 0;
-    for (const Counter& worker : shared_.handled) handled += worker.value;
-    if (handled != shared_.answers) wrong = counted("items handled", shared_.answers, handled);
-    if (shared_.sum != expected_) wrong = "the gathered sum is not the sum of the items' results";
-    return shared_.answers;
-  }
+  std::int64_t done(std::string& wrong) const { return shared_.done(expected_, wrong); }
 
  private:
   std::uint64_t expected_;
@@ -288,18 +247,7 @@ struct Token {
   std::uint32_t travelled;
 };
 
-struct RingShared {
-  std::vector<ActorRef> members;
-  std::vector<Counter> hops;  // handled, per member
-  std::int64_t hopsPerToken = 0;
-  /// Where each token ended, and how often (once): written by the member
-  /// that ends it.
-  struct alignas(64) Finish {
-    std::int64_t at = -1;
-    std::int64_t times = 0;
-  };
-  std::vector<Finish> finishes;
-};
+using RingShared = workloads::RingShared<ActorRef>;
 
 class RingMember final : public Actor {
  public:
@@ -333,9 +281,6 @@ class Ring {
   RoundEnd end;
 
   void build(ActorSystem& system, std::size_t) {
-    ring_.hopsPerToken = kRingHops / Tokens;
-    ring_.hops.resize(static_cast<std::size_t>(kRingActors));
-    ring_.finishes.resize(static_cast<std::size_t>(Tokens));
     for (std::int64_t i = 0; i < kRingActors; ++i) {
       ring_.members.push_back(
           system.spawn<RingMember>("", ActorOptions::create(), &ring_, &end, i));
@@ -343,34 +288,17 @@ class Ring {
   }
   std::int64_t asked() const { return kRingHops; }
   std::int64_t parts() const { return Tokens; }
-  void reset() {
-    for (Counter& hops : ring_.hops) hops.value = 0;
-    for (RingShared::Finish& finish : ring_.finishes) finish = RingShared::Finish{};
-  }
+  void reset() { ring_.reset(); }
   void start() {
     // Token t enters at member t * (A / T), as if sent by its predecessor.
     for (std::uint32_t t = 0; t < static_cast<std::uint32_t>(Tokens); ++t) {
-      ring_.members[t * static_cast<std::size_t>(kRingActors / Tokens)].tell(Token{t, 0});
+      ring_.members[ring_.entry(t)].tell(Token{t, 0});
     }
   }
-  std::int64_t done(std::string& wrong) const {
-    std::int64_t ran = 0;
-    for (const Counter& hops : ring_.hops) ran += hops.value;
-    for (std::size_t t = 0; t < ring_.finishes.size(); ++t) {
-      const RingShared::Finish& finish = ring_.finishes[t];
-      const std::int64_t first = static_cast<std::int64_t>(t) * (kRingActors / Tokens);
-      const std::int64_t last = (first + ring_.hopsPerToken - 1) % kRingActors;
-      if (finish.times != 1 || finish.at != last) {
-        wrong = "token " + std::to_string(t) + " ended " + std::to_string(finish.times) +
-                " times, at member " + std::to_string(finish.at) + " (expected once, at " +
-                std::to_string(last) + ")";
-      }
-    }
-    return ran;
-  }
+  std::int64_t done(std::string& wrong) const { return ring_.done(wrong); }
 
  private:
-  RingShared ring_;
+  RingShared ring_{Tokens};
 };
 
 // ---- parallel/all-to-all/<n> --------------------------------------------------------------
@@ -383,18 +311,7 @@ struct Reply {
   std::uint64_t n;
 };
 
-/// What one peer counts, on a line of its own.
-struct alignas(64) PeerCounts {
-  std::int64_t requests = 0;  // handled (and answered)
-  std::int64_t replies = 0;   // received
-  std::uint64_t sent = 0;     // the sum of the numbers it sent
-  std::uint64_t echoed = 0;   // the sum of the numbers its replies carried
-};
-
-struct AllToAllShared {
-  std::vector<ActorRef> peers;
-  std::vector<PeerCounts> counts;
-};
+using AllToAllShared = workloads::AllToAllShared<ActorRef>;
 
 /// On Begin, sends its kAllToAllMessages requests; answers every request;
 /// reports its part done at its last reply.
@@ -433,35 +350,17 @@ class AllToAll {
   RoundEnd end;
 
   void build(ActorSystem& system, std::size_t) {
-    shared_.counts.resize(static_cast<std::size_t>(kAllToAllActors));
     for (std::int64_t i = 0; i < kAllToAllActors; ++i) {
       shared_.peers.push_back(system.spawn<Peer>("", ActorOptions::create(), &shared_, &end, i));
     }
   }
   std::int64_t asked() const { return kAllToAllActors * kAllToAllMessages; }
   std::int64_t parts() const { return kAllToAllActors; }
-  void reset() {
-    for (PeerCounts& counts : shared_.counts) counts = PeerCounts{};
-  }
+  void reset() { shared_.reset(); }
   void start() {
     for (const ActorRef& peer : shared_.peers) peer.tell(Begin{});
   }
-  std::int64_t done(std::string& wrong) const {
-    std::int64_t requests = 0;
-    std::int64_t replies = 0;
-    for (std::size_t i = 0; i < shared_.counts.size(); ++i) {
-      const PeerCounts& c = shared_.counts[i];
-      requests += c.requests;
-      replies += c.replies;
-      if (c.replies != kAllToAllMessages || c.echoed != c.sent) {
-        wrong = "peer " + std::to_string(i) + ": " +
-                counted("replies", kAllToAllMessages, c.replies) +
-                (c.echoed != c.sent ? ", carrying other numbers than it sent" : "");
-      }
-    }
-    if (requests != replies) wrong = counted("requests handled", replies, requests);
-    return replies;
-  }
+  std::int64_t done(std::string& wrong) const { return shared_.done(wrong); }
 
  private:
   AllToAllShared shared_;
@@ -474,18 +373,7 @@ struct Flow {
   std::uint64_t value;
 };
 
-struct PipelineShared {
-  std::vector<ActorRef> stages;
-  std::vector<Counter> handled;  // per stage
-  /// The last stage's tallies, written with every message, on a line of
-  /// their own: the line of the vectors above is read by every stage,
-  /// on every isolate, with every message.
-  struct alignas(64) Tally {
-    std::int64_t arrived = 0;
-    std::uint64_t sum = 0;
-  };
-  Tally last;
-};
+using PipelineShared = workloads::PipelineShared<ActorRef>;
 
 class Source final : public Actor {
  public:
@@ -532,7 +420,6 @@ class Pipeline {
 
   Pipeline() : expected_(workloads::pipelineExpectedSum()) {}
   void build(ActorSystem& system, std::size_t) {
-    shared_.handled.resize(static_cast<std::size_t>(kPipelineStages));
     source_ = system.spawn<Source>("", ActorOptions::create(), &shared_);
     for (std::int64_t s = 0; s < kPipelineStages; ++s) {
       shared_.stages.push_back(system.spawn<Stage>("", ActorOptions::create(), &shared_, &end, s));
@@ -540,22 +427,9 @@ class Pipeline {
   }
   std::int64_t asked() const { return kPipelineMessages; }
   std::int64_t parts() const { return 1; }
-  void reset() {
-    for (Counter& handled : shared_.handled) handled.value = 0;
-    shared_.last.arrived = 0;
-    shared_.last.sum = 0;
-  }
+  void reset() { shared_.reset(); }
   void start() { source_.tell(Feed{}); }
-  std::int64_t done(std::string& wrong) const {
-    for (std::size_t s = 0; s < shared_.handled.size(); ++s) {
-      if (shared_.handled[s].value != shared_.last.arrived) {
-        wrong = "stage " + std::to_string(s) + ": " +
-                counted("messages", shared_.last.arrived, shared_.handled[s].value);
-      }
-    }
-    if (shared_.last.sum != expected_) wrong = "the last stage's sum is not the pipeline's";
-    return shared_.last.arrived;
-  }
+  std::int64_t done(std::string& wrong) const { return shared_.done(expected_, wrong); }
 
  private:
   std::uint64_t expected_;
@@ -573,17 +447,16 @@ template <class Workload>
 void parallelRow(benchmark::State& state, std::size_t isolates, std::size_t run) {
   Workload workload;
   std::unique_ptr<ActorSystem> system;
-  try {
-    ActorSystemOptions options =
-        ActorSystemOptions::create().withIsolates(isolates).withLogLevel(LogLevel::Warn);
-    if (run != 0) {
-      options = options.withPlacementRun(run);
-      if constexpr (requires { workload.byHand; }) workload.byHand = false;
-    }
-    system = ActorSystem::create("parallel", options);
-    workload.build(*system, isolates);
-  } catch (...) {
-    state.SkipWithError(("set-up threw: " + describe(std::current_exception())).c_str());
+  if (!setUp(state, [&] {
+        ActorSystemOptions options =
+            ActorSystemOptions::create().withIsolates(isolates).withLogLevel(LogLevel::Warn);
+        if (run != 0) {
+          options = options.withPlacementRun(run);
+          if constexpr (requires { workload.byHand; }) workload.byHand = false;
+        }
+        system = ActorSystem::create("parallel", options);
+        workload.build(*system, isolates);
+      })) {
     return;
   }
   // How many messages crossed between isolates per op, over every round (the
@@ -603,16 +476,12 @@ template <class Workload>
 void registerRows(const char* workload) {
   const std::vector<std::size_t> counts = workloads::parallelCounts();
   for (const std::size_t n : counts) {
-    benchmark::RegisterBenchmark(workloads::parallelRow(workload, n).c_str(),
-                                 &parallelRow<Workload>, n, std::size_t{0})
-        ->UseManualTime()
-        ->Unit(benchmark::kMicrosecond);
+    registerTimed(benchmark::RegisterBenchmark(workloads::parallelRow(workload, n).c_str(),
+                                               &parallelRow<Workload>, n, std::size_t{0}));
   }
   for (const std::size_t run : workloads::kPlacementRuns) {
-    benchmark::RegisterBenchmark(workloads::placementRow(workload, run).c_str(),
-                                 &parallelRow<Workload>, counts.back(), run)
-        ->UseManualTime()
-        ->Unit(benchmark::kMicrosecond);
+    registerTimed(benchmark::RegisterBenchmark(workloads::placementRow(workload, run).c_str(),
+                                               &parallelRow<Workload>, counts.back(), run));
   }
 }
 

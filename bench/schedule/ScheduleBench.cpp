@@ -28,9 +28,6 @@
 // (scheduleCount) and what the sink actors received.
 #include "schedule/ScheduleBench.hpp"
 
-#include <malloc.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -42,6 +39,7 @@
 #include <vector>
 
 #include "harness/BenchSupport.hpp"
+#include "harness/MemoryProbe.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "isolate/CacheTrim.hpp"
 
@@ -171,26 +169,6 @@ void fireDue(benchmark::State& state) {
   meter.report(state);
 }
 
-// The process's resident bytes (/proc/self/statm), or -1.
-std::int64_t residentBytes() {
-  std::int64_t resident = -1;
-  if (std::FILE* statm = std::fopen("/proc/self/statm", "r")) {
-    long long size = 0;
-    long long pages = 0;
-    if (std::fscanf(statm, "%lld %lld", &size, &pages) == 2) {
-      resident = static_cast<std::int64_t>(pages) * sysconf(_SC_PAGESIZE);
-    }
-    std::fclose(statm);
-  }
-  return resident;
-}
-
-// malloc's bytes in use (arenas and its own mmapped blocks).
-std::int64_t heapInUse() {
-  const struct mallinfo2 info = mallinfo2();
-  return static_cast<std::int64_t>(info.uordblks + info.hblkhd);
-}
-
 // RSS, because that is what a user sees and what the scheduler's memory
 // policy is about: its entry chunks and its name table come straight from
 // the OS and go back to it (runtime/Scheduler.hpp), which malloc's own
@@ -290,12 +268,6 @@ struct Due {
 struct Shoot {};
 struct Ball {};
 
-double percentile(std::vector<double> values, double p) {
-  std::sort(values.begin(), values.end());
-  const std::size_t at = static_cast<std::size_t>(p * static_cast<double>(values.size() - 1));
-  return values[at];
-}
-
 void lateness(benchmark::State& state, bool volley) {
   for (auto _ : state) {
     auto system = ActorSystem::create("lateness-bench",
@@ -344,10 +316,10 @@ void lateness(benchmark::State& state, bool volley) {
     // Units between due and fire: the lateness times the volley's own rate
     // in this run (at idle there are none to count).
     const double unitsPerUs = static_cast<double>(units) / (seconds * 1e6);
-    state.counters[kLateUsCounter] = percentile(lateUs, 0.5);
-    state.counters[kLateUsP99Counter] = percentile(lateUs, 0.99);
-    state.counters[kLateUnitsP50Counter] = percentile(lateUs, 0.5) * unitsPerUs;
-    state.counters[kLateUnitsP99Counter] = percentile(lateUs, 0.99) * unitsPerUs;
+    state.counters[kLateUsCounter] = percentileOf(lateUs, 0.5);
+    state.counters[kLateUsP99Counter] = percentileOf(lateUs, 0.99);
+    state.counters[kLateUnitsP50Counter] = percentileOf(lateUs, 0.5) * unitsPerUs;
+    state.counters[kLateUnitsP99Counter] = percentileOf(lateUs, 0.99) * unitsPerUs;
     state.SetIterationTime(seconds);
   }
 }
@@ -357,10 +329,6 @@ void latenessIdle(benchmark::State& state) {
 }
 void latenessVolley(benchmark::State& state) {
   lateness(state, true);
-}
-
-void registerTimed(benchmark::internal::Benchmark* b) {
-  b->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 
 }  // namespace

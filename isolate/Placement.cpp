@@ -22,10 +22,11 @@ std::vector<IsolatePlacement> planPlacement(const PlacementRequest& request,
   if (request.numaNode) {
     allowed = machine.cpusOfNode(*request.numaNode);
     if (allowed.empty()) {
-      std::string nodes;
-      for (int n : machine.numaNodes()) nodes += (nodes.empty() ? "" : ", ") + std::to_string(n);
-      throwError(Error::ErrInvalidOption, "withNumaNode(" + std::to_string(*request.numaNode) +
-                                              "): this machine's NUMA nodes are " + nodes);
+      const std::string k = std::to_string(*request.numaNode);
+      throwError(Error::ErrInvalidOption,
+                 "withNumaNode(" + k + "): NUMA node " + k +
+                     " has no CPU this process may use; the nodes that have one are " +
+                     listOf(machine.numaNodes(), ", "));
     }
   } else {
     for (const Topology::Cpu& cpu : machine.cpus()) allowed.push_back(cpu.os);
@@ -34,19 +35,19 @@ std::vector<IsolatePlacement> planPlacement(const PlacementRequest& request,
   if (count == 0) count = request.manualRun ? 1 : allowed.size();
   // A manual system never pins: its caller's thread drives every loop.
   const Pinning pinning = request.manualRun ? Pinning::None : request.pinning;
-  if (pinning != Pinning::None && count > allowed.size()) {
-    throwError(Error::ErrInvalidOption, std::to_string(count) + " isolates pinned on " +
-                                            std::to_string(allowed.size()) +
-                                            " CPUs: at most one isolate per CPU when pinning");
+  // A node binds as a pinning mode does, so the same rule holds: one
+  // isolate per CPU, since isolates stacked on a bound CPU only take turns.
+  const bool binds = !request.manualRun && (pinning != Pinning::None || request.numaNode);
+  if (binds && count > allowed.size()) {
+    throwError(Error::ErrInvalidOption,
+               std::to_string(count) + " isolates bound to " + std::to_string(allowed.size()) +
+                   " CPUs" +
+                   (request.numaNode ? " of NUMA node " + std::to_string(*request.numaNode) : "") +
+                   ": at most one isolate per CPU when pinning");
   }
-  // The NUMA nodes of the allowed CPUs, in order.
-  std::vector<int> nodes;
-  for (const Topology::Cpu& cpu : machine.cpus()) {
-    if (std::find(allowed.begin(), allowed.end(), cpu.os) != allowed.end() &&
-        std::find(nodes.begin(), nodes.end(), cpu.numaNode) == nodes.end()) {
-      nodes.push_back(cpu.numaNode);
-    }
-  }
+  // The NUMA nodes of the allowed CPUs, by ascending node number.
+  const std::vector<int> nodes =
+      request.numaNode ? std::vector<int>{*request.numaNode} : machine.numaNodes();
   // The idle poll window: spinning pays only where each isolate can have a
   // CPU of its own, and a manual run's caller drives the loops itself.
   std::chrono::nanoseconds idlePoll = request.idlePoll.value_or(
@@ -61,8 +62,9 @@ std::vector<IsolatePlacement> planPlacement(const PlacementRequest& request,
       case Pinning::None:
         p.cpus = allowed;
         if (request.numaNode) p.numaNode = *request.numaNode;  // bound to the node's CPUs
-        if (request.manualRun && request.pinning != Pinning::None) {
+        if (request.manualRun && (request.pinning != Pinning::None || request.numaNode)) {
           p.note = "manual run: the caller's thread drives the loops";
+          p.numaNode = -1;
         }
         break;
       case Pinning::PerCore: {
@@ -73,14 +75,10 @@ std::vector<IsolatePlacement> planPlacement(const PlacementRequest& request,
         }
         break;
       }
-      case Pinning::PerNumaNode: {
+      case Pinning::PerNumaNode:
         p.numaNode = nodes[i % nodes.size()];
-        for (unsigned cpu : machine.cpusOfNode(p.numaNode)) {
-          if (std::find(allowed.begin(), allowed.end(), cpu) != allowed.end())
-            p.cpus.push_back(cpu);
-        }
+        p.cpus = machine.cpusOfNode(p.numaNode);
         break;
-      }
     }
   }
   return placement;

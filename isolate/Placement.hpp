@@ -21,7 +21,7 @@ namespace coreactor::detail {
 struct PlacementRequest {
   std::size_t isolates = 0;  ///< 0: one per allowed CPU (one in a manual run)
   Pinning pinning = Pinning::None;
-  std::optional<int> numaNode{};  ///< keep every isolate on this node's CPUs
+  std::optional<int> numaNode{};  ///< bind every isolate to this node's CPUs
   /// The idle poll window asked for; unset: `defaultIdlePoll` when each
   /// isolate can have a CPU of its own, else none.
   std::optional<std::chrono::nanoseconds> idlePoll{};
@@ -30,9 +30,11 @@ struct PlacementRequest {
 };
 
 /// One IsolatePlacement per isolate, `pinned` still false (pinThread() sets
-/// it as each thread starts). Throws ErrInvalidOption for a node the
-/// topology does not have (the message lists its nodes), and for more
-/// isolates than CPUs when pinning.
+/// it as each thread starts). A NUMA node (`numaNode`) binds as a pinning
+/// mode does: each isolate to all the node's CPUs unless a mode says more.
+/// Throws ErrInvalidOption for a node without a CPU in the topology (the
+/// message lists the nodes that have one), and for more isolates than CPUs
+/// when binding (a pinning mode, or a node).
 std::vector<IsolatePlacement> planPlacement(const PlacementRequest& request,
                                             const Topology& machine = Topology::machine());
 

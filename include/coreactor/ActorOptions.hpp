@@ -207,8 +207,11 @@ class ActorSystemOptions {
   /// without HWLOC_THISSYSTEM=1), which is never reported pinned.
   ActorSystemOptions withPinning(Pinning pinning) const;
   /// Keeps the system on one NUMA node: its isolate threads are bound to
-  /// that node's CPUs (one each with Pinning::PerCore). Memory is not bound.
-  /// Checked at create: ErrInvalidOption for a node the machine does not have.
+  /// that node's CPUs, with or without a pinning mode (each to all of them,
+  /// or one each with Pinning::PerCore). Memory is not bound. Checked at
+  /// create: ErrInvalidOption for a node without a CPU this process may use
+  /// (what() lists the nodes that have one), and, as for pinning, for more
+  /// isolates than the node has such CPUs.
   ActorSystemOptions withNumaNode(int node) const;
   /// The caller drives the loops (ActorSystem::runUntilIdle) instead of
   /// threads of their own: deterministic tests (TestKit).

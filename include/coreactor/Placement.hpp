@@ -18,7 +18,7 @@ namespace coreactor {
 enum class Pinning {
   None,         ///< the kernel schedules them anywhere (the default)
   PerCore,      ///< isolate i on the i-th allowed CPU, alone
-  PerNumaNode,  ///< isolate i on all CPUs of NUMA node (i mod nodes)
+  PerNumaNode,  ///< isolate i on all allowed CPUs of the (i mod nodes)-th node, by number
 };
 
 /// Where one isolate runs (requirement L5): logged at start, and through

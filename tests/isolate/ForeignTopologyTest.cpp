@@ -93,6 +93,20 @@ TEST(Isolates, TheIsolatesFollowTheProcessAffinityNotTheCpusOfATopologyFromElsew
             }),
             Error::ErrInvalidOption)
       << "the eight CPUs of the description are not there to pin";
+  // Node 1 of the description holds CPUs 4-7: unless the process may use
+  // one, it is refused, and not listed among the nodes there are.
+  const bool node1Usable =
+      std::any_of(allowed.begin(), allowed.end(), [](unsigned cpu) { return cpu >= 4 && cpu < 8; });
+  if (!node1Usable) {
+    std::string what;
+    try {
+      ActorSystem::create("node-1", quiet().withNumaNode(1));
+    } catch (const std::system_error& e) {
+      what = e.what();
+    }
+    EXPECT_NE(what.find("the nodes that have one are 0"), std::string::npos) << what;
+    EXPECT_EQ(what.find("0, 1"), std::string::npos) << what;
+  }
 }
 
 }  // namespace

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "../isolate/Placement.hpp"
 #include "TestSupport.hpp"
+#include "isolate/Placement.hpp"
 
 namespace coreactor::detail {
 namespace {
@@ -65,7 +65,40 @@ TEST(Placement, ANumaNodeKeepsEveryIsolateOnItsCpusAndAMissingNodeIsNamed) {
   } catch (const std::system_error& e) {
     what = e.what();
   }
-  EXPECT_NE(what.find("this machine's NUMA nodes are 0, 1"), std::string::npos) << what;
+  EXPECT_NE(
+      what.find("NUMA node 5 has no CPU this process may use; the nodes that have one are 0, 1"),
+      std::string::npos)
+      << what;
+}
+
+TEST(Placement, ANumaNodeBindsSoItRefusesMoreIsolatesThanItsCpusAsPinningDoes) {
+  // SPEC L5, bad input: withNumaNode binds each isolate to the node's CPUs,
+  // so isolates stacked on them would only take turns.
+  EXPECT_EQ(planPlacement({.isolates = 4, .numaNode = 1}, twoNodes()).size(), 4u);
+  EXPECT_EQ(errorOf([] { planPlacement({.isolates = 5, .numaNode = 1}, twoNodes()); }),
+            Error::ErrInvalidOption);
+  EXPECT_EQ(errorOf([] {
+              planPlacement({.isolates = 5, .pinning = Pinning::PerNumaNode, .numaNode = 1},
+                            twoNodes());
+            }),
+            Error::ErrInvalidOption);
+  const auto manual = planPlacement({.isolates = 5, .numaNode = 1, .manualRun = true}, twoNodes());
+  ASSERT_EQ(manual.size(), 5u) << "a manual run binds nothing, so it may have more";
+  EXPECT_EQ(manual[0].numaNode, -1);
+  EXPECT_FALSE(manual[0].note.empty()) << "it says why it is not bound";
+}
+
+TEST(Placement, PerNumaNodeTakesTheNodesByAscendingNumberNotInCpuOrder) {
+  // SPEC L5: node 1 holds CPUs 0-1 and node 0 CPUs 2-3.
+  const Topology crossed = Topology::synthetic("pack:2 numa:1(indexes=1,0) core:2 pu:1");
+  EXPECT_EQ(crossed.numaNodes(), (std::vector<int>{0, 1}));
+  const auto plan = planPlacement({.isolates = 3, .pinning = Pinning::PerNumaNode}, crossed);
+  ASSERT_EQ(plan.size(), 3u);
+  EXPECT_EQ(plan[0].numaNode, 0);
+  EXPECT_EQ(plan[0].cpus, (std::vector<unsigned>{2, 3}));
+  EXPECT_EQ(plan[1].numaNode, 1);
+  EXPECT_EQ(plan[1].cpus, (std::vector<unsigned>{0, 1}));
+  EXPECT_EQ(plan[2].numaNode, 0);
 }
 
 TEST(Placement, TheDefaultIsOneIsolatePerCpuWithAnIdlePollUnlessOversubscribedOrManual) {

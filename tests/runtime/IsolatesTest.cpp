@@ -1052,6 +1052,12 @@ TEST(Isolates, APinningOrANodeTheMachineCannotGiveIsANamedError) {
               ActorSystem::create("no-node", ActorSystemOptions::create().withNumaNode(999));
             }),
             Error::ErrInvalidOption);
+  EXPECT_EQ(test::errorOf([&] {
+              ActorSystem::create(
+                  "stacked", ActorSystemOptions::create().withNumaNode(0).withIsolates(cpus + 1));
+            }),
+            Error::ErrInvalidOption)
+      << "a node binds: no more isolates than its CPUs";
   EXPECT_EQ(test::errorOf([] { ActorSystemOptions::create().withNumaNode(-1); }),
             Error::ErrInvalidOption);
   // Unpinned, more isolates than CPUs is allowed (they share the CPUs).

@@ -1,6 +1,7 @@
 // Where isolates run: the plan made from the options and a topology (SPEC
 // L5). NUMA machines are planned on synthetic topologies (hwloc's synthetic
-// description), since this machine has one node.
+// description), since this machine has one node; TwoNodeMachineTest.cpp
+// runs systems on a two-node topology of this machine's own CPUs.
 #include <gtest/gtest.h>
 
 #include <algorithm>

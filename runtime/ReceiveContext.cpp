@@ -1,0 +1,115 @@
+// ReceiveContext (coreactor/Actor.hpp): what an actor works through in its
+// handler, each call forwarded to its cell or the system; the awaiters of
+// coroutine handlers (coreactor/Async.hpp).
+#include "Logging.hpp"
+#include "SystemCore.hpp"
+#include "coreactor/Actor.hpp"
+#include "coreactor/Async.hpp"
+
+namespace coreactor {
+
+using detail::ActorCell;
+using detail::SystemCore;
+using detail::SystemMessage;
+
+ActorRef ReceiveContext::parent() const noexcept {
+  return cell_.parent();
+}
+std::string ReceiveContext::path() const {
+  return std::string(cell_.path());
+}
+Isolate& ReceiveContext::isolate() const noexcept {
+  return *cell_.home().isolate;
+}
+ActorSystem& ReceiveContext::system() const noexcept {
+  return *cell_.core().owner();
+}
+
+spdlog::logger& ReceiveContext::log() {
+  detail::LogContext& c = detail::logContext();
+  c.path = cell_.path();
+  c.isolate = &cell_.home().isolate->name();
+  c.messageType = message_ != nullptr ? message_->typeName() : std::string_view("(none)");
+  return cell_.core().log();
+}
+
+ActorRef ReceiveContext::spawnWith(std::string name, ActorFactory factory, ActorOptions options) {
+  return cell_.spawnChild(std::move(name), std::move(options), std::move(factory));
+}
+
+void ReceiveContext::askFrom(const ActorRef& target, Message message,
+                             std::chrono::nanoseconds timeout,
+                             detail::AskContinuation continuation) {
+  cell_.core().askFromActor(self(), cell_.incarnation(), target, std::move(message), timeout,
+                            std::move(continuation));
+}
+
+detail::DelayAwaiter ReceiveContext::delay(std::chrono::nanoseconds d) {
+  return detail::DelayAwaiter(*this, d);
+}
+
+void ReceiveContext::awaitAsk(const ActorRef& target, Message message,
+                              std::chrono::nanoseconds timeout, std::coroutine_handle<> h,
+                              std::function<void(Message*, std::error_code)> fill) {
+  const std::uint64_t token = cell_.runningCoroutine();
+  askFrom(target, std::move(message), timeout,
+          [h, token, fill = std::move(fill)](ReceiveContext& ctx, Message* reply,
+                                             std::error_code error) {
+            // The frame (and the awaiter in it) may be gone: a stop or a restart.
+            if (!ctx.cell_.coroutineLive(h, token)) return;
+            fill(reply, error);
+            ctx.cell_.resumeCoroutine(h, token);
+          });
+}
+
+void ReceiveContext::awaitDelay(std::chrono::nanoseconds d, std::coroutine_handle<> h) {
+  const std::uint64_t token = cell_.runningCoroutine();
+  SystemCore& core = cell_.core();
+  const ActorRef me = self();
+  isolate().setTimeout(d, [&core, me, h, token] { resumeInTurn(core, me, h, token); });
+}
+
+void ReceiveContext::resumeInTurn(SystemCore& core, const ActorRef& actor,
+                                  std::coroutine_handle<> h, std::uint64_t token) {
+  struct Resume final : detail::Continuation {
+    Resume(std::coroutine_handle<> handle, std::uint64_t t) : h(handle), token(t) {}
+    void run(ReceiveContext& ctx) override { ctx.cell_.resumeCoroutine(h, token); }
+    std::coroutine_handle<> h;
+    std::uint64_t token;
+  };
+  core.sendSystem(
+      actor, SystemMessage{
+                 SystemMessage::Kind::Continue, {}, nullptr, std::make_unique<Resume>(h, token)});
+}
+
+void AsyncActor::receive(ReceiveContext& ctx) {
+  ctx.cell_.runAsync(*this, ctx);
+}
+
+std::vector<ActorRef> ReceiveContext::children() const {
+  return cell_.children();
+}
+ActorRef ReceiveContext::child(std::string_view name) const {
+  return cell_.child(name);
+}
+void ReceiveContext::stop() {
+  cell_.requestStop();
+}
+
+void ReceiveContext::stop(const ActorRef& actor) {
+  if (actor == self()) {
+    stop();
+    return;
+  }
+  cell_.stopChild(actor);
+}
+
+void ReceiveContext::watch(const ActorRef& actor) {
+  cell_.core().sendSystem(actor, SystemMessage{SystemMessage::Kind::Watch, self(), nullptr});
+}
+
+void ReceiveContext::unwatch(const ActorRef& actor) {
+  cell_.core().sendSystem(actor, SystemMessage{SystemMessage::Kind::Unwatch, self(), nullptr});
+}
+
+}  // namespace coreactor

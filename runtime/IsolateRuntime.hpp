@@ -35,7 +35,7 @@ struct alignas(64) IsolateRuntime {
   std::unique_ptr<AskTimeouts> asks;      // goes before the isolate it arms
   std::unique_ptr<Scheduler> scheduler;   // last: goes before the isolate it arms
 
-  // What the metrics read (coreactor/Metrics.hpp, runtime/Metrics.cpp).
+  // What the metrics read (coreactor/Metrics.hpp, runtime/metrics/Metrics.cpp).
   // The isolate's thread alone counts turns and messages, plain, and the
   // metrics read them on that thread; the other two may change from any
   // thread (a spawn, a dead letter), off the message path. On a cache line

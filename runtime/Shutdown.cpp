@@ -6,7 +6,7 @@
 #include "RemoteRoutes.hpp"
 #include "SystemCore.hpp"
 
-#include "MetricsEndpoint.hpp"
+#include "runtime/metrics/MetricsEndpoint.hpp"
 
 namespace coreactor::detail {
 

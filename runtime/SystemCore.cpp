@@ -5,7 +5,7 @@
 #include "SystemCore.hpp"
 
 #include "Logging.hpp"
-#include "MetricsEndpoint.hpp"
+#include "runtime/metrics/MetricsEndpoint.hpp"
 #include "RemoteRoutes.hpp"
 #include "coreactor/Dispatchers.hpp"
 #include "isolate/Placement.hpp"

@@ -79,9 +79,9 @@ class SystemCore {
   std::vector<IsolatePlacement> placement() const;
   /// Reads every isolate's metrics on its loop (this thread's, for the one
   /// driving a manual system); `done` gets the snapshot where the last one
-  /// was read (runtime/Metrics.cpp).
+  /// was read (runtime/metrics/Metrics.cpp).
   void collectMetrics(std::function<void(MetricsSnapshot)> done);
-  /// The metrics endpoint's port; 0 without one (runtime/MetricsEndpoint.cpp).
+  /// The metrics endpoint's port; 0 without one (runtime/metrics/MetricsEndpoint.cpp).
   std::uint16_t metricsEndpointPort() const noexcept;
   TransportStats transportStats() const noexcept;
   IsolateRuntime& runtime(std::size_t index);
@@ -437,7 +437,7 @@ class SystemCore {
   std::uint32_t driving_ = 0;        // DriveScope: the driving thread's only
   bool orphaned_ = false;            // orphan(): the core frees itself
   bool stopLoopsWhenEmpty_ = false;  // guarded by topMutex_
-  // ActorSystemOptions::withMetricsEndpoint, on isolate 0 (MetricsEndpoint.cpp).
+  // ActorSystemOptions::withMetricsEndpoint, on isolate 0 (runtime/metrics/MetricsEndpoint.cpp).
   std::shared_ptr<MetricsEndpoint> metricsEndpoint_;
   /// The system's side of a cluster (withCluster), or null.
   std::unique_ptr<RemoteRoutes> remote_;

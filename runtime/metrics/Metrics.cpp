@@ -14,8 +14,8 @@
 #include <mutex>
 #include <string>
 
-#include "PostedWork.hpp"
-#include "SystemCore.hpp"
+#include "runtime/PostedWork.hpp"
+#include "runtime/SystemCore.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Metrics.hpp"
 

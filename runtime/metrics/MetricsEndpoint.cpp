@@ -1,7 +1,7 @@
 // The metrics endpoint (ActorSystemOptions::withMetricsEndpoint): a small
 // HTTP/1.1 server with Boost.Beast on isolate 0's io_context, run by that
 // isolate's loop like any other I/O. `GET /metrics` gets the Prometheus
-// text of a snapshot (runtime/Metrics.cpp); anything else a 404 or a 405.
+// text of a snapshot (runtime/metrics/Metrics.cpp); anything else a 404 or a 405.
 // One request per connection: a scraper connects, asks, and is answered
 // with Connection: close.
 //
@@ -9,12 +9,12 @@
 // Asio holds for them, so a handler never outlives what it uses, whether it
 // runs, is aborted, or is destroyed unrun with the io_context. The system
 // closes the listener on isolate 0 when it shuts down, and before teardown.
-#include "MetricsEndpoint.hpp"
+#include "runtime/metrics/MetricsEndpoint.hpp"
 
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
-#include "SystemCore.hpp"
+#include "runtime/SystemCore.hpp"
 #include "coreactor/Asio.hpp"
 
 namespace coreactor {

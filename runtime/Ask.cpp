@@ -135,6 +135,9 @@ void checkTimeout(std::chrono::nanoseconds timeout) {
 
 void SystemCore::ask(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
                      AskCompletion completion) {
+  // A message that cannot cross to another rank throws here, on the calling
+  // thread, before a reply slot is taken or anything is queued.
+  if (isRemote(target)) remote_->checkCrossable(message);
   checkTimeout(timeout);
   if (!running()) {
     completion(nullptr, make_error_code(Error::ErrActorSystemNotStarted));

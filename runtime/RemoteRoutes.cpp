@@ -219,12 +219,7 @@ void RemoteRoutes::send(const ActorRef& target, Message&& message, const ActorRe
     const WireRef to = toWire(target);
     unit = unitHeader(UnitKind::Message, to, toWire(sender));
     wire::encode(message, unit);
-    if (unit.size() > messageLimit_) {
-      throwError(Error::ErrMessageTooLarge,
-                 std::string(message.typeName()) + " encodes to " + std::to_string(unit.size()) +
-                     " bytes for rank " + std::to_string(to.rank) + "; the limit is " +
-                     std::to_string(messageLimit_) + " (ActorSystemOptions::withCluster)");
-    }
+    checkLimit(message, unit.size(), " for rank " + std::to_string(to.rank));
   } catch (...) {
     refusedAtSend_.fetch_add(1, std::memory_order_relaxed);
     throw;
@@ -237,6 +232,27 @@ void RemoteRoutes::send(const ActorRef& target, Message&& message, const ActorRe
     return;
   }
   sent_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void RemoteRoutes::checkCrossable(const Message& message) {
+  try {
+    const RoutesScope scope(this);
+    std::string frame;
+    wire::encode(message, frame);
+    checkLimit(message, kUnitHeader + frame.size(), "");
+  } catch (...) {
+    refusedAtSend_.fetch_add(1, std::memory_order_relaxed);
+    throw;
+  }
+}
+
+void RemoteRoutes::checkLimit(const Message& message, std::size_t bytes,
+                              std::string_view to) const {
+  if (bytes <= messageLimit_) return;
+  throwError(Error::ErrMessageTooLarge, std::string(message.typeName()) + " encodes to " +
+                                            std::to_string(bytes) + " bytes" + std::string(to) +
+                                            "; the limit is " + std::to_string(messageLimit_) +
+                                            " (ActorSystemOptions::withCluster)");
 }
 
 bool RemoteRoutes::sendSystem(const ActorRef& target, SystemKind kind, const ActorRef& ref) {

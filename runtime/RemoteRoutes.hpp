@@ -116,6 +116,12 @@ class RemoteRoutes final : public transport::ProcessReceiver {
   /// system inside it) or ErrMessageTooLarge; nothing is sent then. Once
   /// the link has stopped, the message is a dead letter here.
   void send(const ActorRef& target, Message&& message, const ActorRef& sender);
+  /// Throws what send() would throw for `message`, ErrNotSerializable or
+  /// ErrMessageTooLarge (counted in refusedAtSend), and sends nothing: for
+  /// a call that would otherwise find out only later, on another thread
+  /// (an ask from outside, a schedule's ticks). Any thread; costs an
+  /// encoding of the message, which send() makes again.
+  void checkCrossable(const Message& message);
   /// A stop of, or a watch or unwatch by `ref` of, an actor of another
   /// rank. False for any other kind (those never cross) or once the link
   /// has stopped.
@@ -178,6 +184,9 @@ class RemoteRoutes final : public transport::ProcessReceiver {
 
   // Where the link's receive() runs: `rank` is leaving.
   void heardLeave(int rank);
+  // Throws ErrMessageTooLarge for a unit of `bytes` carrying `message`
+  // (`to`: its rank, if known).
+  void checkLimit(const Message& message, std::size_t bytes, std::string_view to) const;
 
   SystemCore& core_;
   std::shared_ptr<Cluster> cluster_;

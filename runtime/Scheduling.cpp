@@ -15,10 +15,10 @@
 #include <utility>
 
 #include "PostedWork.hpp"
+#include "RemoteRoutes.hpp"
 #include "SystemCore.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Async.hpp"
-#include "coreactor/Remote.hpp"
 #include "coreactor/Schedule.hpp"
 
 namespace coreactor {
@@ -166,10 +166,18 @@ ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
                                             : TimeZone::fixed(options.utcOffset());
   }
   // An actor of another rank (docs/cluster.md): its ticks cross as messages,
-  // so their type must be registered; strict cancel counts epochs in this
-  // process and cannot reach there.
+  // so the message must be one that can (a type registered, no reference of
+  // another system inside, within the size limit), refused here rather than
+  // at every tick; strict cancel counts epochs in this process and cannot
+  // reach there.
   const bool remote = isRemote(target);
-  if (remote && !wire::isRegistered(message)) return {fault(Error::ErrNotSerializable)};
+  if (remote) {
+    try {
+      remote_->checkCrossable(message);
+    } catch (const std::system_error& refused) {
+      return {refused.code()};
+    }
+  }
   if (remote && options.strictCancel()) return {fault(Error::ErrInvalidOption)};
   if (!mayBeAlive(target)) return {fault(Error::ErrDead)};
   if (options.strictCancel()) {

@@ -194,7 +194,9 @@ class ActorSystem : public SchedulingCalls<ActorSystem>, public SpawnCalls<Actor
   /// Sends `message` to `target` and completes with its reply of type R.
   /// Fails with ErrAskTimeout after `timeout`, ErrDead at once if the target
   /// has stopped or stops with the ask still queued, ErrUnexpectedReply for a reply of another
-  /// type. Throws ErrInvalidTimeout for a timeout that is not positive.
+  /// type. Throws ErrInvalidTimeout for a timeout that is not positive, and,
+  /// for an actor of another rank, ErrNotSerializable or ErrMessageTooLarge
+  /// for a message that cannot cross (docs/cluster.md): nothing is sent.
   /// Waiting on the future where the reply can never come (a handler of the
   /// target's own isolate) is ErrWouldDeadlock (AskFuture); from an actor,
   /// use ReceiveContext::ask (a callback, or co_await) instead.
@@ -222,8 +224,9 @@ class ActorSystem : public SchedulingCalls<ActorSystem>, public SpawnCalls<Actor
   /// For an actor of another rank it runs on isolate 0, or, asked from a
   /// thread that is no isolate, on the thread that takes the reply from the
   /// cluster's link (or the one that times it out): it must not block.
-  /// No future, no allocation beyond the callback's. Throws
-  /// ErrInvalidTimeout for a timeout that is not positive.
+  /// No future, no allocation beyond the callback's. Throws as the other
+  /// form does (ErrInvalidTimeout, and for another rank ErrNotSerializable
+  /// or ErrMessageTooLarge); the completion then never runs.
   void ask(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
            AskCompletion completion);
 

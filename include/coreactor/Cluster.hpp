@@ -51,7 +51,8 @@ struct ClusterStats {
   std::uint64_t received = 0;       ///< messages that arrived from another rank
   std::uint64_t delivered = 0;      ///< received and handed to this system (actor or dead letter)
   std::uint64_t undecodable = 0;    ///< received but not decoded (unknown type, bad bytes): logged
-  std::uint64_t refusedAtSend = 0;  ///< sends that threw (type not registered, too large)
+  std::uint64_t refusedAtSend = 0;  ///< sends refused (not serializable, too large): a tell,
+                                    ///< ask or reply that threw, a schedule's failed result
   std::uint64_t bytesSent = 0;      ///< bytes of messages handed to the link, since it was made
   std::uint64_t bytesReceived = 0;  ///< bytes of messages the link received, since it was made
   std::uint64_t batchesSent = 0;    ///< transport messages: one carries many messages

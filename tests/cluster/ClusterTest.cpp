@@ -208,6 +208,30 @@ class Silent final : public Actor {
   std::atomic<int>* got_;
 };
 
+/// On a reference, asks it from inside its handler with ActorSystem::ask
+/// (the callback form) a message that cannot cross, and keeps the error
+/// the call threw.
+class OutsideAskerInATurn final : public Actor {
+ public:
+  OutsideAskerInATurn(ActorSystem* system, std::atomic<int>* completions, std::atomic<int>* threw)
+      : system_(system), completions_(completions), threw_(threw) {}
+  void receive(ReceiveContext& ctx) override {
+    const ActorRef* to = ctx.get<ActorRef>();
+    if (to == nullptr) return;
+    const std::error_code error = test::errorOf([&] {
+      system_->ask(*to, Message(NotRegistered{3}), std::chrono::seconds(120),
+                   [completions = completions_](Message*, std::error_code) { ++*completions; });
+    });
+    if (error == Error::ErrNotSerializable) ++*threw_;
+    if (ctx.sender()) ctx.reply(Echo{0});
+  }
+
+ private:
+  ActorSystem* system_;
+  std::atomic<int>* completions_;
+  std::atomic<int>* threw_;
+};
+
 std::unique_ptr<ActorSystem> clusterSystem(std::size_t isolates = 2,
                                            const std::shared_ptr<Cluster>& cluster = gCluster) {
   return ActorSystem::create("cluster-test", ActorSystemOptions::create()
@@ -499,6 +523,97 @@ TEST(Cluster, BadInputIsANamedErrorAtTheSendAndNothingIsLostSilently) {
   EXPECT_EQ(stats.refusedAtSend, 3u);
   EXPECT_EQ(stats.undecodable, 0u);
   EXPECT_EQ(sumOverRanks(stats.sent), sumOverRanks(stats.received));
+}
+
+TEST(Cluster, AnAskFromOutsideOfAMessageThatCannotCrossThrowsAtTheCallAndTakesNoReplySlot) {
+  // SPEC A3
+  // Issue 43, item 8: ActorSystem::ask, both forms, refuses on the calling
+  // thread what cannot cross, as tell does; not a timeout later.
+  using namespace std::chrono_literals;
+  const int ranks = gCluster->size();
+  const int me = gCluster->rank();
+  std::atomic<int> completions{0};
+  ClusterStats stats;
+  {
+    auto system = clusterSystem();
+    system->spawn<Echoer>("echo");
+    const ActorRef echo = find(*system, (me + 1) % ranks, "echo");
+    ASSERT_TRUE(echo);
+    auto other = ActorSystem::create("other", ActorSystemOptions::create().withIsolates(1));
+    const ActorRef stranger = other->spawn<Echoer>("stranger");
+    EXPECT_EQ(test::errorOf([&] { system->ask<Echo>(echo, NotRegistered{1}, 120s); }),
+              Error::ErrNotSerializable);
+    EXPECT_EQ(test::errorOf([&] { system->ask<Echo>(echo, Big{std::string(2 << 20, 'x')}, 120s); }),
+              Error::ErrMessageTooLarge);
+    EXPECT_EQ(test::errorOf([&] {
+                system->ask<Echo>(echo, Forward{stranger, 1, "x"}, 120s);
+              }),
+              Error::ErrNotSerializable);
+    // The callback form: its completion never runs. A reply slot taken for
+    // a request that never left would complete at its timeout, or with the
+    // shutdown below.
+    const auto completion = [&](Message*, std::error_code) { ++completions; };
+    EXPECT_EQ(
+        test::errorOf([&] { system->ask(echo, Message(NotRegistered{2}), 120s, completion); }),
+        Error::ErrNotSerializable);
+    EXPECT_EQ(test::errorOf([&] {
+                system->ask(echo, Message(Big{std::string(2 << 20, 'x')}), 120s, completion);
+              }),
+              Error::ErrMessageTooLarge);
+    other->shutdown();
+    // From a handler, on the isolate that would hold the reply slot (0)
+    // and on another one (1): thrown there too.
+    std::atomic<int> threw{0};
+    for (const std::size_t isolate : {std::size_t{0}, std::size_t{1}}) {
+      const ActorRef asker = system->spawn<OutsideAskerInATurn>(
+          "asker-" + std::to_string(isolate), ActorOptions::create().withIsolate(isolate),
+          system.get(), &completions, &threw);
+      system->ask<Echo>(asker, echo, 120s).get();
+    }
+    EXPECT_EQ(threw.load(), 2);
+    // What can cross still does.
+    EXPECT_EQ(system->ask<Echo>(echo, Echo{1}, 120s).get().n, 2);
+    allRanksDone();
+    system->shutdown();
+    stats = system->clusterStats();
+  }
+  EXPECT_EQ(completions.load(), 0);
+  EXPECT_EQ(stats.refusedAtSend, 7u);
+  EXPECT_EQ(stats.undecodable, 0u);
+  EXPECT_EQ(sumOverRanks(stats.sent), sumOverRanks(stats.received));
+}
+
+TEST(Cluster, AScheduleOfAMessageThatCannotCrossIsRefusedInItsResultAndSchedulesNothing) {
+  // SPEC S12
+  // Issue 43, item 10: refused at the call, not lost at every tick.
+  using namespace std::chrono_literals;
+  const int ranks = gCluster->size();
+  const int me = gCluster->rank();
+  Tally tally(ranks);
+  ClusterStats stats;
+  {
+    auto system = clusterSystem();
+    system->spawn<Sink>("sink", ActorOptions::create(), &tally);
+    const ActorRef sink = find(*system, (me + 1) % ranks, "sink");
+    ASSERT_TRUE(sink);
+    auto other = ActorSystem::create("other", ActorSystemOptions::create().withIsolates(1));
+    const Forward foreign{other->spawn<Echoer>("stranger"), 1, "x"};
+    const Big big{std::string(2 << 20, 'x')};  // over this system's limit, 1 MiB
+    EXPECT_EQ(system->schedule(foreign, sink, 1ms).wait(), Error::ErrNotSerializable);
+    EXPECT_EQ(system->scheduleOnce(foreign, sink, 1ms).wait(), Error::ErrNotSerializable);
+    EXPECT_EQ(system->schedule(big, sink, 1ms).wait(), Error::ErrMessageTooLarge);
+    EXPECT_EQ(system->scheduleOnce(big, sink, 1ms).wait(), Error::ErrMessageTooLarge);
+    EXPECT_EQ(system->scheduleCron(big, sink, "* * * * *").wait(), Error::ErrMessageTooLarge);
+    EXPECT_EQ(system->scheduleCount(), 0u);
+    other->shutdown();
+    allRanksDone();
+    EXPECT_EQ(system->tickCount(), 0u);
+    system->shutdown();
+    stats = system->clusterStats();
+  }
+  EXPECT_EQ(stats.refusedAtSend, 5u);
+  EXPECT_EQ(tally.bigs.load(), 0);
+  EXPECT_EQ(tally.forwarded.load(), 0);
 }
 
 TEST(Cluster, ARankThatLeavesFailsTheAsksToItWithErrDeadAndItsWatchersHearTerminated) {

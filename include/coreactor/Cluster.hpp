@@ -106,10 +106,12 @@ class Cluster {
  public:
   /// Joins the ranks of MPI_COMM_WORLD. Initializes MPI (asking for
   /// MPI_THREAD_MULTIPLE) unless the program already did, and then
-  /// finalizes it when the last reference to the cluster goes; a program
-  /// that initialized MPI itself must ask for MPI_THREAD_SERIALIZED or more
-  /// (ErrInvalidOption otherwise). Collective. Defined in the coreactor_mpi
-  /// library (CMake target coreactor::mpi).
+  /// finalizes it once, after the last cluster made by mpi() goes: every
+  /// such cluster holds MPI, so they may be released in any order. A
+  /// program that initialized MPI itself finalizes it itself, and must ask
+  /// for MPI_THREAD_SERIALIZED or more (ErrInvalidOption otherwise).
+  /// Collective. Defined in the coreactor_mpi library (CMake target
+  /// coreactor::mpi).
   static std::shared_ptr<Cluster> mpi(int* argc = nullptr, char*** argv = nullptr,
                                       const MpiOptions& options = MpiOptions::create());
 

@@ -17,6 +17,7 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "TestSupport.hpp"
@@ -806,6 +807,30 @@ TEST(Cluster, MessagesStillInFlightAtShutdownAreDeliveredOrDeadLetteredAndCounte
   EXPECT_EQ(tally.outOfOrder.load(), 0);
 }
 
+TEST(Cluster, ReleasingTheClusterThatInitializedMpiFirstLeavesMpiToTheOneStillHeld) {
+  // Issue 43, item 11: main's cluster initialized MPI; a second one made
+  // after it holds MPI too, so releasing the first finalizes nothing. The
+  // other order is RingsSmallerThanTheMessagesStillCarryEveryByteInOrder's.
+  using namespace std::chrono_literals;
+  const int ranks = gCluster->size();
+  const int me = gCluster->rank();
+  std::shared_ptr<Cluster> first =
+      std::exchange(gCluster, Cluster::mpi(nullptr, nullptr, testMpiOptions()));
+  first.reset();
+  int finalized = 1;
+  MPI_Finalized(&finalized);
+  ASSERT_EQ(finalized, 0) << "releasing the first cluster finalized MPI under the second";
+  {
+    auto system = clusterSystem();  // on the second cluster, as every test after this one
+    system->spawn<Echoer>("echo");
+    const ActorRef echo = find(*system, (me + 1) % ranks, "echo");
+    ASSERT_TRUE(echo);
+    EXPECT_EQ(system->ask<Echo>(echo, Echo{1}, 120s).get().n, 2);
+    allRanksDone();
+    system->shutdown();
+  }
+}
+
 }  // namespace
 }  // namespace coreactor
 
@@ -832,6 +857,6 @@ int main(int argc, char** argv) {
     std::printf("%d ranks: %s\n", coreactor::gCluster->size(),
                 anyFailed == 0 ? "every rank passed" : "a rank failed");
   }
-  coreactor::gCluster.reset();  // finalizes MPI
+  coreactor::gCluster.reset();  // the last cluster: finalizes MPI
   return anyFailed;
 }

@@ -3,37 +3,68 @@
 // program has not.
 #include <mpi.h>
 
+#include <memory>
+#include <mutex>
+
 #include "coreactor/Cluster.hpp"
 #include "coreactor/Error.hpp"
 #include "transport/mpi/MpiLink.hpp"
 
 namespace coreactor {
 
-std::shared_ptr<Cluster> Cluster::mpi(int* argc, char*** argv, const MpiOptions& options) {
+namespace {
+
+/// MPI as Cluster::mpi initialized it: finalized when the last cluster
+/// holding it goes. Every Cluster::mpi made while it lives holds it too, so
+/// clusters may go in any order: MPI is finalized once, after the last link.
+class MpiSession {
+ public:
+  MpiSession() = default;
+  ~MpiSession() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized == 0) MPI_Finalize();
+  }
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+};
+
+/// The process's session, while a cluster holds it.
+std::mutex gSessionMutex;
+std::weak_ptr<MpiSession> gSession;
+
+/// The session to hold for a new cluster: the live one, or a new one if
+/// this call initializes MPI; none if the program initialized MPI itself.
+std::shared_ptr<MpiSession> joinSession(int* argc, char*** argv) {
+  std::lock_guard<std::mutex> lock(gSessionMutex);
+  if (std::shared_ptr<MpiSession> live = gSession.lock()) return live;
   int initialized = 0;
   MPI_Initialized(&initialized);
-  bool ours = false;
-  if (initialized == 0) {
-    int provided = MPI_THREAD_SINGLE;
-    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
-    ours = true;
-    if (provided < MPI_THREAD_SERIALIZED) {
-      MPI_Finalize();
-      throwError(Error::ErrInvalidOption,
-                 "this MPI gives no thread support beyond MPI_THREAD_FUNNELED; the cluster's "
-                 "link needs MPI_THREAD_SERIALIZED");
-    }
+  if (initialized != 0) return nullptr;  // the program's: it finalizes MPI
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+  if (provided < MPI_THREAD_SERIALIZED) {
+    MPI_Finalize();
+    throwError(Error::ErrInvalidOption,
+               "this MPI gives no thread support beyond MPI_THREAD_FUNNELED; the cluster's "
+               "link needs MPI_THREAD_SERIALIZED");
   }
+  auto session = std::make_shared<MpiSession>();
+  gSession = session;
+  return session;
+}
+
+}  // namespace
+
+std::shared_ptr<Cluster> Cluster::mpi(int* argc, char*** argv, const MpiOptions& options) {
+  std::shared_ptr<MpiSession> session = joinSession(argc, argv);
+  auto link = std::make_unique<transport::MpiLink>(MPI_COMM_WORLD, options);
   std::function<void()> atEnd;
-  if (ours) {
-    atEnd = [] {
-      int finalized = 0;
-      MPI_Finalized(&finalized);
-      if (finalized == 0) MPI_Finalize();
-    };
+  if (session != nullptr) {
+    // Runs after the link is gone: the last cluster's finalizes MPI.
+    atEnd = [session = std::move(session)]() mutable { session.reset(); };
   }
-  return std::make_shared<Cluster>(std::make_unique<transport::MpiLink>(MPI_COMM_WORLD, options),
-                                   std::move(atEnd));
+  return std::make_shared<Cluster>(std::move(link), std::move(atEnd));
 }
 
 }  // namespace coreactor

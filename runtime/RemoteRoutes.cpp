@@ -66,6 +66,14 @@ std::uint64_t withIsolate(std::uint64_t id, std::uint32_t isolate) noexcept {
   return (id & ((std::uint64_t{1} << 52) - 1)) | (std::uint64_t{isolate} << 52);
 }
 
+/// The runtime's own messages cross without the program registering them
+/// (docs/cluster.md). A program that registered one itself, under a name
+/// of its own, keeps that name: every rank runs the same program.
+template <class T>
+void registerBuiltIn(std::string_view name) {
+  if (!wire::isRegistered(Message(T{}))) registerRemoteType<T>(name);
+}
+
 }  // namespace
 
 // ---- references inside messages -----------------------------------------------------
@@ -98,9 +106,10 @@ RemoteRoutes::RemoteRoutes(SystemCore& core, std::shared_ptr<Cluster> cluster,
   if (!cluster_->attach()) {
     throwError(Error::ErrInvalidOption, "the cluster already serves another actor system");
   }
-  registerRemoteType<ActorRef>("coreactor.ActorRef");
-  registerRemoteType<LookupRequest>("coreactor.LookupRequest");
-  registerRemoteType<Terminated>("coreactor.Terminated");
+  registerBuiltIn<ActorRef>("coreactor.ActorRef");
+  registerBuiltIn<LookupRequest>("coreactor.LookupRequest");
+  registerBuiltIn<Terminated>("coreactor.Terminated");
+  registerBuiltIn<PoisonPill>("coreactor.PoisonPill");
   const std::vector<std::uint64_t> counts = link_.allGather(localCount_);
   std::uint64_t total = 0;
   for (const std::uint64_t n : counts) total += n;

@@ -233,6 +233,18 @@ class OutsideAskerInATurn final : public Actor {
   std::atomic<int>* threw_;
 };
 
+/// On a reference, stops that actor with ctx.stop (any actor, not only a
+/// child), then answers an ask.
+class Stopper final : public Actor {
+ public:
+  void receive(ReceiveContext& ctx) override {
+    if (const ActorRef* ref = ctx.get<ActorRef>()) {
+      ctx.stop(*ref);
+      if (ctx.sender()) ctx.reply(Echo{0});
+    }
+  }
+};
+
 std::unique_ptr<ActorSystem> clusterSystem(std::size_t isolates = 2,
                                            const std::shared_ptr<Cluster>& cluster = gCluster) {
   return ActorSystem::create("cluster-test", ActorSystemOptions::create()
@@ -615,6 +627,62 @@ TEST(Cluster, AScheduleOfAMessageThatCannotCrossIsRefusedInItsResultAndSchedules
   EXPECT_EQ(stats.refusedAtSend, 5u);
   EXPECT_EQ(tally.bigs.load(), 0);
   EXPECT_EQ(tally.forwarded.load(), 0);
+}
+
+TEST(Cluster, APoisonPillCrossesWithoutRegistrationAndStopsTheActorAfterWhatCameBeforeIt) {
+  // SPEC A2
+  // Issue 43, item 12: the runtime's own messages cross unregistered (this
+  // program registers no PoisonPill); the pill keeps its place in the
+  // mailbox, as locally.
+  using namespace std::chrono_literals;
+  constexpr int kBefore = 100;
+  const int ranks = gCluster->size();
+  const int me = gCluster->rank();
+  Tally tally(ranks);
+  std::atomic<int> heard{0};
+  {
+    auto system = clusterSystem();
+    system->spawn<Sink>("sink", ActorOptions::create(), &tally);
+    const ActorRef watcher = system->spawn<Watcher>("watcher", ActorOptions::create(), &heard);
+    const ActorRef sink = find(*system, (me + 1) % ranks, "sink");
+    ASSERT_TRUE(sink);
+    system->ask<Echo>(watcher, sink, 120s).get();  // the watch has gone out
+    for (int i = 0; i < kBefore; ++i) sink.tell(Echo{i});
+    EXPECT_EQ(test::errorOf([&] { sink.tell(PoisonPill{}); }), std::error_code());
+    ASSERT_TRUE(waitFor([&] { return heard.load() == 1; })) << heard.load();
+    // This rank's sink, poisoned by the rank before: it handled every Echo
+    // told before the pill, then stopped.
+    ASSERT_TRUE(waitFor([&] { return !system->lookup(me, "sink").get(); }));
+    EXPECT_EQ(tally.echoes.load(), kBefore);
+    allRanksDone();
+    system->shutdown();
+  }
+}
+
+TEST(Cluster, AnActorStopsAnActorOfAnotherRankWithCtxStop) {
+  // SPEC A2
+  // Issue 43, item 12: ctx.stop(ref) stops any actor, as locally, not only
+  // the actor's own children.
+  using namespace std::chrono_literals;
+  const int ranks = gCluster->size();
+  const int me = gCluster->rank();
+  std::atomic<int> heard{0};
+  {
+    auto system = clusterSystem();
+    system->spawn<Echoer>("victim");
+    const ActorRef watcher = system->spawn<Watcher>("watcher", ActorOptions::create(), &heard);
+    const ActorRef stopper =
+        system->spawn<Stopper>("stopper", ActorOptions::create().withIsolate(1));
+    const ActorRef victim = find(*system, (me + 1) % ranks, "victim");
+    ASSERT_TRUE(victim);
+    system->ask<Echo>(watcher, victim, 120s).get();  // watching it
+    system->ask<Echo>(stopper, victim, 120s).get();  // stopped by an actor of this rank
+    ASSERT_TRUE(waitFor([&] { return heard.load() == 1; })) << heard.load();
+    ASSERT_TRUE(waitFor([&] { return !system->lookup(me, "victim").get(); }));
+    allRanksDone();
+    system->shutdown();
+  }
+  EXPECT_EQ(heard.load(), 1);
 }
 
 TEST(Cluster, ARankThatLeavesFailsTheAsksToItWithErrDeadAndItsWatchersHearTerminated) {

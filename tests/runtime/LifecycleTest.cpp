@@ -265,5 +265,52 @@ TEST(Lifecycle, AStopInPreStartTakesEffectWhenPreStartReturns) {
   EXPECT_EQ(log.size(), 2u);
 }
 
+TEST(Lifecycle, AStopSentDuringATurnLetsThatTurnFinishThenGoesBeforeWhatIsStillQueued) {
+  // SPEC A5: a turn is never cut short. A stop from another thread reaches
+  // the actor when its isolate next takes what other threads sent, after
+  // the turn in progress, which goes on with the messages queued before it
+  // (up to throughput); what is queued when the stop is handled is dead.
+  using namespace std::chrono_literals;
+  auto system = ActorSystem::create("stop-in-a-turn", ActorSystemOptions::create().withIsolates(1));
+  std::atomic<bool> holding{false};
+  std::atomic<bool> stopSent{false};
+  std::vector<int> got;  // written on the loop, read once the actor has stopped
+  std::atomic<long> atStop{-1};
+  struct Holder : Actor {
+    Holder(std::atomic<bool>* h, std::atomic<bool>* s, std::vector<int>* g, std::atomic<long>* a)
+        : holding(h), stopSent(s), got(g), atStop(a) {}
+    void receive(ReceiveContext& ctx) override {
+      const int* n = ctx.get<int>();
+      if (n == nullptr) return;
+      if (*n == 0) {  // the long turn: it ends once the stop has been sent
+        holding->store(true);
+        test::eventually([&] { return stopSent->load(); }, std::chrono::minutes(1));
+      }
+      got->push_back(*n);
+    }
+    void postStop(ReceiveContext&) override { atStop->store(static_cast<long>(got->size())); }
+    std::atomic<bool>* holding;
+    std::atomic<bool>* stopSent;
+    std::vector<int>* got;
+    std::atomic<long>* atStop;
+  };
+  ActorRef holder =
+      system->spawn<Holder>("holder", ActorOptions::create(), &holding, &stopSent, &got, &atStop);
+  // 0, 1 and 2 queued in one turn of an actor of the same isolate: all in
+  // the mailbox before the holder's turn begins.
+  ActorRef feeder = system->spawn("feeder", [holder](ReceiveContext&) {
+    for (int n = 0; n < 3; ++n) holder.tell(n);
+  });
+  feeder.tell(std::string("go"));
+  ASSERT_TRUE(test::eventually([&] { return holding.load(); }, 60s));
+  system->stop(holder);
+  holder.tell(3);  // behind the stop, from the same thread: a dead letter
+  stopSent.store(true);
+  ASSERT_TRUE(test::eventually([&] { return atStop.load() >= 0; }, 60s));
+  EXPECT_EQ(got, (std::vector<int>{0, 1, 2}));
+  EXPECT_TRUE(test::eventually([&] { return system->deadLetterCount() == 1; }, 60s));
+  system->shutdown();
+}
+
 }  // namespace
 }  // namespace coreactor

@@ -207,7 +207,14 @@ void SystemCore::startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32
   if (isLocal(rt)) {
     rt.table.publish(slot, endpoint);
     endpoint->arm(timeout);
-    sendRequest(target, std::move(message), replyTo, timeout);
+    try {
+      sendRequest(target, std::move(message), replyTo, timeout);
+    } catch (...) {
+      // Nothing went out (a message that cannot cross to another rank):
+      // the caller hears it from the throw, and the slot goes quietly.
+      endpoint->dismiss();
+      throw;
+    }
     return;
   }
   if (currentRuntime() == nullptr) {

@@ -233,6 +233,32 @@ class OutsideAskerInATurn final : public Actor {
   std::atomic<int>* threw_;
 };
 
+/// On a reference, ctx.asks that actor a message that cannot cross, with a
+/// 1 ms timeout, counting the throw and any callback; then answers.
+class ContextAskerOfTheUncrossable final : public Actor {
+ public:
+  ContextAskerOfTheUncrossable(std::atomic<int>* callbacks, std::atomic<int>* threw)
+      : callbacks_(callbacks), threw_(threw) {}
+  void receive(ReceiveContext& ctx) override {
+    if (ctx.is<Echo>()) {  // a turn after the others
+      ctx.reply(Echo{0});
+      return;
+    }
+    const ActorRef* to = ctx.get<ActorRef>();
+    if (to == nullptr) return;
+    const std::error_code error = test::errorOf([&] {
+      ctx.ask<Echo>(*to, NotRegistered{4}, std::chrono::milliseconds(1),
+                    [callbacks = callbacks_](ReceiveContext&, AskResult<Echo>&) { ++*callbacks; });
+    });
+    if (error == Error::ErrNotSerializable) ++*threw_;
+    if (ctx.sender()) ctx.reply(Echo{0});
+  }
+
+ private:
+  std::atomic<int>* callbacks_;
+  std::atomic<int>* threw_;
+};
+
 /// On a reference, stops that actor with ctx.stop (any actor, not only a
 /// child), then answers an ask.
 class Stopper final : public Actor {
@@ -594,6 +620,33 @@ TEST(Cluster, AnAskFromOutsideOfAMessageThatCannotCrossThrowsAtTheCallAndTakesNo
   EXPECT_EQ(stats.refusedAtSend, 7u);
   EXPECT_EQ(stats.undecodable, 0u);
   EXPECT_EQ(sumOverRanks(stats.sent), sumOverRanks(stats.received));
+}
+
+TEST(Cluster, ACtxAskOfAMessageThatCannotCrossThrowsInTheHandlerAndNeverCallsBack) {
+  // SPEC A3: the reply slot of a ctx.ask whose request never left is freed
+  // at once: no callback later (its timeout is 1 ms; the wait below is
+  // far longer), nothing held.
+  using namespace std::chrono_literals;
+  const int ranks = gCluster->size();
+  const int me = gCluster->rank();
+  std::atomic<int> callbacks{0};
+  std::atomic<int> threw{0};
+  {
+    auto system = clusterSystem();
+    system->spawn<Echoer>("echo");
+    const ActorRef echo = find(*system, (me + 1) % ranks, "echo");
+    ASSERT_TRUE(echo);
+    const ActorRef asker = system->spawn<ContextAskerOfTheUncrossable>(
+        "ctx-asker", ActorOptions::create(), &callbacks, &threw);
+    system->ask<Echo>(asker, echo, 120s).get();
+    EXPECT_EQ(threw.load(), 1);
+    std::this_thread::sleep_for(200ms);  // a hundred of its timeouts
+    system->ask<Echo>(asker, Echo{0}, 120s).get();  // a turn after them
+    EXPECT_EQ(callbacks.load(), 0) << "a slot outlived the throw and timed out";
+    allRanksDone();
+    system->shutdown();
+  }
+  allRanksDone();
 }
 
 TEST(Cluster, AScheduleOfAMessageThatCannotCrossIsRefusedInItsResultAndSchedulesNothing) {

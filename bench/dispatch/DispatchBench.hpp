@@ -1,4 +1,5 @@
-// bench/dispatch/DispatchBench.hpp — what bench/harness/main.cpp needs from the dispatch benchmarks.
+// bench/dispatch/DispatchBench.hpp — what bench/harness/main.cpp needs from the dispatch
+// benchmarks.
 //
 // The benchmarks register themselves with Google Benchmark through
 // registerDispatchBenchmarks(); each one reports its result as the user

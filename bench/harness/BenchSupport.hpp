@@ -47,9 +47,9 @@ inline constexpr const char* kP99NsCounter = "p99_ns";
 /// A row's cost over its floor's, each round of the row paired with a round
 /// of the floor run right after it, so that both see the same phase of the
 /// machine (the same CPU, the same minute); the median of those ratios. The
-/// round trips and transports across isolates (bench/isolates/IsolatesBench.cpp) and the
-/// single-threaded actor rows (bench/harness/RingFloor.hpp) report it beside their
-/// figure, and the targets read this one when it is there.
+/// round trips and transports across isolates (bench/isolates/Floors.hpp) and
+/// the single-threaded actor rows (bench/harness/RingFloor.hpp) report it
+/// beside their figure, and the targets read this one when it is there.
 inline constexpr const char* kPairedFloorRatioCounter = "x_floor_paired";
 
 // glibc adapts its mmap and trim thresholds to the program's history: once a

@@ -1,5 +1,5 @@
 // bench/harness/CafArm.hpp — how coreactor-bench runs the CAF arm: the executable
-// coreactor-bench-caf (bench/caf/CafBench.cpp), found next to its own, as a
+// coreactor-bench-caf (bench/caf/), found next to its own, as a
 // child process; its stdout lines become CAF's figures. Blocking; called once,
 // after our arm has run, so that the two never share the machine.
 #pragma once

@@ -8,10 +8,10 @@
 #include <string_view>
 #include <system_error>
 
-#include "harness/ChildProcess.hpp"
-#include "isolates/IsolatesBench.hpp"
 #include "dispatch/DispatchBench.hpp"
+#include "harness/ChildProcess.hpp"
 #include "harness/Workloads.hpp"
+#include "isolates/IsolatesBench.hpp"
 
 namespace coreactor::bench {
 namespace {

@@ -8,6 +8,7 @@
 
 #include "harness/BenchSupport.hpp"
 #include "harness/ChildProcess.hpp"
+#include "harness/Workloads.hpp"
 
 namespace coreactor::bench {
 namespace {
@@ -102,6 +103,12 @@ void measureMemoryInChild(benchmark::State& state, const char* probeFlag, std::i
   state.counters[kSystemBytesCounter] = static_cast<double>(reading.system.rss - reading.bare.rss);
   state.counters[kSystemHeapBytesCounter] =
       static_cast<double>(reading.system.heap - reading.bare.heap);
+}
+
+void registerMemoryRow(const char* probeFlag) {
+  benchmark::RegisterBenchmark(workloads::kMemoryRow, [probeFlag](benchmark::State& state) {
+    measureMemoryInChild(state, probeFlag, workloads::kIdleActors);
+  })->Iterations(1);
 }
 
 }  // namespace coreactor::bench

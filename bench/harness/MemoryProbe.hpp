@@ -88,4 +88,9 @@ int runMemoryProbeChild(const char* probeFlag, Probe&& probe) {
 /// sets kBytesPerOpCounter and the counters above from the last reading.
 void measureMemoryInChild(benchmark::State& state, const char* probeFlag, std::int64_t actors);
 
+/// Registers actor/memory, the same row in both arms: one child process
+/// (this program again, with `probeFlag` alone) per repetition, a single
+/// iteration each, over workloads::kIdleActors idle actors.
+void registerMemoryRow(const char* probeFlag);
+
 }  // namespace coreactor::bench

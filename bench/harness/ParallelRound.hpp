@@ -1,8 +1,10 @@
 // bench/harness/ParallelRound.hpp — how a round of a parallel workload
-// (parallel/<workload>/<n>, bench/harness/Workloads.hpp) is started, ended, timed and
-// checked, in both arms: ours (bench/parallel/ParallelBench.cpp, a threaded system of
-// n isolates) and CAF's (bench/caf/CafBench.cpp, n scheduler threads). Like
-// bench/harness/BenchSupport.hpp, it includes neither coreactor's headers nor CAF's.
+// (parallel/<workload>/<n>, bench/harness/Workloads.hpp) is started, ended,
+// timed and checked, in both arms: ours (bench/parallel/, a threaded system
+// of n isolates) and CAF's (bench/caf/, n scheduler threads); what it checks
+// is in bench/harness/ParallelTallies.hpp. Like
+// bench/harness/BenchSupport.hpp, it includes neither coreactor's runtime
+// headers nor CAF's.
 //
 // A round is timed from its start, on the benchmark's thread just before the
 // kick-off messages, to the end of the last of its parts (a pair, a token,
@@ -17,14 +19,13 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <exception>
-#include <mutex>
 #include <optional>
 #include <string>
 
 #include "harness/BenchSupport.hpp"
+#include "harness/Completion.hpp"
 
 namespace coreactor::bench {
 
@@ -33,10 +34,9 @@ namespace coreactor::bench {
 inline constexpr std::chrono::seconds kParallelRoundTimeout{30};
 
 /// The end of one round: how many parts are still running, when the last
-/// one finished, and the wake-up of the benchmark's thread. Lives as long as
-/// the workload and is reset between rounds (not a promise made anew each
-/// round: the last part's thread may still be inside the previous round's
-/// notification when the next round is set up).
+/// one finished, and the wake-up of the benchmark's thread (a Completion,
+/// which says why it is no promise made anew each round). Lives as long as
+/// the workload and is reset between rounds.
 class RoundEnd {
  public:
   using Clock = std::chrono::steady_clock;
@@ -44,9 +44,8 @@ class RoundEnd {
   /// Benchmark's thread, between rounds (no part running): the parts the
   /// next round must finish.
   void reset(std::int64_t parts) {
-    std::lock_guard<std::mutex> lock(mutex_);
     remaining_.store(parts, std::memory_order_relaxed);
-    raised_ = false;
+    completion_.reset();
   }
   /// An actor's side, once its part is done: the last part takes the time
   /// and wakes the benchmark's thread. The decrement orders every part's
@@ -54,26 +53,17 @@ class RoundEnd {
   void partDone() {
     if (remaining_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
     end_ = Clock::now();
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      raised_ = true;
-    }
-    changed_.notify_all();
+    completion_.raise();
   }
   /// Benchmark's thread: false if `timeout` passed first.
-  bool waitFor(std::chrono::nanoseconds timeout) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    return changed_.wait_for(lock, timeout, [this] { return raised_; });
-  }
+  bool waitFor(std::chrono::nanoseconds timeout) { return completion_.waitFor(timeout); }
   /// When the last part finished; read after waitFor() returned true.
   Clock::time_point end() const { return end_; }
 
  private:
   std::atomic<std::int64_t> remaining_{0};
   Clock::time_point end_{};
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  bool raised_ = false;
+  Completion completion_;
 };
 
 /// Runs the rounds of a parallel row: one warm-up round off the clock (every

@@ -150,7 +150,8 @@ struct alignas(64) PeerCounts {
 template <class Handle>
 struct AllToAllShared {
   std::vector<Handle> peers;
-  std::vector<PeerCounts> counts = std::vector<PeerCounts>(static_cast<std::size_t>(kAllToAllActors));
+  std::vector<PeerCounts> counts =
+      std::vector<PeerCounts>(static_cast<std::size_t>(kAllToAllActors));
 
   void reset() {
     for (PeerCounts& c : counts) c = PeerCounts{};

@@ -7,10 +7,10 @@
 #include <system_error>
 
 #include "harness/BenchSupport.hpp"
+#include "harness/Workloads.hpp"
 #include "isolates/IsolatesBench.hpp"
 #include "parallel/ParallelBench.hpp"
 #include "schedule/ScheduleBench.hpp"
-#include "harness/Workloads.hpp"
 
 namespace coreactor::bench {
 
@@ -93,7 +93,7 @@ bool ArmFigures::anyFailed() const {
 
 namespace {
 
-/// What one op of a cross-isolate row is (bench/isolates/IsolatesBench.cpp), or "".
+/// What one op of a cross-isolate row is (bench/isolates/), or "".
 std::string describeCrossOp(std::string_view name) {
   if (name == "floor/spsc-bulk") {
     return "one 8-byte item, boost spsc_queue(1024), thread to thread, popped 256 at once";
@@ -149,7 +149,7 @@ std::string describeCrossOp(std::string_view name) {
   return "";
 }
 
-/// What one op of a parallel row is (bench/parallel/ParallelBench.cpp).
+/// What one op of a parallel row is (bench/parallel/).
 std::string describeParallelOp(std::string_view name) {
   using namespace workloads;
   const std::string_view rest = name.substr(std::string_view(kParallelFamily).size());
@@ -304,7 +304,7 @@ constexpr Target kTargets[] = {
     {"schedule or cancel, 1M live, by reference", "schedule/add+cancel/reference", nullptr, 300,
      "ns"},
     {"memory per live schedule", "schedule/memory", nullptr, 128, "B"},
-    // Across isolates (bench/isolates/IsolatesBench.cpp), against floors of the same run.
+    // Across isolates (bench/isolates/), against floors of the same run.
     {"spsc transport 8B / boost spsc floor", "isolates/transport/8B", "floor/spsc-bulk", 2.0, "",
      false, kPairedFloorRatioCounter},
     {"spsc transport word / boost spsc floor", "isolates/transport/word", "floor/spsc-bulk", 2.0,
@@ -324,7 +324,7 @@ constexpr Target kTargets[] = {
     // CPUs or more, each round of the N pairs together is paired with each
     // pair alone on its CPU, and the ratio is (the pairs' rates alone,
     // summed) / (their rate together): N x one isolate when the CPUs run
-    // at one speed, and still fair when they do not (bench/isolates/IsolatesBench.cpp).
+    // at one speed, and still fair when they do not (bench/isolates/Scaling.cpp).
     {"scaling: {n} pairs alone / together", kScalingFamily, "isolates/scaling/1", 1 / 0.9, "", true,
      kPairedFloorRatioCounter},
     // An ask from an actor to an actor on the other isolate, one at a time,
@@ -343,7 +343,7 @@ constexpr Target kTargets[] = {
     // through moodycamel in bulk, thread to thread.
     {"foreign tells via a Feeder / moodycamel bulk floor", "isolates/foreign/feeder",
      "floor/moodycamel-bulk", 4.0},
-    // The parallel workloads (bench/parallel/ParallelBench.cpp), N the most isolates
+    // The parallel workloads (bench/parallel/), N the most isolates
     // that ran. Where the work divides (pairs, fork-join, pipeline): the
     // aggregate throughput at N at least 0.8 x N x at one isolate, i.e.
     // ns(N) x N / ns(1) <= 1 / 0.8. Where every message may cross (the

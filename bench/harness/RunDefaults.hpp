@@ -28,8 +28,7 @@ inline constexpr RunDefaults kQuick = {3, "0.05", "0.01"};
 /// Google Benchmark's command line for one arm: the program, `defaults`,
 /// then `flags` (the user's --benchmark_* flags, parsed later and so over
 /// the defaults). The caller may add more (a filter) before it starts.
-inline std::vector<std::string> benchmarkArguments(const char* program,
-                                                   const RunDefaults& defaults,
+inline std::vector<std::string> benchmarkArguments(const char* program, const RunDefaults& defaults,
                                                    const std::vector<std::string>& flags) {
   std::vector<std::string> args = {
       program,

@@ -1,7 +1,8 @@
-// bench/harness/Workloads.hpp — the one definition of the actor workloads that both
-// arms run: coreactor's (bench/actor/ActorBench.cpp, in coreactor-bench) and CAF's
-// (bench/caf/CafBench.cpp, in coreactor-bench-caf). A number changed here
-// changes both arms, so a ratio coreactor/CAF always compares the same work.
+// bench/harness/Workloads.hpp — the one definition of the actor workloads that
+// both arms run: coreactor's (bench/actor/, bench/parallel/, in
+// coreactor-bench) and CAF's (bench/caf/, in coreactor-bench-caf). A number
+// changed here changes both arms, so a ratio coreactor/CAF always compares
+// the same work.
 //
 // Header-only and free of coreactor's and CAF's headers: each arm includes it
 // and nothing of the other.

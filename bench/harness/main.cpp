@@ -1,12 +1,12 @@
 // bench/harness/main.cpp — coreactor-bench, coreactor's "main job": runs every
-// dispatch benchmark (bench/dispatch/DispatchBench.cpp), every actor benchmark
-// (bench/actor/ActorBench.cpp), the scheduler's (bench/schedule/ScheduleBench.cpp), the
-// cross-isolate ones with their floors (bench/isolates/IsolatesBench.cpp) and the
-// parallel workloads on 1 .. N isolates (bench/parallel/ParallelBench.cpp), then the
-// CAF arm (coreactor-bench-caf, a process of its own: bench/harness/CafArm.hpp) on
-// the actor and parallel rows both arms share (bench/harness/Workloads.hpp), and prints what one op
-// costs, coreactor against CAF, and whether the design's targets hold, all
-// from the same run. Every row goes to a JSON file too, and the charts are
+// dispatch benchmark (bench/dispatch/), every actor benchmark (bench/actor/),
+// the scheduler's (bench/schedule/), the cross-isolate ones with their floors
+// (bench/isolates/), the parallel workloads on 1 .. N isolates
+// (bench/parallel/) and the metrics' (bench/metrics/), then the CAF arm
+// (coreactor-bench-caf, a process of its own: bench/harness/CafArm.hpp) on the
+// actor and parallel rows both arms share (bench/harness/Workloads.hpp), and
+// prints what one op costs, coreactor against CAF, and whether the design's
+// targets hold, all from the same run. Every row goes to a JSON file too, and the charts are
 // drawn next to it.
 //
 // Reading the output. While it runs, stderr gets the machine context and one
@@ -59,20 +59,20 @@
 #include <vector>
 
 #include "actor/ActorBench.hpp"
+#include "dispatch/DispatchBench.hpp"
 #include "harness/BenchSupport.hpp"
 #include "harness/CafArm.hpp"
 #include "harness/Charts.hpp"
 #include "harness/ChildProcess.hpp"
-#include "isolates/IsolatesBench.hpp"
-#include "dispatch/DispatchBench.hpp"
 #include "harness/JsonReport.hpp"
 #include "harness/MemoryProbe.hpp"
-#include "metrics/MetricsBench.hpp"
-#include "parallel/ParallelBench.hpp"
 #include "harness/Results.hpp"
 #include "harness/RunDefaults.hpp"
-#include "schedule/ScheduleBench.hpp"
 #include "harness/Workloads.hpp"
+#include "isolates/IsolatesBench.hpp"
+#include "metrics/MetricsBench.hpp"
+#include "parallel/ParallelBench.hpp"
+#include "schedule/ScheduleBench.hpp"
 
 namespace coreactor::bench {
 namespace {
@@ -456,7 +456,8 @@ void printTable(const RunResults& results, const std::vector<TargetResult>& targ
       results.loadAverage.value_or(0.0),
       kOptimisedBuild ? "with NDEBUG (release)" : "WITHOUT NDEBUG: figures are not representative");
   std::printf(
-      "  malloc thresholds pinned: mmap %d MiB, trim %d MiB (bench/harness/BenchSupport.hpp says why)\n\n",
+      "  malloc thresholds pinned: mmap %d MiB, trim %d MiB "
+      "(bench/harness/BenchSupport.hpp says why)\n\n",
       kMmapThreshold >> 20, kTrimThreshold >> 20);
   std::printf("  %-24s %10s %-7s %4s  %6s  %s\n", "benchmark", "figure", "", "reps", "spread",
               "one op is");
@@ -517,7 +518,7 @@ void printTable(const RunResults& results, const std::vector<TargetResult>& targ
     std::printf(
         "  lateness/*: how late a 100 us repeating timer fires while a volley keeps the isolate\n"
         "      busy; a dispatcher that never yields (microtask) lets it fire only after the\n"
-        "      whole volley, capped at 1M round trips (bench/dispatch/DispatchBench.cpp)\n");
+        "      whole volley, capped at 1M round trips (bench/dispatch/Lateness.cpp)\n");
   }
 
   if (const Figure* ask = results.ours.find("isolates/ask/foreign"); ask != nullptr) {

@@ -33,10 +33,10 @@
 #include <coreactor/ActorSystem.hpp>
 #include <coreactor/Asio.hpp>
 
-#include "http/HttpBenchLoad.hpp"
 #include "Kv.hpp"
 #include "Service.hpp"
 #include "Shards.hpp"
+#include "http/HttpBenchLoad.hpp"
 
 using namespace httpservice;
 using httpbench::LoadOptions;

@@ -1,7 +1,8 @@
-// bench/isolates/IsolatesBench.hpp — what bench/harness/main.cpp, bench/harness/Results.cpp and
-// bench/harness/Charts.cpp need from the cross-isolate benchmarks
-// (bench/isolates/IsolatesBench.cpp): the floors of two threads on two CPUs, the
-// isolate-to-isolate transport alone, and the actor rows across isolates.
+// bench/isolates/IsolatesBench.hpp — what bench/harness/main.cpp,
+// bench/harness/Results.cpp and bench/harness/Charts.cpp need from the
+// cross-isolate benchmarks (bench/isolates/): the floors of two threads on
+// two CPUs, the isolate-to-isolate transport alone, and the actor rows
+// across isolates.
 #pragma once
 
 #include <cstddef>
@@ -16,7 +17,7 @@ inline constexpr const char* kCpuPercentCounter = "cpu_percent";
 /// the busy-poll round trip measured right after it.
 inline constexpr const char* kP50PairedCounter = "p50_x_floor_paired";
 inline constexpr const char* kP99PairedCounter = "p99_x_floor_paired";
-/// isolates/pingpong/busy, beside the figure: messages the background load
+/// isolates/pingpong/loaded, beside the figure: messages the background load
 /// handled on each isolate per round trip (what a crossing waited behind).
 inline constexpr const char* kLoadPerRoundTripCounter = "load_msgs_per_rtt";
 
@@ -27,8 +28,8 @@ inline std::string scalingRow(std::size_t isolates) {
   return kScalingFamily + std::to_string(isolates);
 }
 
-/// Registers floor/spsc-bulk, floor/busy-poll-rtt, floor/eventfd-rtt and
-/// isolates/* with Google Benchmark. `quick` shortens isolates/idle-cpu's
+/// Registers floor/spsc-bulk, floor/busy-poll-rtt, floor/eventfd-rtt,
+/// floor/moodycamel-bulk and isolates/* with Google Benchmark. `quick` shortens isolates/idle-cpu's
 /// window (the one row whose length is not Google Benchmark's to choose).
 /// Call once, from the main thread, before benchmark::RunSpecifiedBenchmarks.
 void registerIsolatesBenchmarks(bool quick);

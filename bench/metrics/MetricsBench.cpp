@@ -19,9 +19,9 @@
 #include <mutex>
 #include <thread>
 
-#include "harness/BenchSupport.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Asio.hpp"
+#include "harness/BenchSupport.hpp"
 
 namespace coreactor::bench {
 namespace {
@@ -193,7 +193,8 @@ void registerMetricsBenchmarks() {
   registerTimed(benchmark::RegisterBenchmark("metrics/tell/plain", &tellPlain));
   // Fifteen repetitions: a scrape lands in about one batch in ten, and the
   // paired ratio is a few percent against a target of five.
-  registerTimed(benchmark::RegisterBenchmark("metrics/tell/scraped", &tellScraped)->Repetitions(15));
+  registerTimed(
+      benchmark::RegisterBenchmark("metrics/tell/scraped", &tellScraped)->Repetitions(15));
 }
 
 }  // namespace coreactor::bench

@@ -1,5 +1,5 @@
 // bench/parallel/ParallelBench.hpp — the parallel workloads of our arm
-// (parallel/<workload>/<n>: bench/parallel/ParallelBench.cpp; sizes and names in
+// (parallel/<workload>/<n>: bench/parallel/; sizes and names in
 // bench/harness/Workloads.hpp, shared with the CAF arm).
 #pragma once
 

@@ -1,5 +1,5 @@
-// bench/schedule/ScheduleBench.hpp — what bench/harness/main.cpp needs from the scheduler
-// benchmarks (bench/schedule/ScheduleBench.cpp).
+// bench/schedule/ScheduleBench.hpp — what bench/harness/main.cpp needs from
+// the scheduler benchmarks (bench/schedule/).
 #pragma once
 
 namespace coreactor::bench {

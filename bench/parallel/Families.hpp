@@ -1,0 +1,19 @@
+// bench/parallel/Families.hpp — the parallel workloads, one file each,
+// registered in this order by bench/parallel/ParallelBench.cpp (the order
+// of workloads::kParallelWorkloads, which the table follows).
+#pragma once
+
+namespace coreactor::bench::parallel {
+
+/// parallel/pairs/<n>, placement/pairs/* (Pairs.cpp).
+void registerPairsRows();
+/// parallel/forkjoin/<n>, placement/forkjoin/* (ForkJoin.cpp).
+void registerForkJoinRows();
+/// parallel/ring-one/<n>, parallel/ring-many/<n>, ... (Ring.cpp).
+void registerRingRows();
+/// parallel/all-to-all/<n>, placement/all-to-all/* (AllToAll.cpp).
+void registerAllToAllRows();
+/// parallel/pipeline/<n>, placement/pipeline/* (Pipeline.cpp).
+void registerPipelineRows();
+
+}  // namespace coreactor::bench::parallel

@@ -18,7 +18,7 @@
 #include "IsolateRuntime.hpp"
 #include "Mailbox.hpp"
 #include "ObjectRing.hpp"
-#include "Scheduler.hpp"
+#include "runtime/schedule/Scheduler.hpp"
 #include "SystemMessage.hpp"
 #include "coreactor/Actor.hpp"
 #include "coreactor/Dispatcher.hpp"

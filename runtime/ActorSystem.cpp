@@ -6,7 +6,7 @@
 
 #include <thread>
 
-#include "RemoteRoutes.hpp"
+#include "runtime/cluster/RemoteRoutes.hpp"
 #include "SystemCore.hpp"
 #include "coreactor/detail/CpuRelax.hpp"
 

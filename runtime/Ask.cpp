@@ -1,7 +1,7 @@
 // Ask (SPEC A3): the reply slot (AskEndpoint.hpp) and the asks from
 // outside the system and from an actor.
-#include "OutsideAsks.hpp"
-#include "RemoteRoutes.hpp"
+#include "runtime/cluster/OutsideAsks.hpp"
+#include "runtime/cluster/RemoteRoutes.hpp"
 #include "SystemCore.hpp"
 
 namespace coreactor::detail {

@@ -12,7 +12,7 @@
 #include "AskTimeouts.hpp"
 #include "CrossingReceiver.hpp"
 #include "ForeignInbox.hpp"
-#include "Scheduler.hpp"
+#include "runtime/schedule/Scheduler.hpp"
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/Isolate.hpp"
 

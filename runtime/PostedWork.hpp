@@ -3,7 +3,7 @@
 // which exactly one is called, once (SPEC X2: a message posted to a stopped
 // isolate becomes a dead letter, a scheduling call completes with its
 // error). A scheduling call that travels to the isolate holding its
-// schedule is such a Work struct (runtime/Scheduling.cpp); messages from
+// schedule is such a Work struct (runtime/schedule/Scheduling.cpp); messages from
 // other threads go through the isolate's ForeignInbox instead.
 #pragma once
 

@@ -4,7 +4,7 @@
 // the asks a failed delivery fails. See the top comment of SystemCore.hpp.
 #include <thread>
 
-#include "RemoteRoutes.hpp"
+#include "runtime/cluster/RemoteRoutes.hpp"
 #include "SystemCore.hpp"
 
 namespace coreactor::detail {

@@ -3,7 +3,7 @@
 // teardown that turns what is left into dead letters and failed asks.
 #include <thread>
 
-#include "RemoteRoutes.hpp"
+#include "runtime/cluster/RemoteRoutes.hpp"
 #include "SystemCore.hpp"
 
 #include "runtime/metrics/MetricsEndpoint.hpp"

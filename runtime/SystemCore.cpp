@@ -6,7 +6,7 @@
 
 #include "Logging.hpp"
 #include "runtime/metrics/MetricsEndpoint.hpp"
-#include "RemoteRoutes.hpp"
+#include "runtime/cluster/RemoteRoutes.hpp"
 #include "coreactor/Dispatchers.hpp"
 #include "isolate/Placement.hpp"
 

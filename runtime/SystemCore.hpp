@@ -39,9 +39,9 @@
 #include "CrossingReceiver.hpp"
 #include "IsolateRuntime.hpp"
 #include "Mailbox.hpp"
-#include "ScheduleNames.hpp"
-#include "Scheduler.hpp"
-#include "SpinLock.hpp"
+#include "runtime/schedule/ScheduleNames.hpp"
+#include "runtime/schedule/Scheduler.hpp"
+#include "runtime/schedule/SpinLock.hpp"
 #include "SystemMessage.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Dispatcher.hpp"
@@ -273,7 +273,7 @@ class SystemCore {
   void orphan();
   void runUntilIdle();
 
-  // ---- the scheduler (runtime/Scheduling.cpp) -------------------------------------
+  // ---- the scheduler (runtime/schedule/Scheduling.cpp) -------------------------------------
   /// schedule()/scheduleOnce(); `owner` is the scheduling actor for a context call.
   ScheduleResult schedule(Message&& message, const ActorRef& target, const Cadence& cadence,
                           const ScheduleOptions& options, ActorCell* owner);

@@ -13,7 +13,7 @@
 
 #include "TestSupport.hpp"
 #include "coreactor/ActorSystem.hpp"
-#include "runtime/OutsideAsks.hpp"
+#include "runtime/cluster/OutsideAsks.hpp"
 
 namespace coreactor {
 namespace {

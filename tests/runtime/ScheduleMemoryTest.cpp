@@ -1,4 +1,4 @@
-// The scheduler's memory (runtime/Scheduler.hpp): entry chunks go back to the
+// The scheduler's memory (runtime/schedule/Scheduler.hpp): entry chunks go back to the
 // OS when schedules end, with hysteresis so that churn around one size maps
 // and unmaps nothing, and handles stay exact across a chunk given back and
 // mapped again. SPEC S2, S10. Measured in the scheduler's own accounting
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/Scheduler.hpp"
+#include "runtime/schedule/Scheduler.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/testkit/CallingThreadDispatcher.hpp"
 #include "coreactor/testkit/TestKit.hpp"

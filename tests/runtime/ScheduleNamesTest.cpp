@@ -1,4 +1,4 @@
-// The scheduler's reference namespace (runtime/ScheduleNames.hpp) against a
+// The scheduler's reference namespace (runtime/schedule/ScheduleNames.hpp) against a
 // std::unordered_map doing the same random work: open addressing with
 // backward-shift deletion must find, refuse and forget exactly what the
 // reference map does, through growth and long probe runs. SPEC S2.
@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "runtime/ScheduleNames.hpp"
+#include "runtime/schedule/ScheduleNames.hpp"
 
 namespace coreactor::detail {
 namespace {

@@ -1,4 +1,4 @@
-// runtime/RemoteRoutes.hpp — a system's side of a cluster: which isolates
+// runtime/cluster/RemoteRoutes.hpp — a system's side of a cluster: which isolates
 // of the other ranks its references name, how a message to one of them
 // becomes bytes for the process link, and how what arrives becomes
 // deliveries. coreactor/Cluster.hpp tells the user's side.
@@ -53,7 +53,7 @@
 #include "coreactor/Isolate.hpp"
 #include "coreactor/Remote.hpp"
 #include "runtime/MailFifo.hpp"
-#include "runtime/OutsideAsks.hpp"
+#include "runtime/cluster/OutsideAsks.hpp"
 #include "runtime/SystemMessage.hpp"
 #include "transport/ProcessLink.hpp"
 

@@ -1,15 +1,15 @@
-// The scheduler of one isolate. Read runtime/Scheduler.hpp first: it states
+// The scheduler of one isolate. Read runtime/schedule/Scheduler.hpp first: it states
 // the structure; this file is the mechanism. It is longer than most because
 // the chunks, the buckets, the expiry and the calls share one structure's
 // invariants, best read together; the cron calendars are ScheduleCron.cpp.
-#include "Scheduler.hpp"
+#include "runtime/schedule/Scheduler.hpp"
 
 #include <algorithm>
 #include <bit>
 #include <new>
 
-#include "ScheduleNames.hpp"  // mapPages
-#include "SystemCore.hpp"
+#include "runtime/schedule/ScheduleNames.hpp"  // mapPages
+#include "runtime/SystemCore.hpp"
 #include "isolate/CacheTrim.hpp"
 
 namespace coreactor::detail {
@@ -175,7 +175,7 @@ bool Scheduler::trim() noexcept {
   return left && emptyChunks_ > reserve;
 }
 
-// Chunks come straight from the OS (mapPages, runtime/ScheduleNames.hpp), not
+// Chunks come straight from the OS (mapPages, runtime/schedule/ScheduleNames.hpp), not
 // from malloc: a chunk given back leaves the process at once, where malloc
 // would keep a freed 480 KiB block mapped unless it ended its heap.
 std::uint32_t Scheduler::mapChunk() {

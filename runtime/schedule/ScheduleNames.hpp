@@ -31,7 +31,7 @@
 #include <new>
 #include <string_view>
 
-#include "Hash.hpp"
+#include "runtime/Hash.hpp"
 #include "coreactor/Schedule.hpp"
 
 namespace coreactor::detail {

@@ -1,4 +1,4 @@
-// runtime/Cluster.cpp — the cluster's own calls (coreactor/Cluster.hpp),
+// runtime/cluster/Cluster.cpp — the cluster's own calls (coreactor/Cluster.hpp),
 // MpiOptions and ActorSystemOptions::withCluster. Cluster::mpi is in the coreactor_mpi
 // library (transport/mpi/MpiCluster.cpp).
 #include "coreactor/Cluster.hpp"

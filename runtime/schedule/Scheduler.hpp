@@ -264,7 +264,7 @@ class Scheduler final : public Task {
   std::int64_t now() const noexcept;
   void armTimer(std::int64_t deadline) noexcept;
 
-  // Cron schedules (kCron; runtime/ScheduleCron.cpp). Their calendars live
+  // Cron schedules (kCron; runtime/schedule/ScheduleCron.cpp). Their calendars live
   // beside the entries, so that an entry stays 120 bytes: a cron schedule
   // fires once a minute at most, and one look-up per firing is nothing.
   struct CronCalendar {

@@ -1,6 +1,6 @@
 // The scheduler's calls (SPEC S1-S12): validation, the system-wide reference
 // namespace, and the route of each call to the isolate that holds (or will
-// hold) the schedule. The per-isolate structure is runtime/Scheduler.cpp.
+// hold) the schedule. The per-isolate structure is runtime/schedule/Scheduler.cpp.
 //
 // Where a call runs:
 //   - on one of the system's isolates (an actor, a task): a new schedule lives
@@ -14,9 +14,9 @@
 #include <functional>
 #include <utility>
 
-#include "PostedWork.hpp"
-#include "RemoteRoutes.hpp"
-#include "SystemCore.hpp"
+#include "runtime/PostedWork.hpp"
+#include "runtime/cluster/RemoteRoutes.hpp"
+#include "runtime/SystemCore.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Async.hpp"
 #include "coreactor/Schedule.hpp"

@@ -1,4 +1,4 @@
-// runtime/Remote.cpp — the registry of remote types and the frames
+// runtime/cluster/Remote.cpp — the registry of remote types and the frames
 // (coreactor/Remote.hpp).
 #include "coreactor/Remote.hpp"
 

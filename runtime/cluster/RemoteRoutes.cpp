@@ -1,5 +1,5 @@
-// runtime/RemoteRoutes.cpp — see the header.
-#include "runtime/RemoteRoutes.hpp"
+// runtime/cluster/RemoteRoutes.cpp — see the header.
+#include "runtime/cluster/RemoteRoutes.hpp"
 
 #include <cereal/types/string.hpp>
 #include <cstring>

@@ -1,5 +1,5 @@
 // See OutsideAsks.hpp.
-#include "OutsideAsks.hpp"
+#include "runtime/cluster/OutsideAsks.hpp"
 
 #include <cstdio>
 #include <utility>

@@ -1,5 +1,5 @@
 // Feeding actors in batches from a thread that is no isolate. See
-// include/coreactor/Feeder.hpp and runtime/ForeignInbox.hpp.
+// include/coreactor/Feeder.hpp, transport/ForeignInbox.hpp and runtime/ForeignReceiver.hpp.
 #include "coreactor/Feeder.hpp"
 
 #include <algorithm>

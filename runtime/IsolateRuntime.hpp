@@ -11,7 +11,7 @@
 #include "ActorTable.hpp"
 #include "AskTimeouts.hpp"
 #include "CrossingReceiver.hpp"
-#include "ForeignInbox.hpp"
+#include "runtime/ForeignReceiver.hpp"
 #include "runtime/schedule/Scheduler.hpp"
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/Isolate.hpp"

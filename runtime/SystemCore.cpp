@@ -65,7 +65,7 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
     if (count > 1) {
       IsolateHooks::addPoller(*rt->isolate, *rt->crossings);  // one isolate has no rings
     }
-    rt->foreign = std::make_unique<ForeignInbox>(*this, *rt);
+    rt->foreign = std::make_unique<ForeignInbox>(ForeignReceiver(*this, *rt), *rt->isolate);
     IsolateHooks::addPoller(*rt->isolate, *rt->foreign);
     rt->scheduler = std::make_unique<Scheduler>(*this, *rt);
     // SPEC D8: one instance of the default dispatcher per isolate.

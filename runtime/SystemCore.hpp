@@ -15,7 +15,7 @@
 // isolate's transport::Link, transport/Link.hpp), which the target's
 // isolate drains into its CrossingReceiver (runtime/CrossingReceiver.cpp)
 // and from there into the local path. From a thread that is no isolate, it
-// goes as a letter into the target isolate's foreign inbox (ForeignInbox.hpp).
+// goes as a letter into the target isolate's foreign inbox (transport/ForeignInbox.hpp, runtime/ForeignReceiver.hpp).
 #pragma once
 
 #include <atomic>
@@ -386,7 +386,7 @@ class SystemCore {
   /// systems); the outermost frees an orphaned core as it returns.
   class DriveScope;
   friend class CrossingReceiver;
-  friend class ForeignInbox;
+  friend class ForeignReceiver;
   friend class AskEndpoint;
   /// The runtime of the isolate whose loop runs on this thread, if it is one
   /// of this system's.

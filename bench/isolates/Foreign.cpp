@@ -27,7 +27,7 @@
 #include "isolates/Floors.hpp"
 #include "isolates/Pinning.hpp"
 #include "isolates/TwoThreads.hpp"
-#include "runtime/ForeignInbox.hpp"
+#include "runtime/ForeignReceiver.hpp"
 
 namespace coreactor::bench::isolates {
 namespace {
@@ -36,7 +36,7 @@ namespace {
 /// batch a producer thread that is no isolate hands over.
 constexpr std::int64_t kForeignBatch = 10'000;
 
-/// The size of a foreign inbox's letter (runtime/ForeignInbox.hpp: the
+/// The size of a foreign inbox's letter (runtime/ForeignReceiver.hpp: the
 /// target's id, the message and its sender, a system message's pointer),
 /// rebuilt from plain bytes for the floor.
 struct Letter96 {

@@ -1,26 +1,33 @@
-// Messages from threads that are no isolate. See ForeignInbox.hpp.
-#include "ForeignInbox.hpp"
+// transport::ForeignInbox's members (ForeignInbox.hpp), included once by
+// the translation unit that instantiates it with its receiver
+// (runtime/ForeignReceiver.cpp).
+#pragma once
 
 #include <algorithm>
 #include <iterator>
 #include <new>
 #include <thread>
+#include <utility>
 
-#include "SystemCore.hpp"
+#include "transport/ForeignInbox.hpp"
 
-namespace coreactor::detail {
+namespace coreactor::transport {
+
 
 // Nothing is allocated before the first letter: an isolate no other thread
 // feeds pays the queue's header only (bench isolates/memory/<n>). The queue
 // takes its blocks, and take() its batch, as letters come.
-ForeignInbox::ForeignInbox(SystemCore& core, IsolateRuntime& home)
-    : core_(core), home_(home), queue_(0), parcels_(0) {}
+template <class Receiver>
+ForeignInbox<Receiver>::ForeignInbox(Receiver receiver, Isolate& isolate)
+    : receiver_(std::move(receiver)), isolate_(isolate), queue_(0), parcels_(0) {}
 
-ForeignInbox::~ForeignInbox() {
+template <class Receiver>
+ForeignInbox<Receiver>::~ForeignInbox() {
   closeAndDrain();
 }
 
-bool ForeignInbox::enter() noexcept {
+template <class Receiver>
+bool ForeignInbox<Receiver>::enter() noexcept {
   // Against closeAndDrain(): either it sees this writer and waits, or this
   // writer sees the inbox closed (both sides seq_cst).
   writers_.fetch_add(1, std::memory_order_seq_cst);
@@ -31,7 +38,8 @@ bool ForeignInbox::enter() noexcept {
   return true;
 }
 
-bool ForeignInbox::put(Letter&& letter) {
+template <class Receiver>
+bool ForeignInbox<Receiver>::put(Letter&& letter) {
   if (!enter()) return false;
   bool queued;
   try {
@@ -46,7 +54,8 @@ bool ForeignInbox::put(Letter&& letter) {
   return true;
 }
 
-bool ForeignInbox::putInTurn(Letter&& letter) {
+template <class Receiver>
+bool ForeignInbox<Receiver>::putInTurn(Letter&& letter) {
   if (!enter()) return false;
   bool queued;
   try {
@@ -61,7 +70,8 @@ bool ForeignInbox::putInTurn(Letter&& letter) {
   return true;
 }
 
-bool ForeignInbox::putParcel(moodycamel::ProducerToken& token, std::unique_ptr<Parcel>& parcel) {
+template <class Receiver>
+bool ForeignInbox<Receiver>::putParcel(moodycamel::ProducerToken& token, std::unique_ptr<Parcel>& parcel) {
   if (parcel == nullptr || parcel->empty()) return true;
   if (!enter()) return false;
   // Counted before it is queued: the loop, which can take it only after
@@ -86,15 +96,17 @@ bool ForeignInbox::putParcel(moodycamel::ProducerToken& token, std::unique_ptr<P
   return true;
 }
 
-void ForeignInbox::announce() {
+template <class Receiver>
+void ForeignInbox<Receiver>::announce() {
   // An exchange, not a store: a read-modify-write continues the release
   // sequence of every put before it, so the loop's exchange that reads the
   // flag up sees every letter whose put raised it.
   letters_.exchange(true, std::memory_order_acq_rel);
-  home_.isolate->wake();  // fences; a system call only if the loop sleeps
+  isolate_.wake();  // fences; a system call only if the loop sleeps
 }
 
-void ForeignInbox::poll() {
+template <class Receiver>
+void ForeignInbox<Receiver>::poll() {
   if (!letters_.load(std::memory_order_relaxed)) return;
   letters_.exchange(false, std::memory_order_acq_rel);
   // A full batch may have left letters behind: the flag goes up again
@@ -102,15 +114,17 @@ void ForeignInbox::poll() {
   if (take(kBatch) == kBatch) letters_.exchange(true, std::memory_order_relaxed);
 }
 
-std::size_t ForeignInbox::take(std::size_t batch) {
+template <class Receiver>
+std::size_t ForeignInbox<Receiver>::take(std::size_t batch) {
   taken_.clear();
   const std::size_t n = queue_.try_dequeue_bulk(std::back_inserter(taken_), batch);
-  for (std::size_t i = 0; i < n; ++i) deliver(taken_[i]);
+  for (std::size_t i = 0; i < n; ++i) receiver_.deliver(taken_[i]);
   taken_.clear();
   return n + openParcels(batch - n);
 }
 
-std::size_t ForeignInbox::openParcels(std::size_t budget) {
+template <class Receiver>
+std::size_t ForeignInbox<Receiver>::openParcels(std::size_t budget) {
   std::size_t done = 0;
   while (done < budget) {
     if (opened_ == nullptr) {
@@ -122,36 +136,15 @@ std::size_t ForeignInbox::openParcels(std::size_t budget) {
     Parcel& parcel = *opened_;
     const std::size_t end = std::min(parcel.size(), openedAt_ + (budget - done));
     done += end - openedAt_;
-    for (; openedAt_ < end; ++openedAt_) deliver(parcel[openedAt_]);
+    for (; openedAt_ < end; ++openedAt_) receiver_.deliver(parcel[openedAt_]);
     if (openedAt_ == parcel.size()) recycle(std::move(opened_));
   }
   if (done != 0) parcelLetters_.fetch_sub(done, std::memory_order_relaxed);
   return done;
 }
 
-void ForeignInbox::deliver(Letter& letter) noexcept {
-  const ActorRef target = core_.makeRef(letter.target);
-  try {
-    if (letter.system != nullptr) {
-      core_.deliverSystemLocal(home_, target, std::move(*letter.system));
-    } else {
-      if (letter.askTimeout.count() > 0) [[unlikely]] {
-        core_.armAsk(home_, letter.envelope.sender, letter.askTimeout);
-      }
-      core_.deliverLocal(home_, target, std::move(letter.envelope.message), letter.envelope.sender);
-    }
-  } catch (const std::system_error& e) {
-    // A full bounded mailbox with the Fail policy: the sender is on another
-    // thread and cannot be told; the message is already a dead letter.
-    if (e.code() != Error::ErrMailboxFull) {
-      core_.reportDispatcherError("foreign-inbox", std::current_exception(), target);
-    }
-  } catch (...) {
-    core_.reportDispatcherError("foreign-inbox", std::current_exception(), target);
-  }
-}
-
-void ForeignInbox::closeAndDrain() noexcept {
+template <class Receiver>
+void ForeignInbox<Receiver>::closeAndDrain() noexcept {
   closed_.store(true, std::memory_order_seq_cst);
   while (writers_.load(std::memory_order_seq_cst) != 0) std::this_thread::yield();
   Letter letter;
@@ -173,25 +166,19 @@ void ForeignInbox::closeAndDrain() noexcept {
   for (; spareCount_ != 0; --spareCount_) delete spares_[spareCount_ - 1];
 }
 
-void ForeignInbox::recycle(std::unique_ptr<Parcel> parcel) noexcept {
+template <class Receiver>
+void ForeignInbox<Receiver>::recycle(std::unique_ptr<Parcel> parcel) noexcept {
   if (parcel->capacity() > kSpareLettersAtMost) return;
   parcel->clear();
   std::lock_guard<std::mutex> lock(sparesMutex_);
   if (spareCount_ < kSpareParcels) spares_[spareCount_++] = parcel.release();
 }
 
-std::unique_ptr<ForeignInbox::Parcel> ForeignInbox::spareParcel() noexcept {
+template <class Receiver>
+std::unique_ptr<typename ForeignInbox<Receiver>::Parcel> ForeignInbox<Receiver>::spareParcel() noexcept {
   std::lock_guard<std::mutex> lock(sparesMutex_);
   if (spareCount_ == 0) return nullptr;
   return std::unique_ptr<Parcel>(spares_[--spareCount_]);
 }
 
-void ForeignInbox::drop(Letter& letter) noexcept {
-  // Lifecycle signals end with the system; a message is a dead letter.
-  if (letter.system == nullptr) {
-    core_.deadLetter(core_.makeRef(letter.target), std::move(letter.envelope),
-                     "its isolate stopped");
-  }
-}
-
-}  // namespace coreactor::detail
+}  // namespace coreactor::transport

@@ -1,7 +1,11 @@
-// Messages for one isolate's actors from threads that are no isolate of the
-// system (the main thread, a thread pool, a library's callback): a
-// lock-free MPSC queue of letters (moodycamel's ConcurrentQueue), drained by
-// the isolate's loop as one of its pollers, in batches. A letter is the
+// transport::ForeignInbox — messages for one isolate from threads that are
+// no isolate of the system (the main thread, a thread pool, a library's
+// callback): a lock-free MPSC queue of letters (moodycamel's
+// ConcurrentQueue), drained by the isolate's loop as one of its pollers, in
+// batches. What a letter is and what becomes of it is the Receiver's (a
+// template parameter, as for transport::Link): the runtime's is
+// runtime/ForeignReceiver.hpp, which instantiates this with
+// transport/ForeignInbox.ipp. A letter is the
 // message and its sender, moved in once and out once: no task, no
 // allocation per message beyond the queue's own blocks.
 //
@@ -38,7 +42,6 @@
 #pragma once
 
 #include <array>
-#include <chrono>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -48,28 +51,18 @@
 
 #include <concurrentqueue/concurrentqueue.h>
 
-#include "Mailbox.hpp"
-#include "SystemMessage.hpp"
 #include "coreactor/Isolate.hpp"
 
-namespace coreactor::detail {
+namespace coreactor::transport {
 
-class SystemCore;
-struct IsolateRuntime;
-
-class ForeignInbox final : public Poller {
+// Receiver: `using Letter = ...` (movable, default-constructible);
+// `void deliver(Letter&) noexcept` on the loop; `void drop(Letter&) noexcept`
+// from any thread, for a letter that will not be delivered.
+template <class Receiver>
+class ForeignInbox final : public detail::Poller {
  public:
-  /// A message (or a system message) for `target`, an actor of this isolate.
-  struct Letter {
-    std::uint64_t target = 0;
-    Envelope envelope;
-    std::unique_ptr<SystemMessage> system;  ///< set: a system message, envelope empty
-    /// Positive: the envelope is an ask's request whose sender is the
-    /// ask's reply slot on this isolate, and this its timeout, armed as the
-    /// request is delivered (SystemCore::startAsk), so that the request
-    /// keeps its place among the asking thread's letters.
-    std::chrono::nanoseconds askTimeout{};
-  };
+  /// What one message from another thread is: the receiver's.
+  using Letter = typename Receiver::Letter;
   using Queue = moodycamel::ConcurrentQueue<Letter>;
   /// A batch of letters that travels as one item (putParcel()).
   using Parcel = std::vector<Letter>;
@@ -82,7 +75,8 @@ class ForeignInbox final : public Poller {
   /// Letters taken per loop iteration.
   static constexpr std::size_t kBatch = 256;
 
-  ForeignInbox(SystemCore& core, IsolateRuntime& home);
+  /// An inbox of `isolate`'s loop that hands what it takes to `receiver`.
+  ForeignInbox(Receiver receiver, Isolate& isolate);
   ~ForeignInbox() override;
   ForeignInbox(const ForeignInbox&) = delete;
   ForeignInbox& operator=(const ForeignInbox&) = delete;
@@ -118,7 +112,7 @@ class ForeignInbox final : public Poller {
   /// taken from the queue would be. For a producer that runs on that loop
   /// and whose earlier letters are all delivered (nothing pending()), so
   /// that its letters keep their order.
-  void deliverNow(Letter& letter) noexcept { deliver(letter); }
+  void deliverNow(Letter& letter) noexcept { receiver_.deliver(letter); }
   /// No look between units: a drain that has no other poller stays the
   /// plain one, and what comes from other threads waits at most for the
   /// end of the drain, as posted tasks do.
@@ -131,9 +125,9 @@ class ForeignInbox final : public Poller {
   bool ready() const noexcept override { return letters_.load(std::memory_order_relaxed); }
 
   /// Any thread: a letter that will not be delivered, its isolate stopped
-  /// (closeAndDrain(), a Feeder's parcel that put found closed): a message
-  /// becomes a dead letter, a system message ends here.
-  void drop(Letter& letter) noexcept;
+  /// (closeAndDrain(), a Feeder's parcel that put found closed): the
+  /// receiver's drop() accounts for it.
+  void drop(Letter& letter) noexcept { receiver_.drop(letter); }
   /// After the loops have stopped: refuses further letters, waits for the
   /// puts in progress, and dead-letters what is queued.
   void closeAndDrain() noexcept;
@@ -149,13 +143,12 @@ class ForeignInbox final : public Poller {
   void recycle(std::unique_ptr<Parcel> parcel) noexcept;
   /// After a put: raises the letters flag and wakes the loop.
   void announce();
-  void deliver(Letter& letter) noexcept;
   /// Enters a put; false (and nothing held) once closed.
   bool enter() noexcept;
   void leave() noexcept { writers_.fetch_sub(1, std::memory_order_release); }
 
-  SystemCore& core_;
-  IsolateRuntime& home_;
+  Receiver receiver_;
+  Isolate& isolate_;
   Queue queue_;
   moodycamel::ProducerToken inTurn_{queue_};  // putInTurn()'s: one producer, whoever holds the turn
   std::vector<Letter> taken_;                 // what one take() dequeued; the loop's only
@@ -178,4 +171,4 @@ class ForeignInbox final : public Poller {
   std::atomic<bool> letters_{false};
 };
 
-}  // namespace coreactor::detail
+}  // namespace coreactor::transport

@@ -1,6 +1,6 @@
 // An allocator whose blocks start and end on a cache-line boundary: an array
 // that one isolate writes shares no line with what another isolate reads
-// (the per-peer arrays of Crossings are made on the system's thread, next to
+// (the per-peer arrays of a Link are made on the system's thread, next to
 // the other isolates' structures, and a line shared with them would move
 // from core to core with every message).
 #pragma once

@@ -1,6 +1,6 @@
 // Ask (SPEC A3): the reply slot (AskEndpoint.hpp) and the asks from
 // outside the system and from an actor.
-#include "runtime/cluster/OutsideAsks.hpp"
+#include "runtime/cluster/ForeignAsks.hpp"
 #include "runtime/cluster/RemoteRoutes.hpp"
 #include "SystemCore.hpp"
 
@@ -148,7 +148,7 @@ void SystemCore::ask(const ActorRef& target, Message message, std::chrono::nanos
     return;
   }
   if (isRemote(target) && currentRuntime() == nullptr && !options_.manualRun()) {
-    askRankFromOutside(target, std::move(message), timeout, completion);
+    askRankFromForeignThread(target, std::move(message), timeout, completion);
     return;
   }
   // From outside, the reply slot lives on the target's isolate (from an
@@ -161,18 +161,18 @@ void SystemCore::ask(const ActorRef& target, Message message, std::chrono::nanos
            timeout);
 }
 
-void SystemCore::askRankFromOutside(const ActorRef& target, Message&& message,
+void SystemCore::askRankFromForeignThread(const ActorRef& target, Message&& message,
                                     std::chrono::nanoseconds timeout, AskCompletion& completion) {
-  // The reply slot lives on no loop (OutsideAsks.hpp): a long turn on an
+  // The reply slot lives on no loop (ForeignAsks.hpp): a long turn on an
   // isolate of this rank delays neither the reply nor the timeout. The
   // request leaves from this thread, as its tells to that rank do (SPEC A2).
-  OutsideAsks& slots = remote_->outsideAsks();
+  ForeignAsks& slots = remote_->foreignAsks();
   const std::uint32_t id = slots.open(completion, timeout);
   if (id == 0) {  // the system has stopped meanwhile
     completion(nullptr, make_error_code(Error::ErrActorSystemNotStarted));
     return;
   }
-  const ActorRef replyTo = makeRef(0, OutsideAsks::kOutsideAskSlot, id);
+  const ActorRef replyTo = makeRef(0, ForeignAsks::kForeignAskSlot, id);
   remote_->trackAsk(target, replyTo, timeout);
   try {
     remote_->send(target, std::move(message), replyTo);

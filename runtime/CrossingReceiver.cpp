@@ -119,11 +119,11 @@ void CrossingReceiver::refuse(std::uint64_t targetId, Crossing&& c, Refusal why)
 
 // The sum of bytesReserved() over a system's isolates, for the tests: their
 // target cannot include SystemCore.hpp (it needs the project's root on the
-// include path), so tests/runtime/CrossingsMemoryTest.cpp declares it.
+// include path), so tests/runtime/LinkMemoryTest.cpp declares it.
 std::size_t transportBytesReserved(SystemCore& core) noexcept {
   std::size_t bytes = 0;
   for (std::size_t i = 0; i < core.isolateCount(); ++i) {
-    bytes += core.runtime(i).crossings->bytesReserved();
+    bytes += core.runtime(i).link->bytesReserved();
   }
   return bytes;
 }

@@ -66,6 +66,6 @@ class CrossingReceiver {
 };
 
 /// An isolate's transport to the other isolates of its system.
-using Crossings = transport::Link<CrossingReceiver>;
+using Link = transport::Link<CrossingReceiver>;
 
 }  // namespace coreactor::detail

@@ -119,8 +119,8 @@ void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
   // cannot travel as an id (SystemCore::send took the others): that rare
   // message crosses boxed, in the same ring, so it keeps its place (SPEC A2).
   if (here != nullptr) {
-    here->crossings->send(
-        *rt.crossings, target.id(),
+    here->link->send(
+        *rt.link, target.id(),
         Crossing{Crossing::kNoSender, Message(CrossingWithForeignSender{std::move(envelope)})});
     return;
   }
@@ -239,8 +239,8 @@ void SystemCore::sendSystem(const ActorRef& target, SystemMessage&& message) {
   }
   if (IsolateRuntime* here = currentRuntime()) {
     // Never refused: lifecycle signals must arrive (SPEC X3's bound is for user messages).
-    here->crossings->send(
-        *rt.crossings, target.id(),
+    here->link->send(
+        *rt.link, target.id(),
         Crossing{Crossing::kNoSender, Message(CrossingSystemMessage{
                                           std::make_unique<SystemMessage>(std::move(message))})},
         /*refusable=*/false);
@@ -286,9 +286,9 @@ void SystemCore::failAskOf(const ActorRef& sender, std::error_code error) {
     remote_->failAsk(sender, error);
     return;
   }
-  if (remote_ != nullptr && isOurs(sender) && OutsideAsks::names(sender)) {
+  if (remote_ != nullptr && isOurs(sender) && ForeignAsks::names(sender)) {
     // Asked by a thread that is no isolate, of another rank: no loop holds it.
-    remote_->outsideAsks().complete(sender.generation(), nullptr, error);
+    remote_->foreignAsks().complete(sender.generation(), nullptr, error);
     return;
   }
   IsolateRuntime* home = runtimeOfOurs(sender);

@@ -195,11 +195,11 @@ void SystemCore::teardown() noexcept {
     remote_->stop();
     // No reply can come any more: the asks of plain threads to other ranks
     // still open fail now.
-    remote_->outsideAsks().close(make_error_code(Error::ErrActorSystemNotStarted));
+    remote_->foreignAsks().close(make_error_code(Error::ErrActorSystemNotStarted));
   }
   metricsEndpoint_.reset();                           // no loop runs: it closes here
   for (auto& rt : isolates_) rt->scheduler->clear();  // S5: no schedule outlives the system
-  for (auto& rt : isolates_) rt->crossings->drainAtTeardown();  // X2: in flight: dead letters
+  for (auto& rt : isolates_) rt->link->drainAtTeardown();  // X2: in flight: dead letters
   for (auto& rt : isolates_) rt->foreign->closeAndDrain();      // and from other threads
   for (auto& rt : isolates_) {
     std::vector<Endpoint*> endpoints;

@@ -59,11 +59,11 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
     rt->core = this;
     IsolateHooks::setUserData(*rt->isolate, rt.get());
     rt->asks = std::make_unique<AskTimeouts>(*rt->isolate);
-    rt->crossings = std::make_unique<Crossings>(CrossingReceiver(*this, *rt), *rt->isolate,
+    rt->link = std::make_unique<Link>(CrossingReceiver(*this, *rt), *rt->isolate,
                                                 rt->index, count, options_.ringSlots(),
                                                 options_.maxRingSlots(), options_.overflowLimit());
     if (count > 1) {
-      IsolateHooks::addPoller(*rt->isolate, *rt->crossings);  // one isolate has no rings
+      IsolateHooks::addPoller(*rt->isolate, *rt->link);  // one isolate has no rings
     }
     rt->foreign = std::make_unique<ForeignInbox>(ForeignReceiver(*this, *rt), *rt->isolate);
     IsolateHooks::addPoller(*rt->isolate, *rt->foreign);
@@ -195,7 +195,7 @@ void SystemCore::pinIsolate(std::size_t index) noexcept {
 TransportStats SystemCore::transportStats() const noexcept {
   TransportStats stats;
   for (const auto& rt : isolates_) {
-    const Crossings::Stats& c = rt->crossings->stats();
+    const Link::Stats& c = rt->link->stats();
     stats.crossings += c.sent.load(std::memory_order_relaxed);
     stats.overflowed += c.overflowed.load(std::memory_order_relaxed);
     stats.refused += c.refused.load(std::memory_order_relaxed);

@@ -154,15 +154,15 @@ class SystemCore {
   template <class P>
   void sendAcross(IsolateRuntime& here, const ActorRef& target, P&& payload,
                   const ActorRef& sender) {
-    Crossings& to = *isolates_[target.isolateIndex()]->crossings;
+    Link& to = *isolates_[target.isolateIndex()]->link;
     if constexpr (std::is_same_v<std::decay_t<P>, Word>) {
-      here.crossings->send(to, target.id(), idOf(sender), payload);
+      here.link->send(to, target.id(), idOf(sender), payload);
     } else if (Word::in(payload)) {
       // A Message of a word type (a scheduled tick, an ask's request) is
       // stored as a word too: it may join a run.
-      here.crossings->send(to, target.id(), idOf(sender), Word::of(payload));
+      here.link->send(to, target.id(), idOf(sender), Word::of(payload));
     } else {
-      here.crossings->send(to, target.id(), Crossing{idOf(sender), std::move(payload)});
+      here.link->send(to, target.id(), Crossing{idOf(sender), std::move(payload)});
     }
   }
   /// Another isolate's (or no) actor: through the inbox, or a dead letter.
@@ -359,8 +359,8 @@ class SystemCore {
                 std::uint32_t generation, const ActorRef& target, Message&& message,
                 std::chrono::nanoseconds timeout);
   /// ask() from a thread that is no isolate to an actor of another rank:
-  /// a reply slot of the cluster's OutsideAsks; `completion` is taken.
-  void askRankFromOutside(const ActorRef& target, Message&& message,
+  /// a reply slot of the cluster's ForeignAsks; `completion` is taken.
+  void askRankFromForeignThread(const ActorRef& target, Message&& message,
                           std::chrono::nanoseconds timeout, AskCompletion& completion);
   /// Posts `work` to `rt`'s loop; if that isolate has stopped, completes
   /// `endpoint` (if any) with ErrActorSystemNotStarted instead.

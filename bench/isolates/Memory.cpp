@@ -7,7 +7,7 @@
 //                          what each of 16 ordered pairs that then exchange
 //                          one message adds (its ring, mostly), and the
 //                          transport's own count of both
-//                          (Crossings::bytesReserved). malloc's count, not
+//                          (Link::bytesReserved). malloc's count, not
 //                          RSS: a heap that earlier rows (or the warm-up
 //                          run) grew and freed serves these systems from
 //                          pages already resident. For RSS, run one row
@@ -36,7 +36,7 @@ constexpr std::size_t kMemoryPairs = 16;
 
 /// isolates/memory/<n>: malloc'd bytes per idle isolate (the figure), and
 /// beside it what each talking pair adds and the transport's own count of
-/// both (Crossings::bytesReserved).
+/// both (Link::bytesReserved).
 constexpr const char* kBytesPerIsolateCounter = "bytes_per_isolate";
 constexpr const char* kBytesPerPairCounter = "bytes_per_pair";
 constexpr const char* kTransportBytesPerIsolateCounter = "transport_bytes_per_isolate";
@@ -46,11 +46,11 @@ std::string memoryRow(std::size_t isolates) {
   return "isolates/memory/" + std::to_string(isolates);
 }
 
-/// The sum of Crossings::bytesReserved() over the system's isolates.
+/// The sum of Link::bytesReserved() over the system's isolates.
 std::int64_t transportBytes(ActorSystem& system) {
   std::size_t bytes = 0;
   for (std::size_t i = 0; i < system.isolateCount(); ++i) {
-    bytes += detail::coreOf(system).runtime(i).crossings->bytesReserved();
+    bytes += detail::coreOf(system).runtime(i).link->bytesReserved();
   }
   return static_cast<std::int64_t>(bytes);
 }

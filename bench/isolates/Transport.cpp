@@ -3,7 +3,7 @@
 //
 //   isolates/transport/8B  one item through our transport::SpscRing from one
 //   isolates/transport/word thread to another, consumed 256 at a time
-//   isolates/transport/64B (Crossings::kBatch), no actors. 8B: an 8-byte item
+//   isolates/transport/64B (Link::kBatch), no actors. 8B: an 8-byte item
 //                          in a ring of 1024 16-byte cells (like for like with
 //                          floor/spsc-bulk; 1M per round). word and 64B: the
 //                          runtime's ring (1024 lines, the default; 2048

@@ -391,10 +391,10 @@ void RemoteRoutes::receive(int fromRank, std::string_view bytes) {
     }
     return;
   }
-  if (OutsideAsks::names(target)) {
+  if (ForeignAsks::names(target)) {
     // The reply to an ask from a thread that is no isolate: it completes
     // here, on the thread that took it from the link, whatever the loops do.
-    if (!outsideAsks_.complete(target.generation(), &message, {})) {
+    if (!foreignAsks_.complete(target.generation(), &message, {})) {
       core_.deadLetter(target, Envelope{std::move(message), sender},
                        "a reply to an ask that has already completed (answered, failed or timed out)");
     }

@@ -53,7 +53,7 @@
 #include "coreactor/Isolate.hpp"
 #include "coreactor/Remote.hpp"
 #include "runtime/MailFifo.hpp"
-#include "runtime/cluster/OutsideAsks.hpp"
+#include "runtime/cluster/ForeignAsks.hpp"
 #include "runtime/SystemMessage.hpp"
 #include "transport/ProcessLink.hpp"
 
@@ -138,8 +138,8 @@ class RemoteRoutes final : public transport::ProcessReceiver {
   void trackAsk(const ActorRef& target, const ActorRef& replyTo, std::chrono::nanoseconds timeout);
   /// The reply slots of asks from threads that are no isolate to actors of
   /// other ranks: on no loop, completed where the reply is taken from the
-  /// link (OutsideAsks.hpp).
-  OutsideAsks& outsideAsks() noexcept { return outsideAsks_; }
+  /// link (ForeignAsks.hpp).
+  ForeignAsks& foreignAsks() noexcept { return foreignAsks_; }
   void receive(int fromRank, std::string_view bytes) override;
 
   /// A reference as the wire carries it, and back (ActorRef's cereal
@@ -212,7 +212,7 @@ class RemoteRoutes final : public transport::ProcessReceiver {
   };
   std::mutex asksMutex_;
   std::vector<std::deque<TrackedAsk>> asksTo_;  // by rank
-  OutsideAsks outsideAsks_;
+  ForeignAsks foreignAsks_;
 
   std::atomic<std::uint64_t> sent_{0};
   std::atomic<std::uint64_t> received_{0};

@@ -42,7 +42,7 @@ void readIsolate(IsolateRuntime& rt, IsolateMetrics& m, std::vector<MailboxHighW
   m.liveActors = rt.counts.liveActors.load(std::memory_order_relaxed);
   m.liveSchedules = rt.scheduler->live();
   m.deadLetters = rt.counts.deadLetters.load(std::memory_order_relaxed);
-  const auto& link = rt.crossings->stats();
+  const auto& link = rt.link->stats();
   m.crossingsSent = link.sent.load(std::memory_order_relaxed);
   m.crossingsReceived = link.received.load(std::memory_order_relaxed);
   m.crossingsRefused = link.refused.load(std::memory_order_relaxed);

@@ -13,7 +13,7 @@
 
 #include "TestSupport.hpp"
 #include "coreactor/ActorSystem.hpp"
-#include "runtime/cluster/OutsideAsks.hpp"
+#include "runtime/cluster/ForeignAsks.hpp"
 
 namespace coreactor {
 namespace {
@@ -670,7 +670,7 @@ TEST(AskTimeouts, AHugeTimeoutOnATimerOfItsOwnNeverDelaysTheLanes) {
 
 // ---- the reply slots of asks from plain threads to other ranks ---------------------------
 
-/// What an OutsideAsks completion saw.
+/// What an ForeignAsks completion saw.
 struct Outcome {
   std::atomic<int> calls{0};
   std::optional<int> reply;
@@ -686,9 +686,9 @@ struct Outcome {
   AskCompletion made;
 };
 
-TEST(OutsideAsks, ASlotCompletesOnceWithItsReplyAndASecondReplyFindsItClosed) {
+TEST(ForeignAsks, ASlotCompletesOnceWithItsReplyAndASecondReplyFindsItClosed) {
   // SPEC A3: the reply slot of an ask from a plain thread to another rank.
-  detail::OutsideAsks asks;
+  detail::ForeignAsks asks;
   Outcome outcome;
   const std::uint32_t id = asks.open(outcome.completion(), 1h);
   EXPECT_NE(id, 0u);
@@ -701,9 +701,9 @@ TEST(OutsideAsks, ASlotCompletesOnceWithItsReplyAndASecondReplyFindsItClosed) {
   EXPECT_EQ(asks.size(), 0u);
 }
 
-TEST(OutsideAsks, ASlotNobodyAnswersTimesOutOnTheTablesOwnThread) {
+TEST(ForeignAsks, ASlotNobodyAnswersTimesOutOnTheTablesOwnThread) {
   // SPEC A3: no loop holds the timeout; nothing about how long it took is asserted.
-  detail::OutsideAsks asks;
+  detail::ForeignAsks asks;
   Outcome late;
   Outcome answered;
   asks.open(late.completion(), 1ms);
@@ -715,8 +715,8 @@ TEST(OutsideAsks, ASlotNobodyAnswersTimesOutOnTheTablesOwnThread) {
   EXPECT_TRUE(asks.complete(kept, &reply, {}));
 }
 
-TEST(OutsideAsks, ADismissedSlotNeverCompletesAndClosingFailsTheRestAndRefusesMore) {
-  detail::OutsideAsks asks;
+TEST(ForeignAsks, ADismissedSlotNeverCompletesAndClosingFailsTheRestAndRefusesMore) {
+  detail::ForeignAsks asks;
   Outcome dismissed;
   Outcome open;
   const std::uint32_t gone = asks.open(dismissed.completion(), 1h);

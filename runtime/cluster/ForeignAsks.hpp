@@ -8,7 +8,7 @@
 // an ask nor its timeout: an isolate's reply slot would wait for its loop.
 //
 // A slot is named by a reference of isolate 0 with the slot number
-// kOutsideAskSlot, which no actor table hands out, and the slot's number
+// kForeignAskSlot, which no actor table hands out, and the slot's number
 // as its generation: the reference crosses the wire as any other, and the
 // cluster's receiving side sends what comes for it here (complete()).
 //
@@ -32,16 +32,16 @@
 
 namespace coreactor::detail {
 
-class OutsideAsks {
+class ForeignAsks {
  public:
   /// The slot field of every reference that names one of these slots.
-  static constexpr std::uint32_t kOutsideAskSlot = 0xFFFFFE;
+  static constexpr std::uint32_t kForeignAskSlot = 0xFFFFFE;
 
-  OutsideAsks() = default;
+  ForeignAsks() = default;
   /// Fails what is still open with ErrActorSystemNotStarted and joins the timer thread.
-  ~OutsideAsks();
-  OutsideAsks(const OutsideAsks&) = delete;
-  OutsideAsks& operator=(const OutsideAsks&) = delete;
+  ~ForeignAsks();
+  ForeignAsks(const ForeignAsks&) = delete;
+  ForeignAsks& operator=(const ForeignAsks&) = delete;
 
   /// Any thread: a slot that completes `completion` (taken) once, with a
   /// reply, an error, or ErrAskTimeout after `timeout`; its number (never
@@ -49,9 +49,9 @@ class OutsideAsks {
   /// `completion` is left as it was.
   std::uint32_t open(AskCompletion& completion, std::chrono::nanoseconds timeout);
   /// True for a reference that names one of these slots: the slot field
-  /// kOutsideAskSlot on isolate 0 (of the system whose table this is).
+  /// kForeignAskSlot on isolate 0 (of the system whose table this is).
   static bool names(const ActorRef& ref) noexcept {
-    return ref.isolateIndex() == 0 && ref.slot() == kOutsideAskSlot;
+    return ref.isolateIndex() == 0 && ref.slot() == kForeignAskSlot;
   }
   /// Any thread: completes slot `id` with `reply` (or `error`); false if
   /// it is not open (answered, failed or timed out already).

@@ -1,5 +1,5 @@
-// See OutsideAsks.hpp.
-#include "runtime/cluster/OutsideAsks.hpp"
+// See ForeignAsks.hpp.
+#include "runtime/cluster/ForeignAsks.hpp"
 
 #include <cstdio>
 #include <utility>
@@ -14,11 +14,11 @@ namespace {
 constexpr std::uint32_t kLargestId = 0xFFFFFFF;
 }  // namespace
 
-OutsideAsks::~OutsideAsks() {
+ForeignAsks::~ForeignAsks() {
   close(make_error_code(Error::ErrActorSystemNotStarted));
 }
 
-std::uint32_t OutsideAsks::open(AskCompletion& completion, std::chrono::nanoseconds timeout) {
+std::uint32_t ForeignAsks::open(AskCompletion& completion, std::chrono::nanoseconds timeout) {
   const Steady::time_point now = Steady::now();
   // A timeout past the clock's range never expires.
   const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(Steady::time_point::max() - now);
@@ -41,7 +41,7 @@ std::uint32_t OutsideAsks::open(AskCompletion& completion, std::chrono::nanoseco
   return id;
 }
 
-bool OutsideAsks::complete(std::uint32_t id, Message* reply, std::error_code error) noexcept {
+bool ForeignAsks::complete(std::uint32_t id, Message* reply, std::error_code error) noexcept {
   AskCompletion completion;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -55,7 +55,7 @@ bool OutsideAsks::complete(std::uint32_t id, Message* reply, std::error_code err
   return true;
 }
 
-void OutsideAsks::dismiss(std::uint32_t id) noexcept {
+void ForeignAsks::dismiss(std::uint32_t id) noexcept {
   std::lock_guard<std::mutex> lock(mutex_);
   const auto it = open_.find(id);
   if (it == open_.end()) return;
@@ -63,7 +63,7 @@ void OutsideAsks::dismiss(std::uint32_t id) noexcept {
   open_.erase(it);
 }
 
-void OutsideAsks::close(std::error_code error) noexcept {
+void ForeignAsks::close(std::error_code error) noexcept {
   std::vector<AskCompletion> left;
   std::thread timer;
   {
@@ -80,12 +80,12 @@ void OutsideAsks::close(std::error_code error) noexcept {
   for (AskCompletion& completion : left) finish(completion, nullptr, error);
 }
 
-std::size_t OutsideAsks::size() const {
+std::size_t ForeignAsks::size() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return open_.size();
 }
 
-void OutsideAsks::timeLoop() {
+void ForeignAsks::timeLoop() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!closed_) {
     if (deadlines_.empty() || deadlines_.begin()->first == Steady::time_point::max()) {
@@ -114,7 +114,7 @@ void OutsideAsks::timeLoop() {
   }
 }
 
-void OutsideAsks::finish(AskCompletion& completion, Message* reply, std::error_code error) noexcept {
+void ForeignAsks::finish(AskCompletion& completion, Message* reply, std::error_code error) noexcept {
   try {
     completion(reply, error);
   } catch (...) {

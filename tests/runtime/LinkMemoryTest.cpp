@@ -3,7 +3,7 @@
 // pair that talks adds its ring and a bounded rest, so a system of many
 // isolates of which a few talk holds O(isolates + talking pairs), not a slot
 // per pair of isolates. The figure is the transport's own count of what it
-// holds (Crossings::bytesReserved, docs/isolates.md "What isolates cost in
+// holds (Link::bytesReserved, docs/isolates.md "What isolates cost in
 // memory"), exact and the same on every machine, not the process's RSS.
 // Sparse traffic among many isolates also keeps order and loses nothing,
 // at a stop too. SPEC X1, X2, A2.
@@ -132,7 +132,7 @@ struct SparseTraffic {
   std::vector<ActorRef> sources;
 };
 
-TEST(Crossings, AnIsolateThatTalksToNoOtherCostsTheSameWhateverTheSystemsSize) {
+TEST(LinkMemory, AnIsolateThatTalksToNoOtherCostsTheSameWhateverTheSystemsSize) {
   // SPEC X1: the transport holds nothing per pair of isolates until the
   // pair talks. Manual systems: their driving thread runs every loop, and
   // nothing crosses.
@@ -149,7 +149,7 @@ TEST(Crossings, AnIsolateThatTalksToNoOtherCostsTheSameWhateverTheSystemsSize) {
   EXPECT_LE(small / 256, std::size_t{1024}) << "bytes per idle isolate";
 }
 
-TEST(Crossings, AFewPairsTalkingAmongManyIsolatesDeliverInOrderAndCostTheirRingsAndLittleMore) {
+TEST(LinkMemory, AFewPairsTalkingAmongManyIsolatesDeliverInOrderAndCostTheirRingsAndLittleMore) {
   // SPEC X1, A2: nine pairs talk among 256 isolates; each message arrives,
   // in its pair's order, and the transport grows by each pair's ring and a
   // bounded rest, whatever the other isolates.
@@ -219,7 +219,7 @@ struct PairFlood {
   std::size_t before;
 };
 
-TEST(Crossings, ARingThatGrewIsCountedAtItsNewSizeAndTheRingsItReplacedAreFreed) {
+TEST(LinkMemory, ARingThatGrewIsCountedAtItsNewSizeAndTheRingsItReplacedAreFreed) {
   // SPEC X1, X3: a flood through a kSlots ring that may grow to 16 x kSlots.
   // The transport grows by the last ring the pair has, not by every ring it
   // had, and by no more than a pair's rest beside it. (A slow run may have
@@ -235,7 +235,7 @@ TEST(Crossings, ARingThatGrewIsCountedAtItsNewSizeAndTheRingsItReplacedAreFreed)
   pair.system->shutdown();
 }
 
-TEST(Crossings, AGrownRingGoesBackToItsFirstSizeOnceQuietAndGrowsAgainForTheNextFlood) {
+TEST(LinkMemory, AGrownRingGoesBackToItsFirstSizeOnceQuietAndGrowsAgainForTheNextFlood) {
   // SPEC X1, X3: after a flood, a second of quiet gives the larger ring
   // back: the pair costs its first ring again. The next flood grows it
   // again, and arrives in order through both switches.
@@ -253,7 +253,7 @@ TEST(Crossings, AGrownRingGoesBackToItsFirstSizeOnceQuietAndGrowsAgainForTheNext
   pair.system->shutdown();
 }
 
-TEST(Crossings, TheSameTrafficAmongFourTimesTheIsolatesCostsLessThanFourTimesTheMemory) {
+TEST(LinkMemory, TheSameTrafficAmongFourTimesTheIsolatesCostsLessThanFourTimesTheMemory) {
   // SPEC X1: linear in isolates plus talking pairs, not quadratic in
   // isolates (a slot per peer in every isolate grew sixteenfold here).
   const auto bytesWith = [](std::size_t isolates) {
@@ -269,7 +269,7 @@ TEST(Crossings, TheSameTrafficAmongFourTimesTheIsolatesCostsLessThanFourTimesThe
   EXPECT_LT(large, 4 * small) << "256 isolates: " << small << " B, 1024: " << large << " B";
 }
 
-TEST(Crossings, AStopWhileFewPairsAmongManyIsolatesFloodAccountsForEveryMessageOnce) {
+TEST(LinkMemory, AStopWhileFewPairsAmongManyIsolatesFloodAccountsForEveryMessageOnce) {
   // SPEC X2: an immediate stop while the pairs of SparseTraffic flood
   // through their small rings and overflow lists: each message sent is
   // delivered or a dead letter, once, and each pair keeps its order.

@@ -218,7 +218,7 @@ void SystemCore::startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32
     return;
   }
   if (currentRuntime() == nullptr) {
-    // From a thread that is no isolate of this system. Its request is one of
+    // From a foreign thread. Its request is one of
     // its messages (SPEC A2): it goes the way its tells go, behind the ones
     // it sent before and ahead of the ones it sends after.
     rt.table.publish(slot, endpoint);

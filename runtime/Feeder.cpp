@@ -1,4 +1,4 @@
-// Feeding actors in batches from a thread that is no isolate. See
+// Feeding actors in batches from a foreign thread. See
 // include/coreactor/Feeder.hpp, transport/ForeignInbox.hpp and runtime/ForeignReceiver.hpp.
 #include "coreactor/Feeder.hpp"
 

@@ -1,4 +1,4 @@
-// The runtime's receiver of what threads that are no isolate send. See
+// The runtime's receiver of what foreign threads send. See
 // ForeignReceiver.hpp. This file also instantiates the isolates' inbox,
 // transport::ForeignInbox<ForeignReceiver>.
 #include "runtime/ForeignReceiver.hpp"

@@ -1,4 +1,4 @@
-// What the runtime does with the letters threads that are no isolate send
+// What the runtime does with the letters foreign threads send
 // (SPEC X1-X3, A2): the Receiver of each isolate's transport::ForeignInbox
 // (transport/ForeignInbox.hpp), and what a letter carries. A letter is a
 // message for an actor of the isolate (with its sender), a system message,
@@ -49,7 +49,7 @@ class ForeignReceiver {
   IsolateRuntime& home_;
 };
 
-/// An isolate's inbox from threads that are no isolate of its system.
+/// An isolate's inbox from foreign threads.
 using ForeignInbox = transport::ForeignInbox<ForeignReceiver>;
 
 }  // namespace coreactor::detail

@@ -31,7 +31,7 @@ struct alignas(64) IsolateRuntime {
   std::shared_ptr<Dispatcher> dispatcher;  // the system default, one per isolate
   ActorTable table;
   std::unique_ptr<Link> link;
-  std::unique_ptr<ForeignInbox> foreign;  // from threads that are no isolate of the system
+  std::unique_ptr<ForeignInbox> foreign;  // from foreign threads
   std::unique_ptr<AskTimeouts> asks;      // goes before the isolate it arms
   std::unique_ptr<Scheduler> scheduler;   // last: goes before the isolate it arms
 

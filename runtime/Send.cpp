@@ -1,6 +1,6 @@
 // The send paths: a tell from any thread to any actor (the front door,
 // ActorRef::send, for both forms of payload), system messages, messages to actors
-// of other isolates and from threads that are no isolate, dead letters and
+// of other isolates and from foreign threads, dead letters and
 // the asks a failed delivery fails. See the top comment of SystemCore.hpp.
 #include <thread>
 
@@ -124,7 +124,7 @@ void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
         Crossing{Crossing::kNoSender, Message(CrossingWithForeignSender{std::move(envelope)})});
     return;
   }
-  // From a thread that is no isolate of this system: the target isolate's
+  // From a foreign thread: the target isolate's
   // foreign inbox (MPSC), waiting while it is full (SPEC X3: block for
   // foreign threads).
   putForeign(rt, target, std::move(envelope), /*inTurn=*/false);
@@ -246,7 +246,7 @@ void SystemCore::sendSystem(const ActorRef& target, SystemMessage&& message) {
         /*refusable=*/false);
     return;
   }
-  // From a thread that is no isolate of this system: behind that thread's
+  // From a foreign thread: behind that thread's
   // messages, in the same inbox. Lifecycle signals end with a stopped isolate.
   ForeignInbox::Letter letter;
   letter.target = target.id();
@@ -287,7 +287,7 @@ void SystemCore::failAskOf(const ActorRef& sender, std::error_code error) {
     return;
   }
   if (remote_ != nullptr && isOurs(sender) && ForeignAsks::names(sender)) {
-    // Asked by a thread that is no isolate, of another rank: no loop holds it.
+    // Asked by a foreign thread, of another rank: no loop holds it.
     remote_->foreignAsks().complete(sender.generation(), nullptr, error);
     return;
   }

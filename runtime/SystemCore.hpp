@@ -4,18 +4,19 @@
 // The actor cell is ActorCell.hpp, an ask's reply slot AskEndpoint.hpp, what
 // the system keeps per isolate IsolateRuntime.hpp.
 //
-// Following one tell: ActorRef::tell -> ActorRef::send (runtime/Send.cpp)
-// -> (an actor of this thread's isolate) ActorCell::pushInPlace, or
+// Following one tell: ActorRef::tell -> ActorRef::send (runtime/Send.cpp) ->
+// (an actor of this thread's isolate) ActorCell::pushInPlace, or
 // SystemCore::send -> deliverLocal -> ActorTable::find -> ActorCell::enqueue;
 // then Dispatcher::execute(cell) ... -> ActorCell::turn -> Actor::receive.
 // The path is one for both forms a message takes on it: a detail::Word (a
 // word-sized message as its type and value, in registers) or a Message; the
 // mailbox and the ring store each in its own way. From another of the
 // system's isolates, the message goes into the ring of that pair (the
-// isolate's transport::Link, transport/Link.hpp), which the target's
-// isolate drains into its CrossingReceiver (runtime/CrossingReceiver.cpp)
-// and from there into the local path. From a thread that is no isolate, it
-// goes as a letter into the target isolate's foreign inbox (transport/ForeignInbox.hpp, runtime/ForeignReceiver.hpp).
+// isolate's transport::Link, transport/Link.hpp), which the target's isolate
+// drains into its CrossingReceiver (runtime/CrossingReceiver.cpp) and from
+// there into the local path. From a foreign thread, it goes as a letter into
+// the target isolate's foreign inbox (transport/ForeignInbox.hpp,
+// runtime/ForeignReceiver.hpp).
 #pragma once
 
 #include <atomic>
@@ -175,7 +176,7 @@ class SystemCore {
   /// `inTurn`: ForeignInbox::putInTurn; a positive `askTimeout`: the
   /// message is an ask's request (ForeignInbox::Letter::askTimeout). A dead letter if the
   /// isolate stopped, or if a graceful shutdown has begun and the message
-  /// comes from a thread that is no isolate (not from another rank, whose
+  /// comes from a foreign thread (not from another rank, whose
   /// messages were sent before it heard of the shutdown).
   void putForeign(IsolateRuntime& rt, const ActorRef& target, Envelope&& envelope, bool inTurn,
                   std::chrono::nanoseconds askTimeout = {});
@@ -358,7 +359,7 @@ class SystemCore {
   void startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32_t slot,
                 std::uint32_t generation, const ActorRef& target, Message&& message,
                 std::chrono::nanoseconds timeout);
-  /// ask() from a thread that is no isolate to an actor of another rank:
+  /// ask() from a foreign thread to an actor of another rank:
   /// a reply slot of the cluster's ForeignAsks; `completion` is taken.
   void askRankFromForeignThread(const ActorRef& target, Message&& message,
                           std::chrono::nanoseconds timeout, AskCompletion& completion);

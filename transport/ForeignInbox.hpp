@@ -1,13 +1,12 @@
-// transport::ForeignInbox — messages for one isolate from threads that are
-// no isolate of the system (the main thread, a thread pool, a library's
-// callback): a lock-free MPSC queue of letters (moodycamel's
-// ConcurrentQueue), drained by the isolate's loop as one of its pollers, in
-// batches. What a letter is and what becomes of it is the Receiver's (a
-// template parameter, as for transport::Link): the runtime's is
-// runtime/ForeignReceiver.hpp, which instantiates this with
-// transport/ForeignInbox.ipp. A letter is the
-// message and its sender, moved in once and out once: no task, no
-// allocation per message beyond the queue's own blocks.
+// transport::ForeignInbox — messages for one isolate from foreign threads
+// (the main thread, a thread pool, a library's callback): a lock-free MPSC
+// queue of letters (moodycamel's ConcurrentQueue), drained by the isolate's
+// loop as one of its pollers, in batches. What a letter is and what becomes
+// of it is the Receiver's (a template parameter, as for transport::Link):
+// the runtime's is runtime/ForeignReceiver.hpp, which instantiates this
+// with transport/ForeignInbox.ipp. A letter is the message and its sender,
+// moved in once and out once: no task, no allocation per message beyond the
+// queue's own blocks.
 //
 // A Feeder (coreactor/Feeder.hpp) gathers its letters for this isolate in a
 // *parcel* (a vector of letters) and queues the parcel itself, one pointer,
@@ -20,10 +19,10 @@
 //
 // Order: one thread's letters to one actor keep their order (the queue is
 // FIFO per producer), system messages and asks' requests included (a stop
-// or an ask after a tell from the same thread lands after it). A Feeder is a producer of its own: its
-// parcels keep their order (FIFO per producer token), and its letters
-// theirs within each parcel; they have none against the same thread's
-// plain tells.
+// or an ask after a tell from the same thread lands after it). A Feeder is
+// a producer of its own: its parcels keep their order (FIFO per producer
+// token), and its letters theirs within each parcel; they have none against
+// the same thread's plain tells.
 //
 // Fairness: the loop delivers at most kBatch letters per look, plain ones
 // first, then from parcels; a parcel larger than what is left of the batch

@@ -115,10 +115,10 @@ std::string describeCrossOp(std::string_view name) {
     return "one letter's bytes, moodycamel bulk enqueue (token) and dequeue, thread to thread";
   }
   if (name == "isolates/foreign/tell") {
-    return "one tell of 10000 from a thread that is no isolate, one by one, handled";
+    return "one tell of 10000 from a foreign thread, one by one, handled";
   }
   if (name == "isolates/foreign/feeder") {
-    return "one tell of 10000 from a thread that is no isolate, through a Feeder, handled";
+    return "one tell of 10000 from a foreign thread, through a Feeder, handled";
   }
   if (name == "isolates/tell/cross") {
     return "one tell of a burst of 100000, isolate 0 -> 1, handled";
@@ -338,7 +338,7 @@ constexpr Target kTargets[] = {
     // 10 ms, batch for batch against a system nobody reads.
     {"tell while scraped / plain", "metrics/tell/scraped", "metrics/tell/plain", 1.05, "", false,
      kPairedFloorRatioCounter},
-    // A thread that is no isolate feeds an actor: a Feeder's batch of 10k,
+    // A foreign thread feeds an actor: a Feeder's batch of 10k,
     // to the end of the handling, against moving as many letters' bytes
     // through moodycamel in bulk, thread to thread.
     {"foreign tells via a Feeder / moodycamel bulk floor", "isolates/foreign/feeder",

@@ -1,6 +1,6 @@
 // bench/isolates/Ask.cpp — isolates/ask/*: what one ask costs, from a
-// thread that is no isolate and from an actor on another isolate. The CAF
-// arm runs both rows too (bench/caf/Ask.cpp).
+// foreign thread and from an actor on another isolate. The CAF arm runs
+// both rows too (bench/caf/Ask.cpp).
 //
 //   isolates/ask/foreign   not a mean: the median latency of one ask from the
 //                          benchmark's thread (no isolate) to an actor on an

@@ -1,5 +1,5 @@
-// bench/isolates/Foreign.cpp — isolates/foreign/*: tells from a thread
-// that is no isolate, and their floor, floor/moodycamel-bulk.
+// bench/isolates/Foreign.cpp — isolates/foreign/*: tells from a foreign thread,
+// and their floor, floor/moodycamel-bulk.
 //
 //   floor/moodycamel-bulk  10,000 items of a foreign letter's size moved from
 //                          one thread to another through a moodycamel

@@ -244,7 +244,7 @@ class ActorSystemOptions {
   /// at or below ringSlots: rings keep their size. ErrInvalidOption for 0
   /// or more than 1M slots.
   ActorSystemOptions withCrossIsolateBufferGrowth(std::size_t maxRingSlots) const;
-  /// Backpressure on threads that are no isolate (requirement X3): a tell from such
+  /// Backpressure on foreign threads (requirement X3): a tell from such
   /// a thread to an isolate whose inbox holds `limit` messages waits until
   /// the isolate has taken some (counted in ActorSystem::transportStats).
   /// Only threads that run no loop wait; an isolate of another system never does.

@@ -9,7 +9,7 @@
 // letter (requirement A7). A restart keeps the reference (requirement A6).
 //
 // tell() works the same from the actor's own isolate, from another isolate and
-// from a thread that is no isolate (requirement A2). Messages from one sender to one
+// from a foreign thread (requirement A2). Messages from one sender to one
 // receiver keep their order.
 //
 // Thread-safety: callable from any thread. A reference must not be used after
@@ -46,22 +46,22 @@ class ActorRef {
   /// Sends `message` (any move-constructible value, or a Message) to this
   /// actor, with `sender` as what the receiver's ctx.sender() gives.
   ///
-  /// Threads: any thread. Order: what one sender (an actor, or a thread
-  /// that is no isolate) tells one actor arrives in the order told, that
-  /// sender's system messages and asks included (an actor's ctx.ask; a
-  /// thread's ActorSystem::ask) (docs/isolates.md).
-  /// Never blocks, except on a thread that is no isolate while the target
-  /// isolate's inbox from other threads is full (it waits for room:
+  /// Threads: any thread. Order: what one sender (an actor, or a foreign
+  /// thread) tells one actor arrives in the order told, that sender's
+  /// system messages and asks included (an actor's ctx.ask; a thread's
+  /// ActorSystem::ask) (docs/isolates.md).
+  /// Never blocks, except on a foreign thread while the target isolate's
+  /// inbox from foreign threads is full (it waits for room:
   /// ActorSystemOptions::withForeignInboxLimit).
   /// A message that cannot be delivered (a stopped actor, a full Drop*
   /// mailbox, backpressure between isolates, a system stopping or shutting
-  /// down for a thread that is no isolate) is a dead letter, not an error.
+  /// down for a foreign thread) is a dead letter, not an error.
   /// Throws: ErrMailboxFull when this call queues into a full bounded
   /// mailbox with the Fail policy (a sender on the receiver's isolate, or a
-  /// manual system's driving thread);
-  /// ErrNotSerializable or ErrMessageTooLarge for an actor of another rank
-  /// and a message that cannot cross (nothing is sent); ErrDead for the
-  /// empty reference with no sender (no system to report the dead letter to).
+  /// manual system's driving thread); ErrNotSerializable or
+  /// ErrMessageTooLarge for an actor of another rank and a message that
+  /// cannot cross (nothing is sent); ErrDead for the empty reference with
+  /// no sender (no system to report the dead letter to).
   /// Cost on the receiver's own isolate: no allocation for a message of up
   /// to Message::kInlineSize bytes, no lock, no clock read.
   template <class M>

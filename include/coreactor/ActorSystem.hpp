@@ -222,11 +222,11 @@ class ActorSystem : public SchedulingCalls<ActorSystem>, public SpawnCalls<Actor
   /// ask() with a completion callback instead of a future: it runs on the
   /// target's isolate with the reply (the error empty) or the error, once.
   /// For an actor of another rank it runs on isolate 0, or, asked from a
-  /// thread that is no isolate, on the thread that takes the reply from the
-  /// cluster's link (or the one that times it out): it must not block.
-  /// No future, no allocation beyond the callback's. Throws as the other
-  /// form does (ErrInvalidTimeout, and for another rank ErrNotSerializable
-  /// or ErrMessageTooLarge); the completion then never runs.
+  /// foreign thread, on the thread that takes the reply from the cluster's
+  /// link (or the one that times it out): it must not block. No future, no
+  /// allocation beyond the callback's. Throws as the other form does
+  /// (ErrInvalidTimeout, and for another rank ErrNotSerializable or
+  /// ErrMessageTooLarge); the completion then never runs.
   void ask(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
            AskCompletion completion);
 

@@ -1,5 +1,5 @@
 /// @file
-/// `coreactor/Feeder.hpp` — feeding actors from a thread that is no isolate
+/// `coreactor/Feeder.hpp` — feeding actors from a foreign thread
 /// (the main thread, a thread pool, a library's callback), in batches.
 //
 //   coreactor::Feeder feeder(*system);       // one per producing thread
@@ -45,7 +45,7 @@ namespace detail {
 class FeederState;
 }
 
-/// Tells to actors from a thread that is no isolate, gathered per isolate
+/// Tells to actors from a foreign thread, gathered per isolate
 /// and moved into its inbox in bulk. See the file comment.
 class Feeder {
  public:

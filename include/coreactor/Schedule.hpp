@@ -10,15 +10,15 @@
 //   system->scheduleCron(Report{}, reporter, "0 9 * * MON-FRI",
 //                        ScheduleOptions::create().withUtcOffset(std::chrono::hours(1)));
 //
-// Every call gives a ScheduleResult. A call made on the isolate that holds
-// the schedule (an actor scheduling for itself, a cancel of a schedule made
-// on the same isolate) takes effect before it returns: the result is ready,
-// with no allocation for an unnamed schedule (a named one adds a node to the
-// system-wide map). A call that must travel to another isolate (a
-// cancel of a schedule another isolate holds, a schedule made from a thread
-// that is no isolate) completes there, later: wait for it from outside with
-// get()/wait(), or `co_await` it in a coroutine handler (coreactor/Async.hpp),
-// which resumes inside a turn of the actor.
+// Every call gives a ScheduleResult. A call made on the isolate that holds the
+// schedule (an actor scheduling for itself, a cancel of a schedule made on the
+// same isolate) takes effect before it returns: the result is ready, with no
+// allocation for an unnamed schedule (a named one adds a node to the
+// system-wide map). A call that must travel to another isolate (a cancel of a
+// schedule another isolate holds, a schedule made from a foreign thread)
+// completes there, later: wait for it from outside with get()/wait(), or
+// `co_await` it in a coroutine handler (coreactor/Async.hpp), which resumes
+// inside a turn of the actor.
 //
 // Errors (requirement S12), as std::error_code of coreactor::Error:
 //   ErrActorSystemNotStarted  the system is stopping or stopped

@@ -1,4 +1,4 @@
-// The reply slots of asks from threads that are no isolate to actors of
+// The reply slots of asks from foreign threads to actors of
 // other ranks (ActorSystem::ask from a plain thread, ActorSystem::lookup):
 // they live on no loop. A reply comes back from the cluster's link; where
 // it lands is the thread that takes it from the link (the link's own, or

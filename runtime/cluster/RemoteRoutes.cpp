@@ -392,7 +392,7 @@ void RemoteRoutes::receive(int fromRank, std::string_view bytes) {
     return;
   }
   if (ForeignAsks::names(target)) {
-    // The reply to an ask from a thread that is no isolate: it completes
+    // The reply to an ask from a foreign thread: it completes
     // here, on the thread that took it from the link, whatever the loops do.
     if (!foreignAsks_.complete(target.generation(), &message, {})) {
       core_.deadLetter(target, Envelope{std::move(message), sender},

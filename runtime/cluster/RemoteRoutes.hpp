@@ -136,7 +136,7 @@ class RemoteRoutes final : public transport::ProcessReceiver {
   /// meanwhile, the ask fails with ErrDead. On the slot's isolate, once
   /// its timeout is armed.
   void trackAsk(const ActorRef& target, const ActorRef& replyTo, std::chrono::nanoseconds timeout);
-  /// The reply slots of asks from threads that are no isolate to actors of
+  /// The reply slots of asks from foreign threads to actors of
   /// other ranks: on no loop, completed where the reply is taken from the
   /// link (ForeignAsks.hpp).
   ForeignAsks& foreignAsks() noexcept { return foreignAsks_; }

@@ -1,4 +1,4 @@
-// Feeding actors from threads that are no isolate (requirement X1, X2, X3,
+// Feeding actors from foreign threads (requirement X1, X2, X3,
 // A2): a plain tell through the target isolate's foreign inbox, and a
 // Feeder's batches. Threaded systems with generous deadlines: every
 // assertion is about what arrived and in which order, never about time.
@@ -74,9 +74,9 @@ struct OrderLog : Actor {
 };
 
 TEST(Foreign, AnAskFromAThreadLandsBehindEveryTellThatThreadSentBefore) {
-  // SPEC A2, A3: an ask's request is a message of its sender; from a thread
-  // that is no isolate it keeps its place behind that thread's tells, in
-  // the future form and the callback form, with one isolate and with two.
+  // SPEC A2, A3: an ask's request is a message of its sender; from a
+  // foreign thread it keeps its place behind that thread's tells, in the
+  // future form and the callback form, with one isolate and with two.
   for (std::size_t isolates : {1, 2}) {
     auto system =
         ActorSystem::create("order", ActorSystemOptions::create().withIsolates(isolates));

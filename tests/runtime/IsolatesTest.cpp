@@ -946,7 +946,7 @@ TEST(Isolates, WordsThatCrossIntoABoundedMailboxKeepItsPolicy) {
 }
 
 TEST(Isolates, AForeignThreadWaitsForRoomInAFullInboxAndLosesNothing) {
-  // SPEC X3 for threads that are no isolate: block, counted.
+  // SPEC X3 for foreign threads: block, counted.
   auto system = ActorSystem::create(
       "foreign",
       ActorSystemOptions::create().withIsolates(1).withForeignInboxLimit(100).withLogLevel(

@@ -792,7 +792,7 @@ bool eventually(F&& done) {
 }
 
 TEST(Schedule, FromAForeignThreadEveryCallCompletesOnTheHoldingIsolate) {
-  // SPEC S1, S2, S9 from a thread that is no isolate, on a threaded system.
+  // SPEC S1, S2, S9 from a foreign thread, on a threaded system.
   auto system = ActorSystem::create("foreign", ActorSystemOptions::create().withIsolates(2));
   std::atomic<int> ticks{0};
   ActorRef counter = system->spawn<Counter>("c", ActorOptions::create().withIsolate(1), &ticks);

@@ -273,9 +273,9 @@ TEST(ActorSystemThreads, AccountsForEveryMessageSentWhileTheSystemStops) {
 
 TEST(Shutdown, EndsWhileMoreThreadsThanCpusKeepTellingAndAccountsForEveryMessage) {
   // SPEC X2: from the moment a graceful shutdown begins, a tell from a
-  // thread that is no isolate is a dead letter; what was queued before is
-  // taken; shutdown() returns however hard the senders push, and every
-  // message is handled or dead-lettered.
+  // foreign thread is a dead letter; what was queued before is taken;
+  // shutdown() returns however hard the senders push, and every message is
+  // handled or dead-lettered.
   auto system = ActorSystem::create("flooded", ActorSystemOptions::create().withIsolates(2));
   std::atomic<long> handled{0};
   std::vector<ActorRef> sinks;

@@ -41,6 +41,9 @@ namespace coreactor {
 namespace transport {
 class ProcessLink;
 }  // namespace transport
+namespace detail {
+struct ClusterAccess;  // the runtime's way in (runtime/cluster/ClusterAccess.hpp)
+}  // namespace detail
 
 /// Counters of one rank's traffic with the others (ActorSystem::clusterStats).
 /// Across all ranks, after shutdown: the sum of `sent` equals the sum of
@@ -115,9 +118,8 @@ class Cluster {
   static std::shared_ptr<Cluster> mpi(int* argc = nullptr, char*** argv = nullptr,
                                       const MpiOptions& options = MpiOptions::create());
 
-  /// A cluster over any link between processes; `atEnd` runs after the link
-  /// is destroyed (MPI_Finalize, for mpi()).
-  explicit Cluster(std::unique_ptr<transport::ProcessLink> link, std::function<void()> atEnd = {});
+  /// Leaves the cluster's link; what mpi() set up to run last (MPI's
+  /// finalization, after the last cluster) runs then.
   ~Cluster();
   Cluster(const Cluster&) = delete;
   Cluster& operator=(const Cluster&) = delete;
@@ -127,14 +129,18 @@ class Cluster {
   /// How many ranks the cluster has.
   int size() const noexcept;
 
-  /// The runtime's: the link the cluster's system talks through.
+ private:
+  friend struct detail::ClusterAccess;
+  // A cluster over a link between processes; `atEnd` runs after the link
+  // is destroyed. Made by mpi().
+  explicit Cluster(std::unique_ptr<transport::ProcessLink> link, std::function<void()> atEnd = {});
+  // The link the cluster's system talks through.
   transport::ProcessLink& link() noexcept { return *link_; }
-  /// The runtime's: claims the cluster for a system; false if one has it.
+  // Claims the cluster for a system; false if one has it.
   bool attach() noexcept;
-  /// The runtime's: gives the cluster back when that system goes.
+  // Gives the cluster back when that system goes.
   void detach() noexcept;
 
- private:
   std::unique_ptr<transport::ProcessLink> link_;
   std::function<void()> atEnd_;
   bool attached_ = false;

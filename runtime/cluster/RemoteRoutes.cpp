@@ -6,6 +6,7 @@
 
 #include "runtime/SystemCore.hpp"
 #include "runtime/SystemMessage.hpp"
+#include "runtime/cluster/ClusterAccess.hpp"
 #include "transport/SoleWriter.hpp"
 
 namespace coreactor {
@@ -99,11 +100,11 @@ RemoteRoutes::RemoteRoutes(SystemCore& core, std::shared_ptr<Cluster> cluster,
                            std::size_t messageLimit)
     : core_(core),
       cluster_(std::move(cluster)),
-      link_(cluster_->link()),
+      link_(ClusterAccess::link(*cluster_)),
       messageLimit_(messageLimit),
       rank_(link_.rank()),
       localCount_(static_cast<std::uint32_t>(core.isolateCount())) {
-  if (!cluster_->attach()) {
+  if (!ClusterAccess::attach(*cluster_)) {
     throwError(Error::ErrInvalidOption, "the cluster already serves another actor system");
   }
   registerBuiltIn<ActorRef>("coreactor.ActorRef");
@@ -114,7 +115,7 @@ RemoteRoutes::RemoteRoutes(SystemCore& core, std::shared_ptr<Cluster> cluster,
   std::uint64_t total = 0;
   for (const std::uint64_t n : counts) total += n;
   if (total > 4096) {
-    cluster_->detach();
+    ClusterAccess::detach(*cluster_);
     throwError(Error::ErrInvalidOption, "a cluster of " + std::to_string(total) +
                                             " isolates: at most 4096 in all ranks together");
   }
@@ -136,7 +137,7 @@ RemoteRoutes::RemoteRoutes(SystemCore& core, std::shared_ptr<Cluster> cluster,
 }
 
 RemoteRoutes::~RemoteRoutes() {
-  cluster_->detach();
+  ClusterAccess::detach(*cluster_);
 }
 
 void RemoteRoutes::start() {

@@ -64,7 +64,7 @@ std::shared_ptr<Cluster> Cluster::mpi(int* argc, char*** argv, const MpiOptions&
     // Runs after the link is gone: the last cluster's finalizes MPI.
     atEnd = [session = std::move(session)]() mutable { session.reset(); };
   }
-  return std::make_shared<Cluster>(std::move(link), std::move(atEnd));
+  return std::shared_ptr<Cluster>(new Cluster(std::move(link), std::move(atEnd)));
 }
 
 }  // namespace coreactor

@@ -298,7 +298,7 @@ void ActorCell::turnOnCrossedWords(const MessageType* type, const std::uint64_t*
   turnInPlace([&] {
     ReceiveContext ctx(*this);
     do {
-      Message message(type, words[handled++]);
+      Message message = MessageAccess::make(type, words[handled++]);
       invoke(ctx, message, sender);
     } while (handled < most && state_ == State::Running && !blocked() &&
              mailbox_.unboundedAndEmpty());
@@ -433,7 +433,8 @@ ActorCell::Rare::~Rare() {
 }
 
 void ActorCell::invoke(ReceiveContext& ctx, Message& message, const ActorRef& sender) {
-  if (const MessageType* type = message.type_; type != nullptr && type->handledByCell)
+  if (const MessageType* type = MessageAccess::type(message);
+      type != nullptr && type->handledByCell)
       [[unlikely]] {
     if (message.is<PoisonPill>()) {
       beginStop();

@@ -64,7 +64,7 @@ class Mailbox {
     } else {
       if (Word::in(payload)) {
         if (!tryPushInPlace(Word::of(payload), sender, system)) return false;
-        payload.type_ = nullptr;  // a word: nothing to destroy
+        MessageAccess::setType(payload, nullptr);  // a word: nothing to destroy
         return true;
       }
       return fifo_.tryPushInPlace(std::move(payload), sender);
@@ -167,7 +167,7 @@ class Mailbox {
     Handle& handle;
     [[gnu::always_inline]] void operator()(const MessageType* type, std::uint64_t word,
                                            const ActorRef& sender) const {
-      Message message(type, word);
+      Message message = MessageAccess::make(type, word);
       handle(message, sender);
     }
   };
@@ -183,7 +183,7 @@ class Mailbox {
   void pushFifo(Message&& message, const ActorRef& sender) {
     if (Word::in(message)) {
       fifo_.push(Word::of(message), sender);
-      message.type_ = nullptr;  // a word: nothing to destroy
+      MessageAccess::setType(message, nullptr);  // a word: nothing to destroy
     } else {
       fifo_.push(std::move(message), sender);
     }
@@ -226,7 +226,7 @@ class Mailbox {
   }
   void pushUnbounded(Message&& message, const ActorRef& sender, SystemCore* system) {
     if (Word::in(message) && takeFirst(Word::of(message), sender, system)) {
-      message.type_ = nullptr;  // a word: nothing to destroy
+      MessageAccess::setType(message, nullptr);  // a word: nothing to destroy
       return;
     }
     pushFifo(std::move(message), sender);
@@ -241,7 +241,7 @@ class Mailbox {
   }
   /// The word in first_ as a Message; first_ is free again. Precondition: hasFirst().
   Message takeFirstMessage() noexcept {
-    return Message(std::exchange(first_.type, nullptr), first_.word);
+    return MessageAccess::make(std::exchange(first_.type, nullptr), first_.word);
   }
 
   // 63 cells of 32 bytes and a link: one 2 KiB block of the cache. A burst

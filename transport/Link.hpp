@@ -183,7 +183,7 @@ class Link final : public detail::Poller {
     std::uint64_t words[WordRun::kWords] = {};  // all set: pushRun() copies every one
     /// Word `i` as a crossing of its own (the run spilled or dropped).
     Crossing crossingAt(std::uint32_t i) const {
-      return Crossing{kind.sender, Message(kind.type, words[i])};
+      return Crossing{kind.sender, detail::MessageAccess::make(kind.type, words[i])};
     }
   };
   /// What this isolate keeps for one isolate it sends to, made with the

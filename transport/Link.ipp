@@ -397,7 +397,7 @@ void Link<Receiver>::sendWordOtherwise(Link& to, std::uint64_t target, std::uint
     }
   }
   overflowWith(peer, target, /*refusable=*/true, Counted::Nothing, [&](void* at) noexcept {
-    ::new (at) Crossing{sender, Message(type, word)};
+    ::new (at) Crossing{sender, detail::MessageAccess::make(type, word)};
   });
 }
 
@@ -418,7 +418,7 @@ bool Link<Receiver>::pushRun(Peer& peer) noexcept {
     pushed = peer.ring->tryPushBigWith(
         keyOf(kind.target) | (std::uint64_t{run.count} << kRunShift), [&](void* at) noexcept {
           auto* crossing = ::new (at) Crossing{kind.sender, {}};
-          auto* words = ::new (static_cast<void*>(crossing->message.storage_)) WordRun;
+          auto* words = ::new (detail::MessageAccess::storage(crossing->message)) WordRun;
           words->type = kind.type;
           static_assert(WordRun::kWords == 4);
           const std::uint64_t w0 = run.words[0], w1 = run.words[1], w2 = run.words[2],
@@ -427,7 +427,8 @@ bool Link<Receiver>::pushRun(Peer& peer) noexcept {
           words->words[1] = w1;
           words->words[2] = w2;
           words->words[3] = w3;
-          crossing->message.type_ = Message::typeOf<WordRun>();
+          detail::MessageAccess::setType(crossing->message,
+                                         detail::MessageAccess::typeOf<WordRun>());
         });
   }
   if (pushed) run.count = run.listed = 0;
@@ -592,12 +593,12 @@ void Link<Receiver>::flushOverflow(Peer& peer) {
     if (detail::Word::in(m)) {
       // Words like the one before gather into a run here too, so that a
       // flood that waited in the list still crosses four words a line.
-      const WordKind kind{front.target, front.crossing.sender, m.type_};
+      const WordKind kind{front.target, front.crossing.sender, detail::MessageAccess::type(m)};
       if (run.count != 0 && (run.count == WordRun::kWords || !(run.kind == kind))) {
         if (!(room = pushRun(peer))) break;
       }
       if (run.count == 0) run.kind = kind;
-      run.words[run.count++] = m.storedWord();
+      run.words[run.count++] = detail::MessageAccess::storedWord(m);
       ++run.listed;  // a run filled here starts empty: all its words so far are the list's
     } else {
       if (run.count != 0 && !(room = pushRun(peer))) break;
@@ -681,14 +682,15 @@ void Link<Receiver>::drainAtTeardown() noexcept {
     if (const std::uint64_t count = key >> kRunShift; count != 0) {
       const WordRun& run = *c.message.get<WordRun>();
       for (std::uint64_t i = 0; i < count; ++i) {
-        drop(targetOf(key & kRunKeyMask), Crossing{c.sender, Message(run.type, run.words[i])});
+        drop(targetOf(key & kRunKeyMask),
+             Crossing{c.sender, detail::MessageAccess::make(run.type, run.words[i])});
       }
       return;
     }
     drop(targetOf(key), std::move(c));
   };
   const auto dropWord = [&](WordCrossing&& w, std::uint64_t key) noexcept {
-    drop(targetOf(key), Crossing{w.sender, Message(w.type, w.word)});
+    drop(targetOf(key), Crossing{w.sender, detail::MessageAccess::make(w.type, w.word)});
   };
   forEachIncoming([&](const Incoming& incoming) noexcept {
     Ring* ring = incoming.ring;

@@ -67,8 +67,9 @@ class ActorRef {
   template <class M>
   void tell(M&& message, ActorRef sender = ActorRef()) const {
     using V = std::decay_t<M>;
-    if constexpr (Message::kWord<V>) {
-      send<detail::Word>(detail::Word{Message::typeOf<V>(), Message::wordOf<V>(message)}, sender);
+    using Access = detail::MessageAccess;
+    if constexpr (Access::kWord<V>) {
+      send<detail::Word>(detail::Word{Access::typeOf<V>(), Access::wordOf<V>(message)}, sender);
     } else {
       send<Message>(Message(std::forward<M>(message)), sender);
     }

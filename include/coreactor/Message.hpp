@@ -109,21 +109,9 @@ struct MessageTypeOf {
       copyOrNull()};
 };
 
-class Mailbox;
-class CrossingReceiver;
-class SystemCore;
-class ActorCell;
-struct Word;
-struct WireAccess;
+struct MessageAccess;
 
 }  // namespace detail
-
-namespace transport {
-template <class Receiver>
-class Link;
-}  // namespace transport
-
-class ActorRef;
 
 /// One value of any move-constructible type, held inline (no allocation)
 /// when it is small: what tell() sends and a handler reads. Move-only.
@@ -224,15 +212,9 @@ class Message {
   }
 
  private:
-  friend class detail::Mailbox;  // keeps a word-sized message as its word
-  template <class Receiver>
-  friend class transport::Link;           // builds a word-sized message in a ring's slot
-  friend class detail::CrossingReceiver;  // takes one out of a ring as its word
-  friend class detail::SystemCore;        // answers an ask with a word-sized message
-  friend class ActorRef;                  // sends a word-sized message as its word (tell)
-  friend class detail::ActorCell;         // one test finds the types it acts on itself
-  friend struct detail::Word;        // a word on the send path, made a Message where one is needed
-  friend struct detail::WireAccess;  // reads a value's type to encode it for another process
+  // The runtime's one way in: a word message as its type and word, the type
+  // a message holds (detail::MessageAccess, below).
+  friend struct detail::MessageAccess;
 
   // A word: a value of up to 8 bytes that is trivially copyable (an int, a
   // pointer, an enum, a small struct), held inline. Such a message is its
@@ -317,6 +299,45 @@ class Message {
 
 namespace detail {
 
+/// The runtime's access to a Message's inside, in one place: the word form
+/// of a word-sized message (its type and its 64-bit value), and the type a
+/// message holds. Not for users: the public contract is Message's own.
+struct MessageAccess {
+  /// True for a value that travels as a word (trivially copyable, at most
+  /// 8 bytes, held inline).
+  template <class V>
+  static constexpr bool kWord = Message::kWord<V>;
+  /// The type constant of V.
+  template <class V>
+  static const MessageType* typeOf() noexcept {
+    return Message::typeOf<V>();
+  }
+  /// The 64 bits of a word-sized `value`.
+  template <class V>
+  static std::uint64_t wordOf(const V& value) noexcept {
+    return Message::wordOf<V>(value);
+  }
+  /// The word message of `type` (its `word` flag set) holding `word`.
+  static Message make(const MessageType* type, std::uint64_t word) noexcept {
+    return Message(type, word);
+  }
+  /// The type `message` holds, or null for an empty one.
+  static const MessageType* type(const Message& message) noexcept { return message.type_; }
+  /// Sets the type of `message` without touching its bytes: null forgets a
+  /// word-sized value (which has nothing to destroy); a type of the same
+  /// layout relabels it.
+  static void setType(Message& message, const MessageType* type) noexcept {
+    message.type_ = type;
+  }
+  /// The value of a word message, as it was stored.
+  static std::uint64_t storedWord(const Message& message) noexcept {
+    return message.storedWord();
+  }
+  /// The inline bytes of an empty `message`, for a value built in place
+  /// (a ring's run of words) whose type setType() then names.
+  static void* storage(Message& message) noexcept { return message.storage_; }
+};
+
 /// The send path carries a message in one of two forms: a Message, or a
 /// Word, which is a word message (Message::kWord) as its type and its
 /// 64-bit value. tell() picks the form. Every step of the path is written
@@ -329,15 +350,16 @@ struct Word {
   std::uint64_t value;
   /// The Message a path builds where it needs one (a bounded mailbox, a
   /// reply, a dead letter).
-  Message message() const noexcept { return Message(type, value); }
+  Message message() const noexcept { return MessageAccess::make(type, value); }
   /// True when `message` holds a word-sized value (a Message of a word
   /// type): the mailbox and the ring store it as a Word too.
   static bool in(const Message& message) noexcept {
-    return message.type_ != nullptr && message.type_->word;
+    const MessageType* type = MessageAccess::type(message);
+    return type != nullptr && type->word;
   }
   /// The Word that `message` holds. Precondition: in(message).
   static Word of(const Message& message) noexcept {
-    return Word{message.type_, message.storedWord()};
+    return Word{MessageAccess::type(message), MessageAccess::storedWord(message)};
   }
 };
 

@@ -87,15 +87,6 @@ struct RemoteType {
   Message (*decode)(std::string_view bytes) = nullptr;
 };
 
-/// Message's private type, for the registry.
-struct WireAccess {
-  static const MessageType* typeOf(const Message& message) noexcept { return message.type_; }
-  template <class T>
-  static const MessageType* typeOf() noexcept {
-    return Message::typeOf<T>();
-  }
-};
-
 /// Adds `entry` (its name copied); returns the registered id. Throws
 /// ErrRemoteTypeClash.
 RemoteTypeId registerRemote(std::string_view name, RemoteType entry);
@@ -185,7 +176,7 @@ RemoteTypeId registerRemoteType(std::string_view name) {
   static_assert(std::is_move_constructible_v<T>, "a message type is move-constructible");
   using Codec = detail::RemoteCodec<T>;
   detail::RemoteType entry;
-  entry.type = detail::WireAccess::typeOf<T>();
+  entry.type = detail::MessageAccess::typeOf<T>();
   entry.trivial = Codec::kTrivial;
   entry.encode = &Codec::encode;
   entry.decode = &Codec::decode;

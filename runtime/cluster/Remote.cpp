@@ -87,7 +87,7 @@ RemoteTypeId idOf(std::string_view name) noexcept {
 
 bool isRegistered(const Message& message) {
   detail::RemoteType entry;
-  const detail::MessageType* type = detail::WireAccess::typeOf(message);
+  const detail::MessageType* type = detail::MessageAccess::type(message);
   return type != nullptr && detail::findByType(type, entry);
 }
 
@@ -98,7 +98,7 @@ std::string_view nameOf(RemoteTypeId id) {
 
 void encode(const Message& message, std::string& out) {
   detail::RemoteType entry;
-  const detail::MessageType* type = detail::WireAccess::typeOf(message);
+  const detail::MessageType* type = detail::MessageAccess::type(message);
   if (type == nullptr) throwError(Error::ErrNotSerializable, "an empty message cannot cross");
   if (!detail::findByType(type, entry)) {
     throwError(Error::ErrNotSerializable,

@@ -1,3 +1,5 @@
+// Over 600 lines on purpose: one class, the loop, whose passes (macrotasks,
+// microtasks, timers, I/O, the idle window, sleeping) share its private state.
 // The loop of one isolate. Read include/coreactor/Isolate.hpp first: it states
 // the contract; this file is the mechanism. It is longer than the other
 // files of the project on purpose: the loop, its queues, timers and sleep

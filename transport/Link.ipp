@@ -1,3 +1,5 @@
+// Over 600 lines on purpose: the member definitions of one class template,
+// in one file so that the drain loop and its receiver inline together.
 // The link's member definitions (SPEC X1-X3). Read Link.hpp first. Included
 // once, by the translation unit that instantiates Link<Receiver> for its
 // receiver (runtime/CrossingReceiver.cpp).

@@ -1,3 +1,5 @@
+// Over 600 lines on purpose: one class, whose add, cancel, pause, resume
+// and fire all work on the same bucketed timer set.
 // The scheduler of one isolate. Read runtime/schedule/Scheduler.hpp first: it states
 // the structure; this file is the mechanism. It is longer than most because
 // the chunks, the buckets, the expiry and the calls share one structure's

@@ -1,3 +1,5 @@
+// Over 600 lines on purpose: one class, whose round (batches, shared-memory
+// rings, MPI requests) and collective stop work on the same per-rank state.
 // transport/mpi/MpiLink.cpp — see the header.
 #include "transport/mpi/MpiLink.hpp"
 

@@ -37,6 +37,7 @@
 
 #include "coreactor/Actor.hpp"
 #include "coreactor/ActorOptions.hpp"
+#include "coreactor/ActorSystemOptions.hpp"
 #include "coreactor/ActorRef.hpp"
 #include "coreactor/Cluster.hpp"
 #include "coreactor/Error.hpp"

@@ -29,6 +29,7 @@
 
 #include "coreactor/Actor.hpp"
 #include "coreactor/ActorOptions.hpp"
+#include "coreactor/ActorSystemOptions.hpp"
 #include "coreactor/ActorRef.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/AskResult.hpp"

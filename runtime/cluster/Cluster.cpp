@@ -6,7 +6,7 @@
 #include <bit>
 #include <string>
 
-#include "coreactor/ActorOptions.hpp"
+#include "coreactor/ActorSystemOptions.hpp"
 #include "coreactor/Error.hpp"
 #include "transport/ProcessLink.hpp"
 

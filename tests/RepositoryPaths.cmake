@@ -29,12 +29,16 @@ endif()
 set(TOPS include isolate transport runtime tests bench examples docs scripts cmake)
 set(EXCLUDE tests/include-directions tests/repository-paths)
 
-# The files to read.
-set(_globs ${ROOT}/*.md ${ROOT}/CMakeLists.txt ${ROOT}/.ci/*)
+# The files to read: the root's own (not recursively: a build tree, or a
+# worktree scripts/bench-ab keeps under build/, is no part of this one) and
+# everything below the top-level folders.
+file(GLOB _all RELATIVE ${ROOT} ${ROOT}/*.md ${ROOT}/CMakeLists.txt ${ROOT}/.ci/*)
+set(_globs)
 foreach(_top IN LISTS TOPS)
   list(APPEND _globs ${ROOT}/${_top}/*)
 endforeach()
-file(GLOB_RECURSE _all RELATIVE ${ROOT} ${_globs})
+file(GLOB_RECURSE _below RELATIVE ${ROOT} ${_globs})
+list(APPEND _all ${_below})
 set(_files)
 foreach(_file IN LISTS _all)
   set(_skip FALSE)

@@ -17,27 +17,27 @@ namespace {
 /// MPI as Cluster::mpi initialized it: finalized when the last cluster
 /// holding it goes. Every Cluster::mpi made while it lives holds it too, so
 /// clusters may go in any order: MPI is finalized once, after the last link.
-class MpiSession {
+class MpiOwner {
  public:
-  MpiSession() = default;
-  ~MpiSession() {
+  MpiOwner() = default;
+  ~MpiOwner() {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (finalized == 0) MPI_Finalize();
   }
-  MpiSession(const MpiSession&) = delete;
-  MpiSession& operator=(const MpiSession&) = delete;
+  MpiOwner(const MpiOwner&) = delete;
+  MpiOwner& operator=(const MpiOwner&) = delete;
 };
 
-/// The process's session, while a cluster holds it.
-std::mutex gSessionMutex;
-std::weak_ptr<MpiSession> gSession;
+/// The process's owner, while a cluster holds it.
+std::mutex gOwnerMutex;
+std::weak_ptr<MpiOwner> gOwner;
 
-/// The session to hold for a new cluster: the live one, or a new one if
+/// The owner to hold for a new cluster: the live one, or a new one if
 /// this call initializes MPI; none if the program initialized MPI itself.
-std::shared_ptr<MpiSession> joinSession(int* argc, char*** argv) {
-  std::lock_guard<std::mutex> lock(gSessionMutex);
-  if (std::shared_ptr<MpiSession> live = gSession.lock()) return live;
+std::shared_ptr<MpiOwner> holdMpi(int* argc, char*** argv) {
+  std::lock_guard<std::mutex> lock(gOwnerMutex);
+  if (std::shared_ptr<MpiOwner> live = gOwner.lock()) return live;
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (initialized != 0) return nullptr;  // the program's: it finalizes MPI
@@ -49,20 +49,20 @@ std::shared_ptr<MpiSession> joinSession(int* argc, char*** argv) {
                "this MPI gives no thread support beyond MPI_THREAD_FUNNELED; the cluster's "
                "link needs MPI_THREAD_SERIALIZED");
   }
-  auto session = std::make_shared<MpiSession>();
-  gSession = session;
-  return session;
+  auto owner = std::make_shared<MpiOwner>();
+  gOwner = owner;
+  return owner;
 }
 
 }  // namespace
 
 std::shared_ptr<Cluster> Cluster::mpi(int* argc, char*** argv, const MpiOptions& options) {
-  std::shared_ptr<MpiSession> session = joinSession(argc, argv);
+  std::shared_ptr<MpiOwner> owner = holdMpi(argc, argv);
   auto link = std::make_unique<transport::MpiLink>(MPI_COMM_WORLD, options);
   std::function<void()> atEnd;
-  if (session != nullptr) {
+  if (owner != nullptr) {
     // Runs after the link is gone: the last cluster's finalizes MPI.
-    atEnd = [session = std::move(session)]() mutable { session.reset(); };
+    atEnd = [owner = std::move(owner)]() mutable { owner.reset(); };
   }
   return std::shared_ptr<Cluster>(new Cluster(std::move(link), std::move(atEnd)));
 }

@@ -1,8 +1,8 @@
 // Ask (SPEC A3): the reply slot (AskEndpoint.hpp) and the asks from
 // outside the system and from an actor.
+#include "SystemCore.hpp"
 #include "runtime/cluster/ForeignAsks.hpp"
 #include "runtime/cluster/RemoteRoutes.hpp"
-#include "SystemCore.hpp"
 
 namespace coreactor::detail {
 
@@ -162,7 +162,8 @@ void SystemCore::ask(const ActorRef& target, Message message, std::chrono::nanos
 }
 
 void SystemCore::askRankFromForeignThread(const ActorRef& target, Message&& message,
-                                    std::chrono::nanoseconds timeout, AskCompletion& completion) {
+                                          std::chrono::nanoseconds timeout,
+                                          AskCompletion& completion) {
   // The reply slot lives on no loop (ForeignAsks.hpp): a long turn on an
   // isolate of this rank delays neither the reply nor the timeout. The
   // request leaves from this thread, as its tells to that rank do (SPEC A2).
@@ -203,9 +204,9 @@ void SystemCore::askFromActor(const ActorRef& asker, std::uint32_t incarnation,
 void SystemCore::startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32_t slot,
                           std::uint32_t generation, const ActorRef& target, Message&& message,
                           std::chrono::nanoseconds timeout) {
+  rt.table.publish(slot, endpoint);
   const ActorRef replyTo = makeRef(rt.index, slot, generation);
   if (isLocal(rt)) {
-    rt.table.publish(slot, endpoint);
     endpoint->arm(timeout);
     try {
       sendRequest(target, std::move(message), replyTo, timeout);
@@ -218,37 +219,31 @@ void SystemCore::startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32
     return;
   }
   if (currentRuntime() == nullptr) {
-    // From a foreign thread. Its request is one of
-    // its messages (SPEC A2): it goes the way its tells go, behind the ones
-    // it sent before and ahead of the ones it sends after.
-    rt.table.publish(slot, endpoint);
+    // From a foreign thread. Its request is one of its messages (SPEC A2):
+    // it goes the way its tells go, behind the ones it sent before and ahead
+    // of the ones it sends after.
     if (isOurs(target)) {
       // Through the target isolate's foreign inbox, where the reply slot
       // lives too: the timeout is armed as the request is delivered.
       putForeign(rt, target, Envelope{std::move(message), replyTo}, /*inTurn=*/false, timeout);
       return;
     }
-    // To another rank: from this thread, as its tells to that rank go. The
-    // reply slot's loop arms the timeout (a reply that came first has
-    // freed the slot, and the arming finds nothing).
+    // To another rank (a manual system's; a threaded one's reply slot is a
+    // ForeignAsks entry): from this thread, as its tells to that rank go.
+    // The reply slot's loop arms the timeout (a reply that came first has
+    // freed the slot, and the arming finds nothing). ask() has checked that
+    // the message crosses.
     postOrComplete(rt, endpoint, [this, &rt, replyTo, timeout] { armAsk(rt, replyTo, timeout); });
-    try {
-      sendRequest(target, std::move(message), replyTo, timeout);
-    } catch (...) {
-      // Nothing went out (a type that cannot cross, a message too large):
-      // the caller hears it from the throw, and the slot goes quietly.
-      postOrComplete(rt, nullptr, [this, &rt, replyTo] { dismissAsk(rt, replyTo); });
-      throw;
-    }
+    sendRequest(target, std::move(message), replyTo, timeout);
     return;
   }
   // From another of this system's isolates: the reply slot's loop sends.
-  rt.table.publish(slot, endpoint);
-  postOrComplete(rt, endpoint, [this, endpoint, timeout, target, replyTo,
-                                m = std::make_shared<Message>(std::move(message))]() mutable {
-    endpoint->arm(timeout);
-    sendRequest(target, std::move(*m), replyTo, timeout);
-  });
+  postOrComplete(rt, endpoint,
+                 [this, endpoint, timeout, target, replyTo,
+                  m = std::make_shared<Message>(std::move(message))]() mutable {
+                   endpoint->arm(timeout);
+                   sendRequest(target, std::move(*m), replyTo, timeout);
+                 });
 }
 
 template <class F>
@@ -257,9 +252,7 @@ void SystemCore::postOrComplete(IsolateRuntime& rt, AskEndpoint* endpoint, F&& w
     rt.isolate->post(std::forward<F>(work));
   } catch (const std::system_error&) {
     // That isolate stopped: the ask fails now (its timeout cannot run).
-    if (endpoint != nullptr) {
-      endpoint->complete(nullptr, make_error_code(Error::ErrActorSystemNotStarted));
-    }
+    endpoint->complete(nullptr, make_error_code(Error::ErrActorSystemNotStarted));
   }
 }
 
@@ -268,13 +261,6 @@ void SystemCore::armAsk(IsolateRuntime& rt, const ActorRef& replyTo,
   Endpoint* endpoint = rt.table.find(replyTo.slot(), replyTo.generation());
   if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Ask) {
     static_cast<AskEndpoint*>(endpoint)->arm(timeout);
-  }
-}
-
-void SystemCore::dismissAsk(IsolateRuntime& rt, const ActorRef& replyTo) noexcept {
-  Endpoint* endpoint = rt.table.find(replyTo.slot(), replyTo.generation());
-  if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Ask) {
-    static_cast<AskEndpoint*>(endpoint)->dismiss();
   }
 }
 

@@ -40,13 +40,13 @@
 #include "CrossingReceiver.hpp"
 #include "IsolateRuntime.hpp"
 #include "Mailbox.hpp"
-#include "runtime/schedule/ScheduleNames.hpp"
-#include "runtime/schedule/Scheduler.hpp"
-#include "runtime/schedule/SpinLock.hpp"
 #include "SystemMessage.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/Isolate.hpp"
+#include "runtime/schedule/ScheduleNames.hpp"
+#include "runtime/schedule/Scheduler.hpp"
+#include "runtime/schedule/SpinLock.hpp"
 
 namespace coreactor::detail {
 
@@ -362,13 +362,11 @@ class SystemCore {
   /// ask() from a foreign thread to an actor of another rank:
   /// a reply slot of the cluster's ForeignAsks; `completion` is taken.
   void askRankFromForeignThread(const ActorRef& target, Message&& message,
-                          std::chrono::nanoseconds timeout, AskCompletion& completion);
+                                std::chrono::nanoseconds timeout, AskCompletion& completion);
   /// Posts `work` to `rt`'s loop; if that isolate has stopped, completes
-  /// `endpoint` (if any) with ErrActorSystemNotStarted instead.
+  /// `endpoint` with ErrActorSystemNotStarted instead.
   template <class F>
   void postOrComplete(IsolateRuntime& rt, AskEndpoint* endpoint, F&& work);
-  /// On `rt`'s loop: frees the reply slot `replyTo`, if still open, without completing it.
-  void dismissAsk(IsolateRuntime& rt, const ActorRef& replyTo) noexcept;
   /// An ask's request, on the reply slot's isolate once its timeout is
   /// armed, with the slot as its sender.
   void sendRequest(const ActorRef& target, Message&& message, const ActorRef& replyTo,

@@ -434,8 +434,7 @@ ActorCell::Rare::~Rare() {
 
 void ActorCell::invoke(ReceiveContext& ctx, Message& message, const ActorRef& sender) {
   if (const MessageType* type = MessageAccess::type(message);
-      type != nullptr && type->handledByCell)
-      [[unlikely]] {
+      type != nullptr && type->handledByCell) [[unlikely]] {
     if (message.is<PoisonPill>()) {
       beginStop();
       return;

@@ -18,11 +18,11 @@
 #include "IsolateRuntime.hpp"
 #include "Mailbox.hpp"
 #include "ObjectRing.hpp"
-#include "runtime/schedule/Scheduler.hpp"
 #include "SystemMessage.hpp"
 #include "coreactor/Actor.hpp"
 #include "coreactor/Dispatcher.hpp"
 #include "isolate/SmallBlocks.hpp"
+#include "runtime/schedule/Scheduler.hpp"
 
 namespace coreactor {
 class AsyncActor;

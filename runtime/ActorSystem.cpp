@@ -6,9 +6,9 @@
 
 #include <thread>
 
-#include "runtime/cluster/RemoteRoutes.hpp"
 #include "SystemCore.hpp"
 #include "coreactor/detail/CpuRelax.hpp"
+#include "runtime/cluster/RemoteRoutes.hpp"
 
 namespace coreactor {
 

@@ -11,10 +11,10 @@
 #include "ActorTable.hpp"
 #include "AskTimeouts.hpp"
 #include "CrossingReceiver.hpp"
-#include "runtime/ForeignReceiver.hpp"
-#include "runtime/schedule/Scheduler.hpp"
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/Isolate.hpp"
+#include "runtime/ForeignReceiver.hpp"
+#include "runtime/schedule/Scheduler.hpp"
 
 namespace coreactor::detail {
 

@@ -4,8 +4,8 @@
 // the asks a failed delivery fails. See the top comment of SystemCore.hpp.
 #include <thread>
 
-#include "runtime/cluster/RemoteRoutes.hpp"
 #include "SystemCore.hpp"
+#include "runtime/cluster/RemoteRoutes.hpp"
 
 namespace coreactor::detail {
 

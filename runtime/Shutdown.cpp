@@ -3,8 +3,8 @@
 // teardown that turns what is left into dead letters and failed asks.
 #include <thread>
 
-#include "runtime/cluster/RemoteRoutes.hpp"
 #include "SystemCore.hpp"
+#include "runtime/cluster/RemoteRoutes.hpp"
 
 #include "runtime/metrics/MetricsEndpoint.hpp"
 
@@ -197,10 +197,10 @@ void SystemCore::teardown() noexcept {
     // still open fail now.
     remote_->foreignAsks().close(make_error_code(Error::ErrActorSystemNotStarted));
   }
-  metricsEndpoint_.reset();                           // no loop runs: it closes here
-  for (auto& rt : isolates_) rt->scheduler->clear();  // S5: no schedule outlives the system
-  for (auto& rt : isolates_) rt->link->drainAtTeardown();  // X2: in flight: dead letters
-  for (auto& rt : isolates_) rt->foreign->closeAndDrain();      // and from other threads
+  metricsEndpoint_.reset();                                 // no loop runs: it closes here
+  for (auto& rt : isolates_) rt->scheduler->clear();        // S5: no schedule outlives the system
+  for (auto& rt : isolates_) rt->link->drainAtTeardown();   // X2: in flight: dead letters
+  for (auto& rt : isolates_) rt->foreign->closeAndDrain();  // and from other threads
   for (auto& rt : isolates_) {
     std::vector<Endpoint*> endpoints;
     rt->table.forEach([&](std::uint32_t, Endpoint* e) { endpoints.push_back(e); });

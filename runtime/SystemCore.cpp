@@ -5,10 +5,10 @@
 #include "SystemCore.hpp"
 
 #include "Logging.hpp"
-#include "runtime/metrics/MetricsEndpoint.hpp"
-#include "runtime/cluster/RemoteRoutes.hpp"
 #include "coreactor/Dispatchers.hpp"
 #include "isolate/Placement.hpp"
+#include "runtime/cluster/RemoteRoutes.hpp"
+#include "runtime/metrics/MetricsEndpoint.hpp"
 
 namespace coreactor::detail {
 
@@ -59,9 +59,9 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
     rt->core = this;
     IsolateHooks::setUserData(*rt->isolate, rt.get());
     rt->asks = std::make_unique<AskTimeouts>(*rt->isolate);
-    rt->link = std::make_unique<Link>(CrossingReceiver(*this, *rt), *rt->isolate,
-                                                rt->index, count, options_.ringSlots(),
-                                                options_.maxRingSlots(), options_.overflowLimit());
+    rt->link = std::make_unique<Link>(CrossingReceiver(*this, *rt), *rt->isolate, rt->index, count,
+                                      options_.ringSlots(), options_.maxRingSlots(),
+                                      options_.overflowLimit());
     if (count > 1) {
       IsolateHooks::addPoller(*rt->isolate, *rt->link);  // one isolate has no rings
     }

@@ -13,7 +13,6 @@
 
 namespace coreactor::transport {
 
-
 // Nothing is allocated before the first letter: an isolate no other thread
 // feeds pays the queue's header only (bench isolates/memory/<n>). The queue
 // takes its blocks, and take() its batch, as letters come.
@@ -71,7 +70,8 @@ bool ForeignInbox<Receiver>::putInTurn(Letter&& letter) {
 }
 
 template <class Receiver>
-bool ForeignInbox<Receiver>::putParcel(moodycamel::ProducerToken& token, std::unique_ptr<Parcel>& parcel) {
+bool ForeignInbox<Receiver>::putParcel(moodycamel::ProducerToken& token,
+                                       std::unique_ptr<Parcel>& parcel) {
   if (parcel == nullptr || parcel->empty()) return true;
   if (!enter()) return false;
   // Counted before it is queued: the loop, which can take it only after
@@ -175,7 +175,8 @@ void ForeignInbox<Receiver>::recycle(std::unique_ptr<Parcel> parcel) noexcept {
 }
 
 template <class Receiver>
-std::unique_ptr<typename ForeignInbox<Receiver>::Parcel> ForeignInbox<Receiver>::spareParcel() noexcept {
+std::unique_ptr<typename ForeignInbox<Receiver>::Parcel>
+ForeignInbox<Receiver>::spareParcel() noexcept {
   std::lock_guard<std::mutex> lock(sparesMutex_);
   if (spareCount_ == 0) return nullptr;
   return std::unique_ptr<Parcel>(spares_[--spareCount_]);

@@ -252,10 +252,11 @@ class SpawnCalls {
   /// Spawns a FunctionActor that hands every message to `receive`.
   ActorRef spawn(std::string name, FunctionActor::Receive receive,
                  ActorOptions options = ActorOptions::create()) {
-    return owner().spawnWith(std::move(name), ActorFactory([receive = std::move(receive)] {
-                               return std::unique_ptr<Actor>(std::make_unique<FunctionActor>(receive));
-                             }),
-                             std::move(options));
+    return owner().spawnWith(
+        std::move(name), ActorFactory([receive = std::move(receive)] {
+          return std::unique_ptr<Actor>(std::make_unique<FunctionActor>(receive));
+        }),
+        std::move(options));
   }
   /// Spawns an actor that `factory` makes (at spawn and at each restart).
   ActorRef spawn(std::string name, ActorFactory factory,

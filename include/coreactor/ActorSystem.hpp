@@ -37,8 +37,8 @@
 
 #include "coreactor/Actor.hpp"
 #include "coreactor/ActorOptions.hpp"
-#include "coreactor/ActorSystemOptions.hpp"
 #include "coreactor/ActorRef.hpp"
+#include "coreactor/ActorSystemOptions.hpp"
 #include "coreactor/Cluster.hpp"
 #include "coreactor/Error.hpp"
 #include "coreactor/EventStream.hpp"

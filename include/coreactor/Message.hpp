@@ -326,13 +326,9 @@ struct MessageAccess {
   /// Sets the type of `message` without touching its bytes: null forgets a
   /// word-sized value (which has nothing to destroy); a type of the same
   /// layout relabels it.
-  static void setType(Message& message, const MessageType* type) noexcept {
-    message.type_ = type;
-  }
+  static void setType(Message& message, const MessageType* type) noexcept { message.type_ = type; }
   /// The value of a word message, as it was stored.
-  static std::uint64_t storedWord(const Message& message) noexcept {
-    return message.storedWord();
-  }
+  static std::uint64_t storedWord(const Message& message) noexcept { return message.storedWord(); }
   /// The inline bytes of an empty `message`, for a value built in place
   /// (a ring's run of words) whose type setType() then names.
   static void* storage(Message& message) noexcept { return message.storage_; }

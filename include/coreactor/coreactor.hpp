@@ -29,9 +29,9 @@
 
 #include "coreactor/Actor.hpp"
 #include "coreactor/ActorOptions.hpp"
-#include "coreactor/ActorSystemOptions.hpp"
 #include "coreactor/ActorRef.hpp"
 #include "coreactor/ActorSystem.hpp"
+#include "coreactor/ActorSystemOptions.hpp"
 #include "coreactor/AskResult.hpp"
 #include "coreactor/Async.hpp"
 #include "coreactor/Clock.hpp"

@@ -21,7 +21,8 @@ ForeignAsks::~ForeignAsks() {
 std::uint32_t ForeignAsks::open(AskCompletion& completion, std::chrono::nanoseconds timeout) {
   const Steady::time_point now = Steady::now();
   // A timeout past the clock's range never expires.
-  const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(Steady::time_point::max() - now);
+  const auto left =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Steady::time_point::max() - now);
   const Steady::time_point deadline =
       timeout >= left ? Steady::time_point::max()
                       : now + std::chrono::duration_cast<Steady::duration>(timeout);
@@ -114,7 +115,8 @@ void ForeignAsks::timeLoop() {
   }
 }
 
-void ForeignAsks::finish(AskCompletion& completion, Message* reply, std::error_code error) noexcept {
+void ForeignAsks::finish(AskCompletion& completion, Message* reply,
+                         std::error_code error) noexcept {
   try {
     completion(reply, error);
   } catch (...) {

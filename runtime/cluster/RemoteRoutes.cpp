@@ -396,8 +396,9 @@ void RemoteRoutes::receive(int fromRank, std::string_view bytes) {
     // The reply to an ask from a foreign thread: it completes
     // here, on the thread that took it from the link, whatever the loops do.
     if (!foreignAsks_.complete(target.generation(), &message, {})) {
-      core_.deadLetter(target, Envelope{std::move(message), sender},
-                       "a reply to an ask that has already completed (answered, failed or timed out)");
+      core_.deadLetter(
+          target, Envelope{std::move(message), sender},
+          "a reply to an ask that has already completed (answered, failed or timed out)");
     }
     return;
   }

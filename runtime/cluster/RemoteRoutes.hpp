@@ -53,8 +53,8 @@
 #include "coreactor/Isolate.hpp"
 #include "coreactor/Remote.hpp"
 #include "runtime/MailFifo.hpp"
-#include "runtime/cluster/ForeignAsks.hpp"
 #include "runtime/SystemMessage.hpp"
+#include "runtime/cluster/ForeignAsks.hpp"
 #include "transport/ProcessLink.hpp"
 
 namespace coreactor::detail {

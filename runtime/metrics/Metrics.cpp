@@ -14,10 +14,10 @@
 #include <mutex>
 #include <string>
 
-#include "runtime/PostedWork.hpp"
-#include "runtime/SystemCore.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Metrics.hpp"
+#include "runtime/PostedWork.hpp"
+#include "runtime/SystemCore.hpp"
 
 namespace coreactor {
 namespace detail {

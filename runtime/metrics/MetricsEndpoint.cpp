@@ -14,8 +14,8 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
-#include "runtime/SystemCore.hpp"
 #include "coreactor/Asio.hpp"
+#include "runtime/SystemCore.hpp"
 
 namespace coreactor {
 namespace detail {

@@ -12,8 +12,8 @@
 // counted as skipped ticks, and one tick goes for them.
 #include <algorithm>
 
-#include "runtime/schedule/Scheduler.hpp"
 #include "runtime/SystemCore.hpp"
+#include "runtime/schedule/Scheduler.hpp"
 
 namespace coreactor::detail {
 

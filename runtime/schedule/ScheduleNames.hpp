@@ -31,8 +31,8 @@
 #include <new>
 #include <string_view>
 
-#include "runtime/Hash.hpp"
 #include "coreactor/Schedule.hpp"
+#include "runtime/Hash.hpp"
 
 namespace coreactor::detail {
 

@@ -10,9 +10,9 @@
 #include <bit>
 #include <new>
 
-#include "runtime/schedule/ScheduleNames.hpp"  // mapPages
-#include "runtime/SystemCore.hpp"
 #include "isolate/CacheTrim.hpp"
+#include "runtime/SystemCore.hpp"
+#include "runtime/schedule/ScheduleNames.hpp"  // mapPages
 
 namespace coreactor::detail {
 

@@ -14,12 +14,12 @@
 #include <functional>
 #include <utility>
 
-#include "runtime/PostedWork.hpp"
-#include "runtime/cluster/RemoteRoutes.hpp"
-#include "runtime/SystemCore.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Async.hpp"
 #include "coreactor/Schedule.hpp"
+#include "runtime/PostedWork.hpp"
+#include "runtime/SystemCore.hpp"
+#include "runtime/cluster/RemoteRoutes.hpp"
 
 namespace coreactor {
 namespace detail {

@@ -640,7 +640,7 @@ TEST(Cluster, ACtxAskOfAMessageThatCannotCrossThrowsInTheHandlerAndNeverCallsBac
         "ctx-asker", ActorOptions::create(), &callbacks, &threw);
     system->ask<Echo>(asker, echo, 120s).get();
     EXPECT_EQ(threw.load(), 1);
-    std::this_thread::sleep_for(200ms);  // a hundred of its timeouts
+    std::this_thread::sleep_for(200ms);             // a hundred of its timeouts
     system->ask<Echo>(asker, Echo{0}, 120s).get();  // a turn after them
     EXPECT_EQ(callbacks.load(), 0) << "a slot outlived the throw and timed out";
     allRanksDone();

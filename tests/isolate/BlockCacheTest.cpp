@@ -11,12 +11,12 @@
 #include <thread>
 #include <vector>
 
-#include "isolate/BlockCache.hpp"
-#include "isolate/CacheTrim.hpp"
-#include "isolate/SmallBlocks.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Clock.hpp"
 #include "coreactor/Isolate.hpp"
+#include "isolate/BlockCache.hpp"
+#include "isolate/CacheTrim.hpp"
+#include "isolate/SmallBlocks.hpp"
 
 namespace coreactor {
 namespace {

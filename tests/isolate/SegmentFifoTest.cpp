@@ -10,8 +10,8 @@
 #include <memory>
 #include <random>
 
-#include "isolate/SegmentFifo.hpp"
 #include "Counted.hpp"
+#include "isolate/SegmentFifo.hpp"
 
 namespace coreactor::detail {
 namespace {
@@ -23,7 +23,7 @@ TEST(SegmentFifo, KeepsFifoOrderAgainstADequeAcrossSegmentsEmptyingAndShrinking)
   // list, which counts what it holds (its bound).
   int live = 0;
   {
-    SegmentFifo<Counted, 5> fifo;    // small segments: many boundaries
+    SegmentFifo<Counted, 5> fifo;   // small segments: many boundaries
     SegmentFifo<Counted, 3> queue;  // the same work, in lockstep, as the overflow list
     std::deque<int> reference;
     std::mt19937 random(23);

@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "isolate/SmallBlocks.hpp"
 #include "coreactor/ActorSystem.hpp"
+#include "isolate/SmallBlocks.hpp"
 
 namespace coreactor {
 namespace {

@@ -432,7 +432,8 @@ TEST(Ask, ATimedWaitWhereTheReplyMustBeMadeIsErrWouldDeadlockToo) {
   waiter.tell(1);
   auto outcome = seen.get_future();
   ASSERT_EQ(outcome.wait_for(60s), std::future_status::ready);
-  EXPECT_EQ(outcome.get(), std::vector<std::error_code>(3, make_error_code(Error::ErrWouldDeadlock)));
+  EXPECT_EQ(outcome.get(),
+            std::vector<std::error_code>(3, make_error_code(Error::ErrWouldDeadlock)));
   EXPECT_EQ(looked.get_future().get(), std::future_status::timeout);
   system->shutdown();
 }

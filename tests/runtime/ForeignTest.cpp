@@ -78,8 +78,7 @@ TEST(Foreign, AnAskFromAThreadLandsBehindEveryTellThatThreadSentBefore) {
   // foreign thread it keeps its place behind that thread's tells, in the
   // future form and the callback form, with one isolate and with two.
   for (std::size_t isolates : {1, 2}) {
-    auto system =
-        ActorSystem::create("order", ActorSystemOptions::create().withIsolates(isolates));
+    auto system = ActorSystem::create("order", ActorSystemOptions::create().withIsolates(isolates));
     ActorRef counter =
         system->spawn<Counter>("counter", ActorOptions::create().withIsolate(isolates - 1));
     int sent = 0;
@@ -107,8 +106,7 @@ TEST(Foreign, ATellAfterAnAskFromTheSameThreadLandsBehindTheAsksRequest) {
   // SPEC A2: the other direction; the asks are not waited for before the
   // next tell.
   for (std::size_t isolates : {1, 2}) {
-    auto system =
-        ActorSystem::create("order", ActorSystemOptions::create().withIsolates(isolates));
+    auto system = ActorSystem::create("order", ActorSystemOptions::create().withIsolates(isolates));
     std::vector<int> log;
     ActorRef actor =
         system->spawn<OrderLog>("log", ActorOptions::create().withIsolate(isolates - 1), &log);
@@ -124,8 +122,10 @@ TEST(Foreign, ATellAfterAnAskFromTheSameThreadLandsBehindTheAsksRequest) {
     system->shutdown();  // the log is read once the actor has stopped
     ASSERT_EQ(log.size(), 2u * kRounds);
     for (int round = 1; round <= kRounds; ++round) {
-      EXPECT_EQ(log[static_cast<std::size_t>(2 * round - 2)], -round) << "the ask of round " << round;
-      EXPECT_EQ(log[static_cast<std::size_t>(2 * round - 1)], round) << "the tell of round " << round;
+      EXPECT_EQ(log[static_cast<std::size_t>(2 * round - 2)], -round)
+          << "the ask of round " << round;
+      EXPECT_EQ(log[static_cast<std::size_t>(2 * round - 1)], round)
+          << "the tell of round " << round;
     }
   }
 }

@@ -13,9 +13,9 @@
 #include <random>
 #include <stdexcept>
 
-#include "tests/isolate/Counted.hpp"
-#include "runtime/MailFifo.hpp"
 #include "coreactor/ActorSystem.hpp"
+#include "runtime/MailFifo.hpp"
+#include "tests/isolate/Counted.hpp"
 
 namespace coreactor::detail {
 namespace {

@@ -7,9 +7,9 @@
 #include <random>
 #include <string>
 
-#include "runtime/Mailbox.hpp"
 #include "TestSupport.hpp"
 #include "coreactor/ActorSystem.hpp"
+#include "runtime/Mailbox.hpp"
 
 namespace coreactor {
 namespace {

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "runtime/schedule/Scheduler.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/testkit/CallingThreadDispatcher.hpp"
 #include "coreactor/testkit/TestKit.hpp"
 #include "isolate/CacheTrim.hpp"
+#include "runtime/schedule/Scheduler.hpp"
 
 namespace coreactor {
 namespace {

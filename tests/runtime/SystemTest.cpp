@@ -280,9 +280,9 @@ TEST(Shutdown, EndsWhileMoreThreadsThanCpusKeepTellingAndAccountsForEveryMessage
   std::atomic<long> handled{0};
   std::vector<ActorRef> sinks;
   for (std::size_t i = 0; i < 4; ++i) {
-    sinks.push_back(system->spawn("sink-" + std::to_string(i),
-                                  [&](ReceiveContext&) { handled.fetch_add(1); },
-                                  ActorOptions::create().withIsolate(i % 2)));
+    sinks.push_back(system->spawn(
+        "sink-" + std::to_string(i), [&](ReceiveContext&) { handled.fetch_add(1); },
+        ActorOptions::create().withIsolate(i % 2)));
   }
   const std::size_t senders = std::thread::hardware_concurrency() + 3;
   std::atomic<bool> go{true};

@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "transport/SpscRing.hpp"
 #include "tests/isolate/Counted.hpp"
+#include "transport/SpscRing.hpp"
 
 namespace coreactor::transport {
 namespace {

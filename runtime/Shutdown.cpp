@@ -63,17 +63,15 @@ void SystemCore::shutdown() {
     if (inside) {
       // From an actor: a loop cannot wait for itself. The stops go out now
       // and the last top-level actor to stop stops the loops
-      // (uncountTopLevel); a shutdown() or the destructor from outside
-      // waits for that, then joins and tears down.
-      std::lock_guard<std::mutex> lock(topMutex_);
-      stopLoopsWhenEmpty_ = true;
+      // (TopLevelRegistry::uncount); a shutdown() or the destructor from
+      // outside waits for that, then joins and tears down.
+      topLevel_.stopLoopsWhenEmpty();
     }
     for (const ActorRef& ref : topLevel()) {
       sendSystem(ref, SystemMessage{SysKind::Stop, {}, nullptr});
     }
     if (inside) {
-      std::lock_guard<std::mutex> lock(topMutex_);
-      if (topLive_.load(std::memory_order_relaxed) == 0) stopLoops();
+      topLevel_.stopLoopsIfEmpty();
       return;
     }
   } else if (inside) {
@@ -101,13 +99,11 @@ void SystemCore::awaitGracefulStop() {
   // Until the top-level actors have reported their subtrees stopped, or an
   // immediate stop ended the loops. The bound only guards against a hook
   // that never returns.
-  std::unique_lock<std::mutex> lock(topMutex_);
-  if (!topChanged_.wait_for(lock, std::chrono::seconds(60), [&] {
-        return topLive_.load(std::memory_order_relaxed) == 0 ||
-               state_.load(std::memory_order_acquire) == State::Stopped;
+  if (!topLevel_.waitUntilEmpty(std::chrono::seconds(60), [this] {
+        return state_.load(std::memory_order_acquire) == State::Stopped;
       })) {
     logger_->error("shutdown: {} top-level actors did not stop within 60 s; stopping anyway",
-                   topLive_.load(std::memory_order_relaxed));
+                   topLevel_.live());
   }
 }
 
@@ -121,27 +117,16 @@ void SystemCore::stop() {
     // From an actor: the loops stop after their current step; joining and
     // tearing down is left to the destructor (or a stop() from outside).
     stopLoops();
-    wakeShutdownWaiters();
+    topLevel_.wakeWaiters();
     return;
   }
   std::lock_guard<std::mutex> guard(stopMutex_);
   stopLoops();
-  wakeShutdownWaiters();
+  topLevel_.wakeWaiters();
   if (tornDown_) return;
   tornDown_ = true;
   for (auto& rt : isolates_) rt->isolate->join();
   teardown();
-}
-
-void SystemCore::wakeShutdownWaiters() noexcept {
-  // Under the lock, so that a waiter between its check and its sleep
-  // cannot miss the call.
-  try {
-    std::lock_guard<std::mutex> lock(topMutex_);
-  } catch (...) {
-    // A mutex that cannot be locked wakes the waiters anyway.
-  }
-  topChanged_.notify_all();
 }
 
 void SystemCore::finish() {
@@ -161,7 +146,7 @@ void SystemCore::finish() {
 void SystemCore::orphan() {
   owner_ = nullptr;
   stopLoops();
-  wakeShutdownWaiters();
+  topLevel_.wakeWaiters();
   if (options_.manualRun()) {
     if (driving_ > 0) {
       orphaned_ = true;  // the outermost runUntilIdle() frees it (DriveScope)

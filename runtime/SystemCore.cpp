@@ -1,12 +1,11 @@
 // The system: its construction (isolates, their runtimes, the guardian),
-// the error sink it gives dispatchers, placement and pinning, the transport's
-// counters, paths. The send paths are in Send.cpp, spawning in Spawn.cpp,
-// ask in Ask.cpp, running and stopping in Shutdown.cpp.
+// the error sink it gives dispatchers, the transport's counters, paths. The
+// send paths are in Send.cpp, spawning in Spawn.cpp, ask in Ask.cpp, running
+// and stopping in Shutdown.cpp; placement and pinning are IsolatePlacer.cpp.
 #include "SystemCore.hpp"
 
 #include "Logging.hpp"
 #include "coreactor/Dispatchers.hpp"
-#include "isolate/Placement.hpp"
 #include "runtime/cluster/RemoteRoutes.hpp"
 #include "runtime/metrics/MetricsEndpoint.hpp"
 
@@ -45,17 +44,19 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
     events_.publish(DispatcherError{"event-stream", std::move(error), subscriber});
   };
   if (options_.manualRun()) driver_ = threadSerial();
-  planPlacement();  // ErrInvalidOption for a node or a pinning the machine cannot give
-  const std::size_t count = placement_.size();
+  // placer_ planned the placement as it was made (ErrInvalidOption for a
+  // node or a pinning the machine cannot give).
+  const std::vector<IsolatePlacement> plan = placer_.placement();
+  const std::size_t count = plan.size();
   for (std::size_t i = 0; i < count; ++i) {
     auto rt = std::make_unique<IsolateRuntime>();
     rt->index = static_cast<std::uint32_t>(i);
-    rt->isolate =
-        std::make_unique<Isolate>(IsolateOptions{.name = name_ + "/" + std::to_string(i),
-                                                 .clock = options_.clock(),
-                                                 .ioHandlersPerTurn = 64,
-                                                 .onThreadStart = [this, i] { pinIsolate(i); },
-                                                 .idlePoll = placement_[i].idlePoll});
+    rt->isolate = std::make_unique<Isolate>(
+        IsolateOptions{.name = name_ + "/" + std::to_string(i),
+                       .clock = options_.clock(),
+                       .ioHandlersPerTurn = 64,
+                       .onThreadStart = [this, i] { placer_.pin(i, *logger_); },
+                       .idlePoll = plan[i].idlePoll});
     rt->core = this;
     IsolateHooks::setUserData(*rt->isolate, rt.get());
     rt->asks = std::make_unique<AskTimeouts>(*rt->isolate);
@@ -145,53 +146,6 @@ void SystemCore::reportDispatcherError(std::string_view dispatcherId, std::excep
   }
 }
 
-// ---- placement and pinning (SPEC L5) -----------------------------------------------
-
-void SystemCore::planPlacement() {
-  placement_ = detail::planPlacement(PlacementRequest{
-      .isolates = options_.isolates(),
-      .pinning = options_.pinning(),
-      .numaNode = options_.numaNode(),
-      .idlePoll = options_.idlePoll(),
-      .defaultIdlePoll = ActorSystemOptions::kDefaultIdlePoll,
-      .manualRun = options_.manualRun(),
-  });
-}
-
-void SystemCore::pinIsolate(std::size_t index) noexcept {
-  IsolatePlacement where;
-  {
-    std::lock_guard<std::mutex> lock(placementMutex_);
-    where = placement_[index];
-  }
-  const auto listed = [](const std::vector<unsigned>& cpus) {
-    std::string list;
-    for (unsigned cpu : cpus) list += (list.empty() ? "" : ",") + std::to_string(cpu);
-    return list;
-  };
-  const std::string asked = listed(where.cpus);
-  // Bound as the options ask: a pinning mode, or the NUMA node they name.
-  // pinThread reads the affinity back, so the placement says what the
-  // kernel does, whatever hwloc answered.
-  const bool wanted = options_.pinning() != Pinning::None || options_.numaNode().has_value();
-  pinThread(where, wanted);
-  {
-    std::lock_guard<std::mutex> lock(placementMutex_);
-    placement_[index] = where;
-  }
-  const std::string runs = listed(where.cpus);
-  const auto pollUs = std::chrono::duration<double, std::micro>(where.idlePoll).count();
-  if (!wanted) {
-    logger_->debug("isolate {} runs on CPUs {} (not pinned; idle poll {} us)", index, runs, pollUs);
-  } else if (where.pinned) {
-    logger_->info("isolate {} pinned to CPUs {} (NUMA node {}; idle poll {} us)", index, runs,
-                  where.numaNode, pollUs);
-  } else {
-    logger_->warn("isolate {} not pinned to CPUs {}: {}; it runs on CPUs {}", index, asked,
-                  where.note, runs);
-  }
-}
-
 TransportStats SystemCore::transportStats() const noexcept {
   TransportStats stats;
   for (const auto& rt : isolates_) {
@@ -207,8 +161,7 @@ TransportStats SystemCore::transportStats() const noexcept {
 }
 
 std::vector<IsolatePlacement> SystemCore::placement() const {
-  std::lock_guard<std::mutex> lock(placementMutex_);
-  return placement_;
+  return placer_.placement();
 }
 
 std::string SystemCore::pathOf(const ActorRef& ref) {

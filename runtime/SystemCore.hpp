@@ -38,15 +38,16 @@
 #include "ActorTable.hpp"
 #include "AskEndpoint.hpp"
 #include "CrossingReceiver.hpp"
+#include "IsolatePlacer.hpp"
 #include "IsolateRuntime.hpp"
 #include "Mailbox.hpp"
 #include "SystemMessage.hpp"
+#include "TopLevelRegistry.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/Isolate.hpp"
-#include "runtime/schedule/ScheduleNames.hpp"
+#include "runtime/schedule/ScheduleNamespace.hpp"
 #include "runtime/schedule/Scheduler.hpp"
-#include "runtime/schedule/SpinLock.hpp"
 
 namespace coreactor::detail {
 
@@ -219,9 +220,8 @@ class SystemCore {
   ActorRef spawn(ActorCell* parent, std::string_view path, const ActorOptions& options,
                  ActorFactory&& factory, const std::string* topName = nullptr);
   ActorRef spawnTopLevel(std::string&& name, const ActorOptions& options, ActorFactory&& factory);
-  void topLevelTerminated(const ActorRef& child);
-  /// A top-level spawn that failed: its count goes.
-  void uncountTopLevel();
+  /// The guardian's ChildTerminated of a top-level actor (TopLevelRegistry::terminated).
+  void topLevelTerminated(const ActorRef& child) { topLevel_.terminated(child.id()); }
   bool isTopLevel(const ActorRef& child);
   std::vector<ActorRef> topLevel();
 
@@ -371,16 +371,12 @@ class SystemCore {
   /// armed, with the slot as its sender.
   void sendRequest(const ActorRef& target, Message&& message, const ActorRef& replyTo,
                    std::chrono::nanoseconds timeout);
-  /// The isolate a spawn with `options` under `parent` (null: top-level) goes to.
-  std::size_t placementOf(const ActorCell* parent, const ActorOptions& options);
-  std::size_t placeTopLevel(const ActorOptions& options);
   void teardown() noexcept;
   void stopLoops() noexcept;
   /// Waits, from outside, for a graceful stop in progress to finish: every
   /// top-level actor stopped (each subtree's postStop run), or the loops
   /// stopped by an immediate stop.
   void awaitGracefulStop();
-  void wakeShutdownWaiters() noexcept;
   /// Counts the driving thread's runUntilIdle() calls in progress (manual
   /// systems); the outermost frees an orphaned core as it returns.
   class DriveScope;
@@ -414,28 +410,15 @@ class SystemCore {
   std::atomic<std::uint64_t> foreignBlocked_{0};
   ActorRef guardian_;
 
-  std::mutex topMutex_;
-  std::condition_variable topChanged_;
-  // Top-level actors not yet stopped: counted at spawn, before they can
-  // stop; the count drops under topMutex_ (topChanged_). Which they are is
-  // in the actor tables' top-level flags.
-  std::atomic<std::size_t> topLive_{0};
-  std::atomic<std::size_t> topNamed_{0};  // entries of topNames_ (changed under topMutex_)
-  std::unordered_map<std::string, std::uint64_t> topByName_;  // the user-named ones
-  std::unordered_map<std::uint64_t, std::string> topNames_;
-  std::atomic<std::uint64_t> topGenerated_{0};
-  std::atomic<std::uint64_t> roundRobin_{0};
-  mutable std::mutex placementMutex_;
-  std::vector<IsolatePlacement> placement_;  // guarded by placementMutex_
-  void planPlacement();
-  void pinIsolate(std::size_t index) noexcept;
-  SpinLock scheduleNamesLock_;
-  ScheduleNames scheduleNames_;  // guarded by scheduleNamesLock_
+  // The top-level actors' names and the count a graceful shutdown waits for.
+  TopLevelRegistry topLevel_{[this] { stopLoops(); }};
+  // Where the isolates run and the actors go; planned before any isolate is made.
+  IsolatePlacer placer_{options_};
+  ScheduleNamespace scheduleNames_;  // the scheduler's references (SPEC S2)
   std::mutex stopMutex_;
-  bool tornDown_ = false;            // guarded by stopMutex_
-  std::uint32_t driving_ = 0;        // DriveScope: the driving thread's only
-  bool orphaned_ = false;            // orphan(): the core frees itself
-  bool stopLoopsWhenEmpty_ = false;  // guarded by topMutex_
+  bool tornDown_ = false;      // guarded by stopMutex_
+  std::uint32_t driving_ = 0;  // DriveScope: the driving thread's only
+  bool orphaned_ = false;      // orphan(): the core frees itself
   // ActorSystemOptions::withMetricsEndpoint, on isolate 0 (runtime/metrics/MetricsEndpoint.cpp).
   std::shared_ptr<MetricsEndpoint> metricsEndpoint_;
   /// The system's side of a cluster (withCluster), or null.

@@ -137,14 +137,11 @@ std::size_t SystemCore::scheduleCount() const noexcept {
 
 bool SystemCore::bindScheduleName(const std::string& reference, ScheduleHandle handle,
                                   std::uint64_t& hash) {
-  hash = ScheduleNames::hashOf(reference);
-  std::lock_guard<SpinLock> lock(scheduleNamesLock_);
-  return scheduleNames_.insert(reference, hash, handle);
+  return scheduleNames_.bind(reference, handle, hash);
 }
 
 void SystemCore::forgetScheduleName(std::uint64_t hash, ScheduleHandle handle) noexcept {
-  std::lock_guard<SpinLock> lock(scheduleNamesLock_);
-  scheduleNames_.erase(hash, handle);
+  scheduleNames_.forget(hash, handle);
 }
 
 ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
@@ -233,20 +230,14 @@ ScheduleResult SystemCore::controlSchedule(Scheduler::Op op, ScheduleHandle hand
 
 ScheduleResult SystemCore::controlSchedule(Scheduler::Op op, const std::string& reference) {
   if (!running()) return {fault(Error::ErrActorSystemNotStarted)};
-  ScheduleHandle handle;
-  const std::uint64_t hash = ScheduleNames::hashOf(reference);
-  {
-    std::lock_guard<SpinLock> lock(scheduleNamesLock_);
-    const ScheduleHandle* bound = scheduleNames_.find(reference, hash);
-    if (bound == nullptr) return {fault(Error::ErrScheduleNotFound)};
-    handle = *bound;
-    // A cancel on the holding isolate frees the name here, under the one
-    // lock it already holds, instead of taking it again from release().
-    if (op == Scheduler::Op::Cancel) {
-      IsolateRuntime& rt = *isolates_[handle.isolateIndex()];
-      if (isLocal(rt) && rt.scheduler->forgetName(handle)) scheduleNames_.erase(hash, handle);
-    }
-  }
+  // A cancel on the holding isolate frees the name in the look-up, under
+  // the one lock it already holds, instead of taking it again from release().
+  const ScheduleHandle handle = scheduleNames_.find(reference, [&](ScheduleHandle bound) {
+    if (op != Scheduler::Op::Cancel) return false;
+    IsolateRuntime& rt = *isolates_[bound.isolateIndex()];
+    return isLocal(rt) && rt.scheduler->forgetName(bound);
+  });
+  if (!handle.valid()) return {fault(Error::ErrScheduleNotFound)};
   return controlSchedule(op, handle);
 }
 

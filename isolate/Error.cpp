@@ -72,6 +72,9 @@ class Category final : public std::error_category {
         return "ErrMessageTooLarge: a message for another process is larger than the limit";
       case Error::ErrUnknownTimeZone:
         return "ErrUnknownTimeZone: the system's time-zone database has no zone of that name";
+      case Error::ErrNotMovable:
+        return "ErrNotMovable: the actor is pinned to its isolate, or bound to it (its own "
+               "dispatcher, or it used its isolate directly)";
     }
     return "unknown coreactor error " + std::to_string(code);
   }

@@ -37,11 +37,12 @@ ActorCell::ActorCell(IsolateRuntime& home, ActorRef self, ActorRef parent, std::
       throughput_(throughput),
       mailbox_(options.mailbox()),
       dispatcher_(&dispatcher),
-      home_(home),
+      home_(&home),
       selfId_(self.id()),
       parentId_(SystemCore::idOf(parent)),
       path_(path),
       factory_(std::move(factory)) {
+  pinned_ = options.pinned();
   if (options.dispatcher() != nullptr) rare().ownDispatcher = options.dispatcher();
   if (options.passivation() > Clock::duration::zero())
     rare().passivateAfter = options.passivation();
@@ -49,12 +50,12 @@ ActorCell::ActorCell(IsolateRuntime& home, ActorRef self, ActorRef parent, std::
     rare();
     watchDepth_ = true;  // on the list of its isolate at start()
   }
-  home_.counts.liveActors.fetch_add(1, std::memory_order_relaxed);
+  home_->counts.liveActors.fetch_add(1, std::memory_order_relaxed);
 }
 
 ActorCell::~ActorCell() {
-  home_.counts.liveActors.fetch_sub(1, std::memory_order_relaxed);
-  if (watchDepth_) std::erase(home_.watchedMailboxes, this);
+  home_->counts.liveActors.fetch_sub(1, std::memory_order_relaxed);
+  if (watchDepth_) std::erase(home_->watchedMailboxes, this);
 }
 
 ActorCell::Rare& ActorCell::rare() {
@@ -76,7 +77,7 @@ void ActorCell::enqueueSlow(Envelope&& envelope) {
     return;
   }
   Envelope displaced;
-  switch (mailbox_.push(std::move(envelope), &displaced, home_.core)) {
+  switch (mailbox_.push(std::move(envelope), &displaced, home_->core)) {
     case Mailbox::Push::Queued:
       break;
     // A request pushed out can no longer be answered: its ask fails at once
@@ -178,11 +179,15 @@ bool ActorCell::turnFailed() {
 }
 
 inline void ActorCell::endTurn(bool more) {
-  ++home_.counts.turns;
+  ++home_->counts.turns;
   if (LogContext& c = logContext(); !c.path.empty()) c = LogContext{};
   scheduled_ = false;
-  if (state_ == State::Dead) [[unlikely]] {
-    delete this;
+  if (state_ >= State::Dead) [[unlikely]] {
+    if (state_ == State::Dead) {
+      delete this;
+    } else {
+      leave();  // it handled a Move: its next turn runs on its new isolate
+    }
     return;
   }
   if (!more) {
@@ -217,12 +222,12 @@ inline bool ActorCell::consumeMessages(ReceiveContext& ctx, std::uint32_t n) {
       handled += run;
       n -= run - 1;
     } else {
-      mailbox_.consume(home_.core, Handle{*this, ctx});
+      mailbox_.consume(home_->core, Handle{*this, ctx});
       ++handled;
     }
     more = !mailbox_.empty();
   } while (more && --n > 0 && state_ == State::Running && !blocked());
-  home_.counts.messages += handled;
+  home_->counts.messages += handled;
   return more;
 }
 
@@ -253,10 +258,10 @@ void ActorCell::turnOnWord() {
   // SPEC D11: whatever fails around the handler is caught here, at the cell.
   try {
     ReceiveContext ctx(*this);
-    mailbox_.consumeWord(home_.core, [&](Message& message, const ActorRef& sender) {
+    mailbox_.consumeWord(home_->core, [&](Message& message, const ActorRef& sender) {
       invoke(ctx, message, sender);
     });
-    ++home_.counts.messages;
+    ++home_->counts.messages;
     more = !mailbox_.empty();
     if (more && throughput_ > 1 && state_ == State::Running && !blocked()) [[unlikely]] {
       more = consumeMore(ctx, throughput_ - 1);
@@ -302,7 +307,7 @@ void ActorCell::turnOnCrossedWords(const MessageType* type, const std::uint64_t*
       invoke(ctx, message, sender);
     } while (handled < most && state_ == State::Running && !blocked() &&
              mailbox_.unboundedAndEmpty());
-    home_.counts.messages += handled;
+    home_->counts.messages += handled;
   });
 }
 
@@ -310,7 +315,7 @@ void ActorCell::turnOnCrossedMessage(Message&& message, const ActorRef& sender) 
   turnInPlace([&] {
     ReceiveContext ctx(*this);
     invoke(ctx, message, sender);
-    ++home_.counts.messages;
+    ++home_->counts.messages;
   });
 }
 
@@ -362,7 +367,7 @@ void ActorCell::runSystemMessages() {
     beginStop();
   }
   if ((pending_ & kContinuePending) != 0) runContinuations();  // older than the queue
-  while (hasSystem() && state_ != State::Dead) {
+  while (hasSystem() && state_ < State::Dead) {
     SystemMessage message = popSystem();
     handleSystem(message);
   }
@@ -456,6 +461,11 @@ void ActorCell::invoke(ReceiveContext& ctx, Message& message, const ActorRef& se
 
 // ---- coroutine handlers ------------------------------------------------------------
 
+bool ActorCell::coroutinesSuspended() const noexcept {
+  const AsyncState* st = async();
+  return st != nullptr && (static_cast<bool>(st->awaiting) || !st->inflight.empty());
+}
+
 bool ActorCell::asyncBlocked() const noexcept {
   return static_cast<bool>(rare_->async->awaiting);
 }
@@ -524,7 +534,11 @@ void ActorCell::resumeCoroutine(std::coroutine_handle<> h, std::uint64_t token) 
     std::erase(st.inflight, std::make_pair(h, token));
   }
   h.destroy();
-  if (error) fail(error);  // SPEC A11: a throw after an await reaches supervision
+  if (error) {
+    fail(error);  // SPEC A11: a throw after an await reaches supervision
+  } else {
+    retryMove();  // a move that waited for this handler to finish
+  }
 }
 
 void ActorCell::destroyCoroutines() noexcept {

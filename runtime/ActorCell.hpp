@@ -17,6 +17,7 @@
 #include "CompactString.hpp"
 #include "IsolateRuntime.hpp"
 #include "Mailbox.hpp"
+#include "Move.hpp"
 #include "ObjectRing.hpp"
 #include "SystemMessage.hpp"
 #include "coreactor/Actor.hpp"
@@ -34,7 +35,8 @@ class SystemCore;
 
 class ActorCell final : public Task, public Endpoint {
  public:
-  enum class State : std::uint8_t { Created, Running, Suspended, Terminating, Dead };
+  // Leaving: it handled a Move, and goes to its new isolate as its turn ends.
+  enum class State : std::uint8_t { Created, Running, Suspended, Terminating, Dead, Leaving };
 
   ActorCell(IsolateRuntime& home, ActorRef self, ActorRef parent, std::string_view path,
             const ActorOptions& options, ActorFactory&& factory, Dispatcher& dispatcher,
@@ -56,7 +58,7 @@ class ActorCell final : public Task, public Endpoint {
   template <class P>
   void enqueue(P&& payload, const ActorRef& sender, bool urgent = false) {
     if (state_ < State::Terminating &&
-        mailbox_.tryPush(std::forward<P>(payload), sender, home_.core)) [[likely]] {
+        mailbox_.tryPush(std::forward<P>(payload), sender, home_->core)) [[likely]] {
       scheduleForMessage(urgent);
       return;
     }
@@ -71,7 +73,7 @@ class ActorCell final : public Task, public Endpoint {
   template <class P>
   [[gnu::always_inline]] bool pushInPlace(P&& payload, const ActorRef& sender,
                                           SystemCore* core) noexcept {
-    assert(core == home_.core);
+    assert(core == home_->core);
     return state_ < State::Terminating &&
            mailbox_.tryPushInPlace(std::forward<P>(payload), sender, core);
   }
@@ -121,8 +123,24 @@ class ActorCell final : public Task, public Endpoint {
   inline ActorRef parent() const noexcept;  // none for the guardian
   std::string_view path() const noexcept { return path_.view(); }
   std::string_view name() const noexcept;
-  SystemCore& core() const noexcept { return *home_.core; }
-  IsolateRuntime& home() const noexcept { return home_; }
+  SystemCore& core() const noexcept { return *home_->core; }
+  /// The isolate it lives on now. A move (runtime/Move.cpp) changes it,
+  /// between turns, and nothing else does.
+  IsolateRuntime& home() const noexcept { return *home_; }
+  /// The id of its entry in home()'s table: its own id until it moves.
+  std::uint64_t address() const noexcept {
+    return rare_ != nullptr && rare_->address != kNoAddress ? rare_->address : selfId_;
+  }
+  /// Its isolate's resources were used directly (ReceiveContext::isolate):
+  /// it may hold timers or I/O objects of that loop, and cannot move.
+  void bindToIsolate() noexcept { bound_ = true; }
+  /// Moves it to the isolate the order names (runtime/Move.cpp), or says
+  /// why not; a handler suspended in a coroutine, or a supervisor's
+  /// decision pending, defers the move until the actor runs again.
+  void handleMove(std::unique_ptr<MoveOrder, MoveOrderDelete> order);
+  /// On the new isolate: the order carries this cell; it takes its entry
+  /// there, and its turns run there from now on.
+  void arrive(IsolateRuntime& to, std::unique_ptr<MoveOrder, MoveOrderDelete> order);
   State state() const noexcept { return state_; }
   std::uint32_t incarnation() const noexcept { return incarnation_; }
 
@@ -259,6 +277,8 @@ class ActorCell final : public Task, public Endpoint {
   // Two flags of one byte: the cell fits its malloc chunk (static_assert below).
   bool guardian_ : 1 = false;
   bool watchDepth_ : 1 = false;  // keeps rare_->depthMark (withMailboxHighWaterMark)
+  bool pinned_ : 1 = false;      // ActorOptions::withPinned
+  bool bound_ : 1 = false;       // bindToIsolate()
   // What the turn must look at before the user messages, in one byte, so
   // that the common turn tests it once: a Start not yet handled, a Stop not
   // yet handled (enqueueSystem), and system messages in rare_->system.
@@ -279,7 +299,7 @@ class ActorCell final : public Task, public Endpoint {
   Mailbox mailbox_;
   Dispatcher* dispatcher_;
   std::unique_ptr<Actor> actor_;
-  IsolateRuntime& home_;  // its core is the system's (core())
+  IsolateRuntime* home_;  // its core is the system's (core()); a move changes it
   std::uint64_t selfId_;
   std::uint64_t parentId_;  // SystemCore::kNoRefId for none
   // Cold.
@@ -331,7 +351,28 @@ class ActorCell final : public Task, public Endpoint {
     Clock::duration passivateAfter{0};  // 0: never
     std::uint32_t quietChecks = 0;
     std::uint64_t depthMark = 0;  // the deepest mailbox at a turn's start (watchDepth_)
+    // Moves (runtime/Move.cpp). Its entry's id on the isolate it lives on,
+    // once it moved; the Forwards it left behind (ids), freed when it stops;
+    // the schedule anchors it made on isolates it left (isolate, anchor),
+    // released there when it stops; a move waiting for it to run again;
+    // the move under way while it is Leaving.
+    std::uint64_t address = kNoAddress;
+    std::vector<std::uint64_t> trail;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> anchorsLeft;
+    std::vector<std::unique_ptr<MoveOrder, MoveOrderDelete>> pendingMoves;
+    std::unique_ptr<MoveOrder, MoveOrderDelete> leaving;
   };
+  static constexpr std::uint64_t kNoAddress = ~std::uint64_t{0};
+  /// A coroutine handler of it is suspended: it moves once none is.
+  bool coroutinesSuspended() const noexcept;
+  /// Lines up the move that waited (pendingMove) once the actor runs with
+  /// no coroutine suspended.
+  void retryMove();
+  /// At the end of the turn that handled the move: the hand-over.
+  void leave();
+  /// At its stop, where it lives: frees the Forwards it left and the
+  /// anchors of the isolates it left.
+  void releaseTrail() noexcept;
   Rare& rare();  // made on first use (runtime/ActorCell.cpp, where AsyncState is complete)
   std::unique_ptr<Rare> rare_;
 };

@@ -36,6 +36,7 @@ void ActorCell::handleSystem(SystemMessage& message) {
       if (state_ == State::Suspended) {
         state_ = State::Running;
         while (rare_ != nullptr && !rare_->held.empty()) pushSystem(rare_->held.pop());
+        retryMove();
         // A resume after an escalation resumes the subtree that escalated.
         if (Family* f = family()) {
           for (const auto& [id, c] : f->byId) {
@@ -54,6 +55,13 @@ void ActorCell::handleSystem(SystemMessage& message) {
       forgetChild(message.ref);
       if (guardian_) core().topLevelTerminated(message.ref);
       break;
+    case SysKind::Move:
+      handleMove(std::move(message.order));
+      break;
+    case SysKind::Arrive:
+    case SysKind::Unforward:
+      break;  // addressed to table entries, never queued for a cell
+              // (SystemCore::deliverSystemLocal)
   }
 }
 
@@ -79,7 +87,7 @@ bool ActorCell::becomeNewInstance(const char* what, Hook&& hook) {
 }
 
 void ActorCell::start() {
-  if (watchDepth_) home_.watchedMailboxes.push_back(this);
+  if (watchDepth_) home_->watchedMailboxes.push_back(this);
   if (!becomeNewInstance("construction or preStart",
                          [](Actor& a, ReceiveContext& ctx) { a.preStart(ctx); })) {
     return;
@@ -90,14 +98,14 @@ void ActorCell::start() {
   if (rare_ != nullptr && rare_->passivateAfter > Clock::duration::zero()) {
     // Four checks per idle timeout: the actor stops between 1 and 1.25
     // timeouts after its last message.
-    home_.scheduler->addPassivation(self(), std::max(rare_->passivateAfter / 4, Clock::duration(1)),
-                                    scheduleAnchor());
+    home_->scheduler->addPassivation(
+        self(), std::max(rare_->passivateAfter / 4, Clock::duration(1)), scheduleAnchor());
   }
 }
 
 std::uint32_t ActorCell::scheduleAnchor() {
   Rare& r = rare();
-  if (r.scheduleAnchor == Scheduler::kNil) r.scheduleAnchor = home_.scheduler->newAnchor();
+  if (r.scheduleAnchor == Scheduler::kNil) r.scheduleAnchor = home_->scheduler->newAnchor();
   return r.scheduleAnchor;
 }
 
@@ -119,7 +127,7 @@ bool ActorCell::passivationCheck() {
 
 void ActorCell::fail(std::exception_ptr cause) {
   state_ = State::Suspended;
-  logContext() = LogContext{path(), &home_.isolate->name(), std::string_view("(failure)")};
+  logContext() = LogContext{path(), &home_->isolate->name(), std::string_view("(failure)")};
   core().log().error("[{}] failed: {}; its parent decides", path(), describe(cause));
   core().sendSystem(parent(), SystemMessage{SysKind::Failed, self(), std::move(cause)});
 }
@@ -200,6 +208,7 @@ void ActorCell::restart(const std::exception_ptr& cause) {
   if (core().events().hasSubscribers<ActorRestarted>()) {
     core().events().publish(ActorRestarted{self(), std::string(path()), cause});
   }
+  retryMove();  // a move that waited for the supervisor's decision
 }
 
 // ---- stopping ----------------------------------------------------------------------
@@ -233,8 +242,12 @@ void ActorCell::finishStop() {
   }
   state_ = State::Dead;
   const ActorRef me = self();
+  if (rare_ != nullptr) {
+    for (auto& order : rare_->pendingMoves) order->finish(make_error_code(Error::ErrDead));
+    rare_->pendingMoves.clear();
+  }
   while (!mailbox_.empty()) {
-    Envelope left = mailbox_.pop(home_.core);
+    Envelope left = mailbox_.pop(home_->core);
     core().failAskOf(left.sender, make_error_code(Error::ErrDead));  // an ask need not time out
     core().deadLetter(me, std::move(left), "the actor stopped");
   }
@@ -245,13 +258,14 @@ void ActorCell::finishStop() {
     if (m.kind == SysKind::Continue) {
       core().dropContinuation(me, std::move(m.continuation), "the actor stopped");
     }
+    if (m.kind == SysKind::Move) m.order->finish(make_error_code(Error::ErrDead));
   }
   if (rare_ != nullptr) {
     for (const auto& watcher : rare_->watchers) watcher.tell(Terminated{me}, me);
     rare_->watchers.clear();
   }
   if (rare_ != nullptr && rare_->scheduleAnchor != Scheduler::kNil) {
-    home_.scheduler->releaseAnchor(rare_->scheduleAnchor);  // S6: its schedules end with it
+    home_->scheduler->releaseAnchor(rare_->scheduleAnchor);  // S6: its schedules end with it
     rare_->scheduleAnchor = Scheduler::kNil;
   }
   if (const ActorRef p = parent()) {
@@ -260,14 +274,21 @@ void ActorCell::finishStop() {
   if (core().events().hasSubscribers<ActorStopped>()) {
     core().events().publish(ActorStopped{me, std::string(path())});
   }
-  home_.table.release(me.slot());
+  releaseTrail();
+  home_->table.release(core().makeRef(address()).slot());  // its entry where it lives
 }
 
 void ActorCell::abandon() noexcept {
   state_ = State::Dead;
+  if (rare_ != nullptr) {
+    for (auto& order : rare_->pendingMoves) {
+      order->finish(make_error_code(Error::ErrActorSystemNotStarted));
+    }
+    rare_->pendingMoves.clear();
+  }
   destroyCoroutines();
   while (!mailbox_.empty())
-    core().deadLetter(self(), mailbox_.pop(home_.core), "the system stopped");
+    core().deadLetter(self(), mailbox_.pop(home_->core), "the system stopped");
   actor_.reset();
 }
 

@@ -60,6 +60,25 @@ void ActorSystem::ask(const ActorRef& target, Message message, std::chrono::nano
   core_->ask(target, std::move(message), timeout, std::move(completion));
 }
 
+AskFuture<void> ActorSystem::move(const ActorRef& actor, std::size_t isolate) {
+  auto promise = std::make_shared<std::promise<void>>();
+  AskFuture<void> future(promise->get_future(),
+                         detail::AskWaitGuard{this, nullptr, core_->options().manualRun(),
+                                              /*anyLoop=*/true});
+  core_->move(actor, isolate, [promise](std::error_code error) {
+    if (error) {
+      promise->set_exception(std::make_exception_ptr(std::system_error(error)));
+    } else {
+      promise->set_value();
+    }
+  });
+  return future;
+}
+
+void ActorSystem::move(const ActorRef& actor, std::size_t isolate, MoveCompletion done) {
+  core_->move(actor, isolate, std::move(done));
+}
+
 detail::AskWaitGuard ActorSystem::waitGuard(const ActorRef& target) noexcept {
   // From outside, the reply slot lives on the target's isolate
   // (SystemCore::ask); an ask to no actor of ours fails at once.
@@ -75,7 +94,8 @@ void detail::AskWaitGuard::beforeWait(bool (*ready)(const void*), const void* fu
                                             "co_await ctx.ask instead of blocking");
   };
   SystemCore& core = detail::coreOf(*system);
-  if (detail::IsolateHooks::currentUserData() == replyIsolate) {
+  if (anyLoop && core.onOwnIsolate()) refuse("on one of the system's loops");
+  if (replyIsolate != nullptr && detail::IsolateHooks::currentUserData() == replyIsolate) {
     refuse("on the isolate that must run the reply");
   }
   if (!manual || !core.drivenHere()) return;  // another thread runs the reply

@@ -33,7 +33,10 @@
 namespace coreactor::detail {
 
 struct Endpoint {
-  enum class Kind : std::uint8_t { Cell, Ask };
+  // Cell: an actor that lives here. Ask: an ask's reply slot. Forward: an
+  // actor that moved to another isolate (Forward.hpp); what comes to this
+  // entry follows it.
+  enum class Kind : std::uint8_t { Cell, Ask, Forward };
   explicit Endpoint(Kind k) noexcept : kind(k) {}
   Kind kind;
 };

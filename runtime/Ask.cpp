@@ -68,14 +68,19 @@ void AskEndpoint::complete(Message* reply, std::error_code error, bool fromRing)
       errorValue_ = error.value();
       errorCategory_ = &error.category();
     }
-    // The asker lives here (askFromActor) and this runs on its loop, or
-    // after the loops stopped (the isolate's disposal of its timers, the
-    // system's teardown): then the reply cannot run any more.
+    // The asker lived here when it asked (askFromActor) and this runs on
+    // its loop, or after the loops stopped (the isolate's disposal of its
+    // timers, the system's teardown): then the reply cannot run any more.
     std::unique_ptr<Continuation> self(this);
     try {
-      ActorCell* cell = core().cellOf(home_, asker_);
+      ActorCell* cell = core().cellHere(home_, asker_);
       const bool running = cell != nullptr && !home_.isolate->stopped();
-      if (running && fromRing && cell->idleForCrossedWords()) {
+      if (cell == nullptr && !home_.isolate->stopped()) {
+        // The asker moved since it asked (or stopped): the reply goes the
+        // way its signals go, and finds it (or no one: a dead letter).
+        core().sendSystem(
+            asker_, SystemMessage{SystemMessage::Kind::Continue, {}, nullptr, std::move(self)});
+      } else if (running && fromRing && cell->idleForCrossedWords()) {
         // Taken from a ring, for an asker with nothing else to do: its
         // turn runs here, as a word's does (CrossingReceiver::deliverWords),
         // before the ring's look ends. What it sends goes out now, not
@@ -183,15 +188,14 @@ void SystemCore::askRankFromForeignThread(const ActorRef& target, Message&& mess
   }
 }
 
-void SystemCore::askFromActor(const ActorRef& asker, std::uint32_t incarnation,
-                              const ActorRef& target, Message&& message,
+void SystemCore::askFromActor(ActorCell& asker, const ActorRef& target, Message&& message,
                               std::chrono::nanoseconds timeout, AskContinuation&& continuation) {
   checkTimeout(timeout);
   // The reply slot lives on the asker's isolate: this one.
-  IsolateRuntime& rt = *isolates_[asker.isolateIndex()];
+  IsolateRuntime& rt = asker.home();
   const auto reservation = rt.table.reserve(true);
-  auto* endpoint = new AskEndpoint(rt, reservation.slot, asker, std::move(continuation));
-  endpoint->incarnation = incarnation;
+  auto* endpoint = new AskEndpoint(rt, reservation.slot, asker.self(), std::move(continuation));
+  endpoint->incarnation = asker.incarnation();
   if (!isOursOrRemote(target)) {  // none, or another system's: no actor of ours answers
     rt.table.publish(reservation.slot, endpoint);
     endpoint->complete(nullptr, make_error_code(Error::ErrDead));

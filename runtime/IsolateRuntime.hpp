@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "ActorTable.hpp"
@@ -47,11 +48,17 @@ struct alignas(64) IsolateRuntime {
     std::uint64_t messages = 0;
     std::atomic<std::uint64_t> liveActors{0};
     std::atomic<std::uint64_t> deadLetters{0};
+    std::atomic<std::uint64_t> movesIn{0};    // actors that arrived here by a move
+    std::atomic<std::uint64_t> forwarded{0};  // messages and signals sent on by a Forward
   };
   Counts counts;
   // The cells that keep their mailbox's high-water mark
   // (ActorOptions::withMailboxHighWaterMark). Isolate-local.
   std::vector<ActorCell*> watchedMailboxes;
+  // The actors living here that were spawned elsewhere, or came back by a
+  // move (runtime/Move.cpp), by their own id: SystemCore::cellHere.
+  // Isolate-local.
+  std::unordered_map<std::uint64_t, ActorCell*> guests;
 };
 
 }  // namespace coreactor::detail

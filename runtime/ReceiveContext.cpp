@@ -19,7 +19,17 @@ std::string ReceiveContext::path() const {
   return std::string(cell_.path());
 }
 Isolate& ReceiveContext::isolate() const noexcept {
+  cell_.bindToIsolate();  // what it keeps of this loop cannot move with it
   return *cell_.home().isolate;
+}
+std::size_t ReceiveContext::isolateIndex() const noexcept {
+  return cell_.home().index;
+}
+void ReceiveContext::move(const ActorRef& actor, std::size_t isolate) {
+  const ActorRef asker = self_;
+  cell_.core().move(actor, isolate, [asker, actor, isolate](std::error_code error) {
+    asker.tell(Moved{actor, isolate, error}, actor);
+  });
 }
 ActorSystem& ReceiveContext::system() const noexcept {
   return *cell_.core().owner();
@@ -40,8 +50,7 @@ ActorRef ReceiveContext::spawnWith(std::string name, ActorFactory factory, Actor
 void ReceiveContext::askFrom(const ActorRef& target, Message message,
                              std::chrono::nanoseconds timeout,
                              detail::AskContinuation continuation) {
-  cell_.core().askFromActor(self(), cell_.incarnation(), target, std::move(message), timeout,
-                            std::move(continuation));
+  cell_.core().askFromActor(cell_, target, std::move(message), timeout, std::move(continuation));
 }
 
 detail::DelayAwaiter ReceiveContext::delay(std::chrono::nanoseconds d) {
@@ -66,7 +75,7 @@ void ReceiveContext::awaitDelay(std::chrono::nanoseconds d, std::coroutine_handl
   const std::uint64_t token = cell_.runningCoroutine();
   SystemCore& core = cell_.core();
   const ActorRef me = self();
-  isolate().setTimeout(d, [&core, me, h, token] { resumeInTurn(core, me, h, token); });
+  cell_.home().isolate->setTimeout(d, [&core, me, h, token] { resumeInTurn(core, me, h, token); });
 }
 
 void ReceiveContext::resumeInTurn(SystemCore& core, const ActorRef& actor,

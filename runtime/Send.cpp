@@ -52,9 +52,12 @@ void ActorRef::send(detail::PayloadArg<P> payload, ActorRef sender) const {
         sendToCell<P>(cell, std::move(payload), sender);
         return;
       }
-      // The reply to an ask whose reply slot lives on this isolate.
-      system_->reply<P>(*static_cast<detail::AskEndpoint*>(endpoint), std::move(payload));
-      return;
+      if (endpoint->kind == detail::Endpoint::Kind::Ask) {
+        // The reply to an ask whose reply slot lives on this isolate.
+        system_->reply<P>(*static_cast<detail::AskEndpoint*>(endpoint), std::move(payload));
+        return;
+      }
+      // An actor that moved away: the general path sends it on (deliverUncommon).
     }
   }
   sendAcross<P>(std::move(payload), sender);
@@ -209,6 +212,10 @@ template <class P>
 
 void SystemCore::deliverUncommon(IsolateRuntime& rt, const ActorRef& target, Endpoint* endpoint,
                                  Envelope&& envelope, bool urgent) {
+  if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Forward) {
+    forward(rt, *static_cast<Forward*>(endpoint), std::move(envelope));
+    return;
+  }
   if (endpoint == nullptr) {
     failAskOf(envelope.sender, make_error_code(Error::ErrDead));
     deadLetter(target, std::move(envelope),
@@ -257,8 +264,8 @@ void SystemCore::sendSystem(const ActorRef& target, SystemMessage&& message) {
 void SystemCore::deliverSystemLocal(IsolateRuntime& rt, const ActorRef& target,
                                     SystemMessage&& message) {
   Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
-  if (endpoint == nullptr || endpoint->kind != Endpoint::Kind::Cell) {
-    deliverToNoActor(target, std::move(message));
+  if (endpoint == nullptr || endpoint->kind != Endpoint::Kind::Cell) [[unlikely]] {
+    signalEntry(rt, target, endpoint, std::move(message));  // runtime/Move.cpp
     return;
   }
   static_cast<ActorCell*>(endpoint)->enqueueSystem(std::move(message));
@@ -271,6 +278,7 @@ void SystemCore::deliverToNoActor(const ActorRef& target, SystemMessage&& messag
   if (message.kind == SysKind::Continue) {
     dropContinuation(target, std::move(message.continuation), "the asking actor has stopped");
   }
+  if (message.kind == SysKind::Move) message.order->finish(make_error_code(Error::ErrDead));
 }
 
 IsolateRuntime* SystemCore::runtimeOfOurs(const ActorRef& ref) const noexcept {

@@ -187,14 +187,17 @@ void SystemCore::teardown() noexcept {
   for (auto& rt : isolates_) rt->link->drainAtTeardown();   // X2: in flight: dead letters
   for (auto& rt : isolates_) rt->foreign->closeAndDrain();  // and from other threads
   for (auto& rt : isolates_) {
-    std::vector<Endpoint*> endpoints;
-    rt->table.forEach([&](std::uint32_t, Endpoint* e) { endpoints.push_back(e); });
-    for (Endpoint* e : endpoints) {
+    std::vector<std::pair<std::uint32_t, Endpoint*>> endpoints;
+    rt->table.forEach([&](std::uint32_t slot, Endpoint* e) { endpoints.emplace_back(slot, e); });
+    for (auto [slot, e] : endpoints) {
       if (e->kind == Endpoint::Kind::Cell) {
         auto* cell = static_cast<ActorCell*>(e);
-        rt->table.release(cell->self().slot());
+        rt->table.release(slot);  // its own entry, or the one it moved into
         cell->abandon();
         delete cell;
+      } else if (e->kind == Endpoint::Kind::Forward) {
+        rt->table.release(slot);  // what an actor that moved away left here
+        delete static_cast<Forward*>(e);
       } else {
         static_cast<AskEndpoint*>(e)->complete(nullptr,
                                                make_error_code(Error::ErrActorSystemNotStarted));

@@ -156,6 +156,10 @@ TransportStats SystemCore::transportStats() const noexcept {
     stats.ringsGrown += c.grown.load(std::memory_order_relaxed);
     stats.ringsShrunk += c.shrunk.load(std::memory_order_relaxed);
   }
+  for (const auto& rt : isolates_) {
+    stats.moves += rt->counts.movesIn.load(std::memory_order_relaxed);
+    stats.forwarded += rt->counts.forwarded.load(std::memory_order_relaxed);
+  }
   stats.foreignBlocked = foreignBlocked_.load(std::memory_order_relaxed);
   return stats;
 }

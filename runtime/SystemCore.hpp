@@ -214,6 +214,24 @@ class SystemCore {
   /// Any thread.
   void failAskOf(const ActorRef& sender, std::error_code error);
 
+  // ---- moves (runtime/Move.cpp, Move.hpp) -------------------------------------------
+  /// Moves `actor` to isolate `to` between its turns; `done` hears how it
+  /// ended. Any thread. Throws for a call that names no movable actor:
+  /// ErrDead (none), ErrNotMovable (another rank's), ErrInvalidOption
+  /// (another system's), ErrIsolateOutOfRange, ErrActorSystemNotStarted.
+  void move(const ActorRef& actor, std::size_t to, std::function<void(std::error_code)> done);
+  /// The living actor whose own reference is `ref`, if it lives on `rt`
+  /// (spawned there, or moved there), or null. Isolate-local.
+  ActorCell* cellHere(const IsolateRuntime& rt, const ActorRef& ref) const noexcept;
+  /// A user message that came to `entry`, the Forward an actor left on
+  /// `rt` (this thread's): on to where the actor went.
+  void forward(IsolateRuntime& rt, const Forward& entry, Envelope&& envelope);
+  /// A system message to an entry of `rt` (this thread's) that holds no
+  /// cell: the arrival of a moving cell, the freeing of a Forward, a signal
+  /// a Forward sends on, or one to no actor (deliverToNoActor).
+  void signalEntry(IsolateRuntime& rt, const ActorRef& target, Endpoint* endpoint,
+                   SystemMessage&& message);
+
   /// Spawns an actor under `parent` (nullptr: the user guardian, and the
   /// actor is top-level). The name is already checked and held by the
   /// caller; a top-level `topName` is bound to the new actor's id.
@@ -230,9 +248,9 @@ class SystemCore {
   void ask(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
            AskCompletion completion);
   /// An ask from the actor `asker`, answered by a continuation in its turn.
-  void askFromActor(const ActorRef& asker, std::uint32_t incarnation, const ActorRef& target,
-                    Message&& message, std::chrono::nanoseconds timeout,
-                    AskContinuation&& continuation);
+  /// The reply slot lives on the asker's isolate (where it lives now).
+  void askFromActor(ActorCell& asker, const ActorRef& target, Message&& message,
+                    std::chrono::nanoseconds timeout, AskContinuation&& continuation);
   /// A continuation that cannot run: what it carries becomes a dead letter.
   void dropContinuation(const ActorRef& actor, std::unique_ptr<Continuation> continuation,
                         const char* reason);
@@ -428,10 +446,10 @@ class SystemCore {
 };
 
 inline ActorRef ActorCell::self() const noexcept {
-  return home_.core->makeRef(selfId_);  // never none
+  return home_->core->makeRef(selfId_);  // never none
 }
 inline ActorRef ActorCell::parent() const noexcept {
-  return home_.core->refOf(parentId_);
+  return home_->core->refOf(parentId_);
 }
 
 }  // namespace coreactor::detail

@@ -18,6 +18,13 @@ class ReceiveContext;
 
 namespace coreactor::detail {
 
+struct MoveOrder;
+/// Frees a MoveOrder (runtime/Move.cpp): one still carrying a cell (a move
+/// that the system's stop cut short) tears the cell down and reports it.
+struct MoveOrderDelete {
+  void operator()(MoveOrder* order) const noexcept;
+};
+
 /// Work to run inside a turn of an actor: an ask's reply, a coroutine's
 /// resumption. Owned by the system message carrying it; freed unrun if the
 /// actor is gone.
@@ -45,11 +52,15 @@ struct SystemMessage {
     Restart,          // to a child: cause
     ChildTerminated,  // to a parent: ref = the child
     Continue,         // run `run` in a turn: an ask's reply, a coroutine's resumption
+    Move,             // move to another isolate between turns: order (runtime/Move.hpp)
+    Arrive,           // to the new isolate's entry: order carries the cell itself
+    Unforward,        // to an entry a stopped actor left behind: free it
   };
   Kind kind;
   ActorRef ref;
   std::exception_ptr cause;
   std::unique_ptr<Continuation> continuation = {};
+  std::unique_ptr<MoveOrder, MoveOrderDelete> order = {};
 };
 
 /// A system message crossing between isolates, carried in a Crossing's

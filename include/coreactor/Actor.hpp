@@ -81,6 +81,14 @@ struct Terminated {
   ActorRef actor;  ///< the watched actor, now stopped
 };
 
+/// Sent to an actor that moved an actor (ReceiveContext::move) when the move
+/// has ended: done (error empty), or why not (ErrDead, ErrNotMovable, ...).
+struct Moved {
+  ActorRef actor;         ///< the actor it moved
+  std::size_t isolate;    ///< where to
+  std::error_code error;  ///< empty: it is there; else why it did not move
+};
+
 // ---- the actor -----------------------------------------------------------------
 
 /// The base of every actor: override receive(), and the lifecycle hooks you

@@ -122,6 +122,17 @@ class ActorOptions {
     return o;
   }
 
+  /// Pins the actor to the isolate it is spawned on: a move of it
+  /// (ActorSystem::move, ReceiveContext::move, the balancer) is
+  /// ErrNotMovable. Actors with a dispatcher of their own, and actors that
+  /// used their isolate directly (ReceiveContext::isolate: timers, I/O
+  /// objects), are pinned without it.
+  ActorOptions withPinned(bool pinned = true) const {
+    ActorOptions o = *this;
+    o.pinned_ = pinned;
+    return o;
+  }
+
   /// The actor's own dispatcher; nullptr: the system's default on its isolate.
   const std::shared_ptr<Dispatcher>& dispatcher() const noexcept { return dispatcher_; }
   /// Messages per turn; none: the system's default (ActorSystemOptions::throughput).
@@ -142,6 +153,8 @@ class ActorOptions {
   std::chrono::nanoseconds passivation() const noexcept { return passivation_; }
   /// True after withMailboxHighWaterMark().
   bool mailboxHighWaterMark() const noexcept { return mailboxHighWaterMark_; }
+  /// True after withPinned().
+  bool pinned() const noexcept { return pinned_; }
 
  private:
   std::shared_ptr<Dispatcher> dispatcher_;
@@ -154,6 +167,7 @@ class ActorOptions {
   bool roundRobin_ = false;
   std::chrono::nanoseconds passivation_{0};
   bool mailboxHighWaterMark_ = false;
+  bool pinned_ = false;
 };
 
 }  // namespace coreactor

@@ -65,7 +65,13 @@ struct TransportStats {
   std::uint64_t ringsGrown = 0;      ///< rings replaced by a larger one during a flood
   std::uint64_t ringsShrunk = 0;     ///< grown rings back to their first size, quiet since
   std::uint64_t foreignBlocked = 0;  ///< tells from other threads that waited for room
+  std::uint64_t moves = 0;           ///< actors that moved to another isolate (ActorSystem::move)
+  std::uint64_t forwarded = 0;       ///< messages and signals an entry a moved actor left sent on
 };
+
+/// How a move ends (ActorSystem::move): an empty error once the actor is on
+/// its new isolate, or why it did not move (ErrDead, ErrNotMovable, ...).
+using MoveCompletion = std::function<void(std::error_code error)>;
 
 /// How an ask ends: the reply (error empty) or an error (ErrAskTimeout, ErrDead, ...).
 using AskCompletion = std::function<void(Message* reply, std::error_code error)>;
@@ -77,6 +83,7 @@ struct AskWaitGuard {
   ActorSystem* system = nullptr;       ///< null: nothing to check (another system's target)
   const void* replyIsolate = nullptr;  ///< the runtime of the isolate that runs the reply
   bool manual = false;                 ///< the system is driven by hand
+  bool anyLoop = false;                ///< any of the system's loops may have to run it (a move)
   /// Called before blocking on a future that is not ready: throws
   /// ErrWouldDeadlock where the wait could never end; on a manual system's
   /// driving thread, outside its loops, first runs the loops until idle and
@@ -230,6 +237,27 @@ class ActorSystem : public SchedulingCalls<ActorSystem>, public SpawnCalls<Actor
   /// ErrMessageTooLarge); the completion then never runs.
   void ask(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
            AskCompletion completion);
+
+  // ---- moving actors (docs/isolates.md, "Moving an actor") ----
+  /// Moves `actor` to isolate `isolate` of this system, between two of its
+  /// turns. Its reference stays the same and keeps working everywhere; the
+  /// messages every sender sent it, before, during and after the move, are
+  /// handled in the order each sender sent them, each once. The future is
+  /// ready once the actor is on its new isolate (before its first turn
+  /// there), or holds why it did not move: ErrDead (it stopped first),
+  /// ErrNotMovable (ActorOptions::withPinned, a dispatcher of its own, or it
+  /// used ReceiveContext::isolate). An actor whose coroutine handler is
+  /// suspended, or whose supervisor has yet to decide, moves when it runs
+  /// again. Throws at the call ErrIsolateOutOfRange, ErrDead for the empty
+  /// reference, ErrNotMovable for an actor of another rank, ErrInvalidOption
+  /// for another system's, ErrActorSystemNotStarted once the system stops.
+  /// Any thread; waiting on the future from one of the system's loops is
+  /// ErrWouldDeadlock (from an actor, use ReceiveContext::move).
+  AskFuture<void> move(const ActorRef& actor, std::size_t isolate);
+  /// move() with a completion instead of a future: it runs on the actor's
+  /// new isolate once the actor is there, or where the move was refused. It
+  /// must not block. Throws as the other form does; then it never runs.
+  void move(const ActorRef& actor, std::size_t isolate, MoveCompletion done);
 
   // ---- the scheduler (requirement S1-S12; coreactor/Schedule.hpp, docs/scheduling.md) ----
   // schedule, scheduleOnce, cancel/pause/resumeSchedule: SchedulingCalls.

@@ -54,6 +54,7 @@ enum class Error : int {
   ErrMalformedFrame,     ///< Bytes from another process that do not decode.
   ErrMessageTooLarge,    ///< A message for another process larger than the configured limit.
   ErrUnknownTimeZone,    ///< A time-zone name the system's tz database does not have.
+  ErrNotMovable,         ///< A move of a pinned actor, or of one bound to its isolate.
 };
 
 /// The category of every coreactor error code; its name is "coreactor".

@@ -46,8 +46,12 @@ class ReceiveContext : public SchedulingCalls<ReceiveContext>, public SpawnCalls
   ActorRef parent() const noexcept;
   /// The system this actor belongs to.
   ActorSystem& system() const noexcept;
-  /// The isolate this actor runs on.
+  /// The isolate this actor runs on. An actor that calls it may keep what
+  /// belongs to that loop (a timer, an I/O object): from then on it never
+  /// moves (ErrNotMovable; docs/isolates.md, "Moving an actor").
   Isolate& isolate() const noexcept;
+  /// The index of the isolate this actor runs on now; a move changes it.
+  std::size_t isolateIndex() const noexcept;
   /// The actor's path, e.g. "/user/parent/child".
   std::string path() const;
 
@@ -134,6 +138,12 @@ class ReceiveContext : public SchedulingCalls<ReceiveContext>, public SpawnCalls
   void watch(const ActorRef& actor);
   /// Stops watching `actor`. A Terminated already sent may still arrive.
   void unwatch(const ActorRef& actor);
+
+  /// Moves `actor` (this one: self()) to isolate `isolate`, as
+  /// ActorSystem::move does; this actor then gets Moved{actor, isolate,
+  /// error} (an empty error once the move is done). A move of itself takes
+  /// effect when the current turn ends. Throws as ActorSystem::move does.
+  void move(const ActorRef& actor, std::size_t isolate);
 
  private:
   template <class R>

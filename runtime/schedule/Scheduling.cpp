@@ -253,10 +253,12 @@ bool SystemCore::admitTick(Message& message) noexcept {
 }
 
 bool SystemCore::passivationCheck(const ActorRef& target) {
-  IsolateRuntime& rt = *isolates_[target.isolateIndex()];
-  Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
-  if (endpoint == nullptr || endpoint->kind != Endpoint::Kind::Cell) return false;
-  return static_cast<ActorCell*>(endpoint)->passivationCheck();
+  // On the loop of the scheduler that holds the check: an actor that moved
+  // away is not here (its new isolate checks it from now on).
+  IsolateRuntime* rt = currentRuntime();
+  if (rt == nullptr) rt = isolates_[target.isolateIndex()].get();
+  ActorCell* cell = cellHere(*rt, target);
+  return cell != nullptr && cell->passivationCheck();
 }
 
 }  // namespace detail

@@ -141,6 +141,14 @@ class ActorCell final : public Task, public Endpoint {
   /// On the new isolate: the order carries this cell; it takes its entry
   /// there, and its turns run there from now on.
   void arrive(IsolateRuntime& to, std::unique_ptr<MoveOrder, MoveOrderDelete> order);
+  /// One ring it sent on from its old isolate is drained: its first turn
+  /// here runs once all are (Move.hpp, "The sender's side").
+  void barrierAck();
+  /// Gives isolate `source` an entry of its own here (a Hold), and tells it.
+  void giveRoute(std::uint32_t source);
+  /// The Marker of the Hold at `entry` arrived: what it kept goes to this
+  /// actor, in order, and the entry becomes one of its own.
+  void closeHold(const ActorRef& entry);
   State state() const noexcept { return state_; }
   std::uint32_t incarnation() const noexcept { return incarnation_; }
 
@@ -361,6 +369,15 @@ class ActorCell final : public Task, public Endpoint {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> anchorsLeft;
     std::vector<std::unique_ptr<MoveOrder, MoveOrderDelete>> pendingMoves;
     std::unique_ptr<MoveOrder, MoveOrderDelete> leaving;
+    // Its other entries on the isolate it lives on (closed Holds), the Holds
+    // it has open there, the isolates it gave an entry (whose routes name
+    // it), and, after a move, the BarrierAcks its first turn still waits
+    // for, with the order that hears of the move once they are in.
+    std::vector<std::uint64_t> aliases;
+    std::vector<std::uint64_t> holds;
+    std::vector<std::uint32_t> routedFrom;
+    std::uint32_t barrier = 0;
+    std::unique_ptr<MoveOrder, MoveOrderDelete> arriving;
   };
   static constexpr std::uint64_t kNoAddress = ~std::uint64_t{0};
   /// A coroutine handler of it is suspended: it moves once none is.

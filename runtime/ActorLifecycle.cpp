@@ -60,8 +60,13 @@ void ActorCell::handleSystem(SystemMessage& message) {
       break;
     case SysKind::Arrive:
     case SysKind::Unforward:
-      break;  // addressed to table entries, never queued for a cell
-              // (SystemCore::deliverSystemLocal)
+    case SysKind::RouteRequest:
+    case SysKind::Marker:
+    case SysKind::BarrierToken:
+    case SysKind::BarrierAck:
+      // Addressed to table entries, never queued for a cell
+      // (SystemCore::entrySignal).
+      break;
   }
 }
 

@@ -34,9 +34,11 @@ namespace coreactor::detail {
 
 struct Endpoint {
   // Cell: an actor that lives here. Ask: an ask's reply slot. Forward: an
-  // actor that moved to another isolate (Forward.hpp); what comes to this
-  // entry follows it.
-  enum class Kind : std::uint8_t { Cell, Ask, Forward };
+  // actor that moved to another isolate; what comes to this entry follows
+  // it. Hold: an entry an actor gave one isolate for its direct sends,
+  // which keeps what comes until that isolate's earlier sends have arrived
+  // the old way (runtime/Move.hpp).
+  enum class Kind : std::uint8_t { Cell, Ask, Forward, Hold };
   explicit Endpoint(Kind k) noexcept : kind(k) {}
   Kind kind;
 };

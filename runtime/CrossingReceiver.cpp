@@ -90,6 +90,10 @@ void CrossingReceiver::deliver(std::uint64_t targetId, Crossing&& c) noexcept {
   }
 }
 
+void CrossingReceiver::takingFrom(std::uint32_t peer) noexcept {
+  home_.source = peer;  // ~0 is IsolateRuntime::kOwnSends
+}
+
 void CrossingReceiver::deliveryFailed(std::uint64_t targetId) noexcept {
   const ActorRef target = core_.makeRef(targetId);
   try {

@@ -51,6 +51,10 @@ class CrossingReceiver {
   /// flight when the system stopped (a dead letter; a system message ends
   /// with the system).
   void refuse(std::uint64_t target, Crossing&& crossing, Refusal why) noexcept;
+  /// What is delivered from now on crossed from isolate `peer` (~0: none,
+  /// the isolate's own sends again): a Forward asks an entry for that isolate
+  /// (runtime/Move.hpp).
+  void takingFrom(std::uint32_t peer) noexcept;
 
  private:
   /// One word the general way (SystemCore::deliverLocal), as a Word.

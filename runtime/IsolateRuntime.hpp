@@ -59,6 +59,19 @@ struct alignas(64) IsolateRuntime {
   // move (runtime/Move.cpp), by their own id: SystemCore::cellHere.
   // Isolate-local.
   std::unordered_map<std::uint64_t, ActorCell*> guests;
+  // Where this isolate sends actors spawned elsewhere that moved, by their
+  // own id: the entry their isolate gave this one (runtime/Move.cpp).
+  // Isolate-local; read on the send path only while not empty.
+  std::unordered_map<std::uint64_t, std::uint64_t> routes;
+  // Whose messages a Forward here sends on at the moment: kOwnSends (this
+  // isolate's actors and timers), a peer's index while its ring is taken,
+  // kNoSource while the foreign inbox is.
+  static constexpr std::uint32_t kOwnSends = ~std::uint32_t{0};
+  static constexpr std::uint32_t kNoSource = ~std::uint32_t{0} - 1;
+  std::uint32_t source = kOwnSends;
+  // Barrier acknowledgements that came before the cell they are for, by
+  // the id of the entry it will take (runtime/Move.cpp).
+  std::unordered_map<std::uint64_t, std::uint32_t> earlyAcks;
 };
 
 }  // namespace coreactor::detail

@@ -76,36 +76,129 @@ ActorCell* SystemCore::cellHere(const IsolateRuntime& rt, const ActorRef& ref) c
   return it != rt.guests.end() ? it->second : nullptr;
 }
 
-// ---- what comes to an entry an actor left ----------------------------------------
+// ---- what comes to the entries of an actor that moved -----------------------------
 
-void SystemCore::forward(IsolateRuntime& rt, const Forward& entry, Envelope&& envelope) {
+void SystemCore::forward(IsolateRuntime& rt, Forward& entry, Envelope&& envelope) {
   rt.counts.forwarded.fetch_add(1, std::memory_order_relaxed);
+  // Whose sends these are asks, once, for an entry of its own.
+  if (!options_.manualRun()) {  // a manual system delivers in place: no crossing to save
+    const std::uint32_t source = rt.source == IsolateRuntime::kOwnSends ? rt.index : rt.source;
+    if (source < isolateCount_) {
+      if (entry.asked.empty()) entry.asked.resize(isolateCount_);
+      if (!entry.asked[source]) {
+        entry.asked[source] = true;
+        std::unique_ptr<MoveOrder, MoveOrderDelete> request(new MoveOrder);
+        request->to = source;
+        request->system = this;
+        sendSystem(refOf(entry.to),
+                   SystemMessage{SysKind::RouteRequest, {}, nullptr, nullptr, std::move(request)});
+      }
+    }
+  }
   // From this isolate's loop: through the ring to where the actor went,
   // behind the cell and everything forwarded before (or in place, on a
   // manual system's driving thread).
   send(refOf(entry.to), std::move(envelope.message), envelope.sender);
 }
 
+void SystemCore::keep(Hold& entry, Envelope&& envelope) {
+  entry.kept.push_back(Hold::Kept{std::move(envelope), nullptr});
+}
+
 void SystemCore::signalEntry(IsolateRuntime& rt, const ActorRef& target, Endpoint* endpoint,
                              SystemMessage&& message) {
-  if (message.kind == SysKind::Arrive) {
-    ActorCell* cell = message.order->cell;
-    cell->arrive(rt, std::move(message.order));
+  if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Forward) {
+    rt.counts.forwarded.fetch_add(1, std::memory_order_relaxed);
+    sendSystem(refOf(static_cast<Forward*>(endpoint)->to), std::move(message));
     return;
   }
-  if (endpoint == nullptr || endpoint->kind != Endpoint::Kind::Forward) {
-    deliverToNoActor(target, std::move(message));
+  if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Hold) {
+    Hold::Kept kept;
+    kept.system = std::make_unique<SystemMessage>(std::move(message));
+    static_cast<Hold*>(endpoint)->kept.push_back(std::move(kept));
     return;
   }
-  auto* entry = static_cast<Forward*>(endpoint);
-  if (message.kind == SysKind::Unforward) {
-    // The actor stopped: what comes here from now on is a dead letter.
-    rt.table.release(target.slot());
-    delete entry;
-    return;
+  deliverToNoActor(target, std::move(message));
+}
+
+void SystemCore::entrySignal(IsolateRuntime& rt, const ActorRef& target, SystemMessage&& message) {
+  switch (message.kind) {
+    case SysKind::Arrive: {
+      ActorCell* cell = message.order->cell;
+      cell->arrive(rt, std::move(message.order));
+      return;
+    }
+    case SysKind::BarrierToken:
+      // Everything the moved actor sent through the ring this came in is
+      // delivered: its new entry hears so.
+      sendSystem(message.ref, SystemMessage{SysKind::BarrierAck, {}, nullptr});
+      return;
+    default:
+      break;
   }
-  rt.counts.forwarded.fetch_add(1, std::memory_order_relaxed);
-  sendSystem(refOf(entry->to), std::move(message));
+  Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
+  auto* cell = endpoint != nullptr && endpoint->kind == Endpoint::Kind::Cell
+                   ? static_cast<ActorCell*>(endpoint)
+                   : nullptr;
+  switch (message.kind) {
+    case SysKind::BarrierAck:
+      if (cell != nullptr) {
+        cell->barrierAck();
+      } else {
+        ++rt.earlyAcks[target.id()];  // the cell is still on its way here
+      }
+      return;
+    case SysKind::Unforward:
+      // The actor stopped: what comes here from now on is a dead letter.
+      if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Forward) {
+        rt.table.release(target.slot());
+        delete static_cast<Forward*>(endpoint);
+      }
+      return;
+    case SysKind::RouteRequest:
+      if (cell != nullptr) {
+        cell->giveRoute(message.order->to);
+        return;
+      }
+      break;
+    case SysKind::Marker:
+      if (cell != nullptr) {
+        cell->closeHold(message.ref);
+        return;
+      }
+      break;
+    default:
+      break;
+  }
+  // Not at the actor: on along the way it went (or kept, or dropped).
+  signalEntry(rt, target, endpoint, std::move(message));
+}
+
+void SystemCore::takeRoute(std::uint32_t at, std::uint64_t actor, std::uint64_t entry) {
+  IsolateRuntime& rt = *isolates_[at];
+  const ActorRef ref = refOf(actor);
+  // The way this isolate's sends to the actor went so far: the Forward it
+  // left here if it was spawned here, else the route given before, else its
+  // reference.
+  Forward* own = nullptr;
+  std::uint64_t old = actor;
+  if (ref.isolateIndex() == at) {
+    Endpoint* e = rt.table.find(ref.slot(), ref.generation());
+    if (e == nullptr || e->kind != Endpoint::Kind::Forward) return;  // it stopped, or is back here
+    own = static_cast<Forward*>(e);
+    old = own->to;
+  } else if (const auto it = rt.routes.find(actor); it != rt.routes.end()) {
+    old = it->second;
+  }
+  // The Marker goes that way, behind everything this isolate sent it so
+  // far; what it sends from now on goes to the new entry, which keeps it
+  // until the Marker is there.
+  sendSystem(refOf(old), SystemMessage{SysKind::Marker, refOf(entry), nullptr});
+  if (own != nullptr) {
+    own->to = entry;
+  } else {
+    rt.routes[actor] = entry;
+  }
 }
 
 // ---- the cell's side -------------------------------------------------------------
@@ -124,10 +217,10 @@ void ActorCell::handleMove(std::unique_ptr<MoveOrder, MoveOrderDelete> order) {
     return;
   }
   if (state_ != State::Running || coroutinesSuspended() ||
-      (rare_ != nullptr && !rare_->pendingMoves.empty())) {
-    // Its supervisor decides, or a handler waits in a coroutine: it moves
-    // when it runs again with none waiting (retryMove), orders in the
-    // order they came.
+      (rare_ != nullptr && (!rare_->pendingMoves.empty() || !rare_->holds.empty()))) {
+    // Its supervisor decides, a handler waits in a coroutine, or an entry
+    // it gave waits for its Marker: it moves when it runs again with none
+    // of these (retryMove), orders in the order they came.
     rare().pendingMoves.push_back(std::move(order));
     return;
   }
@@ -141,7 +234,7 @@ void ActorCell::handleMove(std::unique_ptr<MoveOrder, MoveOrderDelete> order) {
 
 void ActorCell::retryMove() {
   if (rare_ == nullptr || rare_->pendingMoves.empty() || state_ != State::Running ||
-      coroutinesSuspended()) {
+      coroutinesSuspended() || !rare_->holds.empty()) {
     return;
   }
   // Back into the system queue, oldest first: the turn that runs it moves.
@@ -162,13 +255,18 @@ void ActorCell::leave() {
   const ActorTable::Reservation there = to.table.reserve(/*onOwner=*/false);
   order->slot = there.slot;
   order->generation = there.generation;
-  // The entry it leaves sends what comes to it on to the new one, in the
-  // order it comes, and stays a top-level actor's entry if it was one.
+  const ActorRef arrival = system.makeRef(to.index, there.slot, there.generation);
+  // Each entry it leaves sends what comes to it on to the new one, in the
+  // order it comes; its first stays a top-level actor's entry if it was one.
   const ActorRef entry = system.makeRef(address());
-  const std::uint64_t next = system.makeRef(to.index, there.slot, there.generation).id();
-  from.table.publish(entry.slot(), new Forward(next),
+  from.table.publish(entry.slot(), new Forward(arrival.id()),
                      from.table.isTopLevel(entry.slot(), entry.generation()));
   rare_->trail.push_back(entry.id());
+  for (const std::uint64_t alias : rare_->aliases) {
+    from.table.publish(system.makeRef(alias).slot(), new Forward(arrival.id()));
+    rare_->trail.push_back(alias);
+  }
+  rare_->aliases.clear();
   from.guests.erase(selfId_);
   from.counts.liveActors.fetch_sub(1, std::memory_order_relaxed);
   if (watchDepth_) std::erase(from.watchedMailboxes, this);
@@ -178,8 +276,22 @@ void ActorCell::leave() {
     rare_->anchorsLeft.emplace_back(from.index, rare_->scheduleAnchor);
     rare_->scheduleAnchor = Scheduler::kNil;
   }
+  // What it sent from here to a third isolate must arrive before what it
+  // sends from there (Move.hpp, "The sender's side"): a token through each
+  // such ring, which that isolate passes on to the new entry.
+  if (!system.options().manualRun() && system.isolateCount() > 2) {
+    for (std::size_t c = 0; c < system.isolateCount(); ++c) {
+      if (c == from.index || c == to.index) continue;
+      IsolateRuntime& third = system.runtime(c);
+      from.link->send(*third.link, system.makeRef(third.index, 0, 0).id(),
+                      Crossing{Crossing::kNoSender,
+                               Message(CrossingSystemMessage{std::make_unique<SystemMessage>(
+                                   SystemMessage{SysKind::BarrierToken, arrival, nullptr})})},
+                      /*refusable=*/false);
+      ++order->barrier;
+    }
+  }
   order->cell = this;
-  const ActorRef arrival = system.makeRef(to.index, there.slot, there.generation);
   // From here on the cell belongs to the new isolate's loop: nothing below
   // this call touches it.
   system.sendSystem(arrival,
@@ -193,7 +305,8 @@ void ActorCell::arrive(IsolateRuntime& to, std::unique_ptr<MoveOrder, MoveOrderD
   dispatcher_ = to.dispatcher.get();
   inPlace_ = dispatcher_->urgentUnitsMayRunInPlace();
   Rare& r = rare();
-  r.address = core().makeRef(to.index, order->slot, order->generation).id();
+  const ActorRef entry = core().makeRef(to.index, order->slot, order->generation);
+  r.address = entry.id();
   to.guests[selfId_] = this;
   to.table.publish(order->slot, this);
   to.counts.liveActors.fetch_add(1, std::memory_order_relaxed);
@@ -205,14 +318,104 @@ void ActorCell::arrive(IsolateRuntime& to, std::unique_ptr<MoveOrder, MoveOrderD
                                  Scheduler::kNil);
   }
   order->cell = nullptr;
+  std::uint32_t waiting = order->barrier;
+  if (const auto early = to.earlyAcks.find(entry.id()); early != to.earlyAcks.end()) {
+    waiting -= early->second;
+    to.earlyAcks.erase(early);
+  }
+  if (waiting != 0) {
+    // Its turns wait for the rings it sent on: marked scheduled, nothing
+    // hands it a turn until barrierAck() does.
+    r.barrier = waiting;
+    r.arriving = std::move(order);
+    scheduled_ = true;
+    return;
+  }
   if (!scheduled_ && (pending_ != 0 || !mailbox_.empty())) schedule();
   order->finish({});
 }
 
+void ActorCell::barrierAck() {
+  if (rare_ == nullptr || rare_->barrier == 0) return;
+  if (--rare_->barrier != 0) return;
+  scheduled_ = false;
+  if (pending_ != 0 || !mailbox_.empty()) schedule();
+  std::unique_ptr<MoveOrder, MoveOrderDelete> order = std::move(rare_->arriving);
+  order->finish({});
+}
+
+void ActorCell::giveRoute(std::uint32_t source) {
+  if (state_ >= State::Terminating) return;  // what comes the old way is dead letters soon
+  SystemCore& system = core();
+  IsolateRuntime& rt = *home_;
+  const ActorTable::Reservation r = rt.table.reserve(/*onOwner=*/true);
+  const ActorRef entry = system.makeRef(rt.index, r.slot, r.generation);
+  rt.table.publish(r.slot, new Hold(*this, selfId_));
+  Rare& rr = rare();
+  rr.holds.push_back(entry.id());
+  if (std::find(rr.routedFrom.begin(), rr.routedFrom.end(), source) == rr.routedFrom.end()) {
+    rr.routedFrom.push_back(source);
+  }
+  try {
+    system.runtime(source).isolate->post([&system, source, me = selfId_, there = entry.id()] {
+      system.takeRoute(source, me, there);
+    });
+  } catch (const std::system_error&) {
+    closeHold(entry);  // that isolate stopped: nothing will come
+  }
+}
+
+void ActorCell::closeHold(const ActorRef& entry) {
+  IsolateRuntime& rt = *home_;
+  Endpoint* e =
+      entry.isolateIndex() == rt.index ? rt.table.find(entry.slot(), entry.generation()) : nullptr;
+  if (e == nullptr || e->kind != Endpoint::Kind::Hold || static_cast<Hold*>(e)->cell != this) {
+    return;
+  }
+  std::unique_ptr<Hold> hold(static_cast<Hold*>(e));
+  // From now on the entry leads straight here; what it kept comes first.
+  rt.table.publish(entry.slot(), this);
+  Rare& r = rare();
+  std::erase(r.holds, entry.id());
+  r.aliases.push_back(entry.id());
+  for (Hold::Kept& kept : hold->kept) {
+    try {
+      if (kept.system != nullptr) {
+        core().deliverSystemLocal(rt, entry, std::move(*kept.system));
+      } else {
+        enqueue(std::move(kept.envelope.message), kept.envelope.sender);
+      }
+    } catch (...) {
+      // A full bounded mailbox with the Fail policy: already a dead letter.
+    }
+  }
+  retryMove();
+}
+
 void ActorCell::releaseTrail() noexcept {
   if (rare_ == nullptr) return;
-  home_->guests.erase(selfId_);
   SystemCore& system = core();
+  IsolateRuntime& rt = *home_;
+  rt.guests.erase(selfId_);
+  // Its other entries here, and the ones it gave that wait for a Marker
+  // (what they kept is for a stopped actor: dead letters).
+  for (const std::uint64_t alias : rare_->aliases) rt.table.release(system.makeRef(alias).slot());
+  rare_->aliases.clear();
+  for (const std::uint64_t id : rare_->holds) {
+    const ActorRef entry = system.makeRef(id);
+    Endpoint* e = rt.table.find(entry.slot(), entry.generation());
+    if (e == nullptr || e->kind != Endpoint::Kind::Hold) continue;
+    std::unique_ptr<Hold> hold(static_cast<Hold*>(e));
+    rt.table.release(entry.slot());
+    for (Hold::Kept& kept : hold->kept) {
+      if (kept.system != nullptr) {
+        system.deliverToNoActor(self(), std::move(*kept.system));  // a watcher hears Terminated
+      } else {
+        system.deadLetter(self(), std::move(kept.envelope), "the actor stopped");
+      }
+    }
+  }
+  rare_->holds.clear();
   for (const std::uint64_t entry : rare_->trail) {
     try {
       system.sendSystem(system.makeRef(entry), SystemMessage{SysKind::Unforward, {}, nullptr});
@@ -222,6 +425,16 @@ void ActorCell::releaseTrail() noexcept {
     }
   }
   rare_->trail.clear();
+  // The isolates it gave an entry forget their route to it.
+  for (const std::uint32_t isolate : rare_->routedFrom) {
+    try {
+      system.runtime(isolate).isolate->post(
+          [&system, isolate, me = selfId_] { system.runtime(isolate).routes.erase(me); });
+    } catch (const std::system_error&) {
+      // That isolate stopped.
+    }
+  }
+  rare_->routedFrom.clear();
   for (const auto& [isolate, anchor] : rare_->anchorsLeft) {
     Scheduler* scheduler = system.runtime(isolate).scheduler.get();
     try {

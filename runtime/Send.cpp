@@ -212,8 +212,12 @@ template <class P>
 
 void SystemCore::deliverUncommon(IsolateRuntime& rt, const ActorRef& target, Endpoint* endpoint,
                                  Envelope&& envelope, bool urgent) {
-  if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Forward) {
-    forward(rt, *static_cast<Forward*>(endpoint), std::move(envelope));
+  if (endpoint != nullptr && endpoint->kind >= Endpoint::Kind::Forward) {
+    if (endpoint->kind == Endpoint::Kind::Forward) {
+      forward(rt, *static_cast<Forward*>(endpoint), std::move(envelope));
+    } else {
+      keep(*static_cast<Hold*>(endpoint), std::move(envelope));
+    }
     return;
   }
   if (endpoint == nullptr) {
@@ -263,6 +267,10 @@ void SystemCore::sendSystem(const ActorRef& target, SystemMessage&& message) {
 
 void SystemCore::deliverSystemLocal(IsolateRuntime& rt, const ActorRef& target,
                                     SystemMessage&& message) {
+  if (message.kind >= SysKind::Arrive) [[unlikely]] {
+    entrySignal(rt, target, std::move(message));  // runtime/Move.cpp
+    return;
+  }
   Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
   if (endpoint == nullptr || endpoint->kind != Endpoint::Kind::Cell) [[unlikely]] {
     signalEntry(rt, target, endpoint, std::move(message));  // runtime/Move.cpp

@@ -192,12 +192,21 @@ void SystemCore::teardown() noexcept {
     for (auto [slot, e] : endpoints) {
       if (e->kind == Endpoint::Kind::Cell) {
         auto* cell = static_cast<ActorCell*>(e);
-        rt->table.release(slot);  // its own entry, or the one it moved into
+        rt->table.release(slot);  // its own entry, the one it moved into, or another of its
+        if (makeRef(cell->address()).slot() != slot) continue;  // the cell goes with its address
         cell->abandon();
         delete cell;
       } else if (e->kind == Endpoint::Kind::Forward) {
         rt->table.release(slot);  // what an actor that moved away left here
         delete static_cast<Forward*>(e);
+      } else if (e->kind == Endpoint::Kind::Hold) {
+        rt->table.release(slot);  // an entry a moved actor gave, still waiting
+        std::unique_ptr<Hold> hold(static_cast<Hold*>(e));
+        for (Hold::Kept& kept : hold->kept) {
+          if (kept.system == nullptr) {
+            deadLetter(refOf(hold->actor), std::move(kept.envelope), "the system stopped");
+          }
+        }
       } else {
         static_cast<AskEndpoint*>(e)->complete(nullptr,
                                                make_error_code(Error::ErrActorSystemNotStarted));

@@ -156,6 +156,13 @@ class SystemCore {
   template <class P>
   void sendAcross(IsolateRuntime& here, const ActorRef& target, P&& payload,
                   const ActorRef& sender) {
+    if (!here.routes.empty()) [[unlikely]] {
+      // An actor that moved gave this isolate an entry of its own.
+      if (const auto route = here.routes.find(target.id()); route != here.routes.end()) {
+        send(refOf(route->second), std::forward<P>(payload), sender);
+        return;
+      }
+    }
     Link& to = *isolates_[target.isolateIndex()]->link;
     if constexpr (std::is_same_v<std::decay_t<P>, Word>) {
       here.link->send(to, target.id(), idOf(sender), payload);
@@ -225,12 +232,20 @@ class SystemCore {
   ActorCell* cellHere(const IsolateRuntime& rt, const ActorRef& ref) const noexcept;
   /// A user message that came to `entry`, the Forward an actor left on
   /// `rt` (this thread's): on to where the actor went.
-  void forward(IsolateRuntime& rt, const Forward& entry, Envelope&& envelope);
+  void forward(IsolateRuntime& rt, Forward& entry, Envelope&& envelope);
   /// A system message to an entry of `rt` (this thread's) that holds no
   /// cell: the arrival of a moving cell, the freeing of a Forward, a signal
   /// a Forward sends on, or one to no actor (deliverToNoActor).
   void signalEntry(IsolateRuntime& rt, const ActorRef& target, Endpoint* endpoint,
                    SystemMessage&& message);
+  /// A signal of the move protocol (SystemMessage::Kind::Arrive and after),
+  /// to an entry of `rt` (this thread's).
+  void entrySignal(IsolateRuntime& rt, const ActorRef& target, SystemMessage&& message);
+  /// A user message to `entry`, a Hold on `rt`: kept until its Marker.
+  void keep(Hold& entry, Envelope&& envelope);
+  /// On isolate `at`'s loop: the actor `actor` gave it the entry `entry`
+  /// for its direct sends (Move.hpp, "No lasting extra hop").
+  void takeRoute(std::uint32_t at, std::uint64_t actor, std::uint64_t entry);
 
   /// Spawns an actor under `parent` (nullptr: the user guardian, and the
   /// actor is top-level). The name is already checked and held by the

@@ -53,8 +53,14 @@ struct SystemMessage {
     ChildTerminated,  // to a parent: ref = the child
     Continue,         // run `run` in a turn: an ask's reply, a coroutine's resumption
     Move,             // move to another isolate between turns: order (runtime/Move.hpp)
-    Arrive,           // to the new isolate's entry: order carries the cell itself
-    Unforward,        // to an entry a stopped actor left behind: free it
+    // From here on, what a move's protocol says to table entries, not to
+    // the actor (SystemCore::entrySignal, runtime/Move.cpp).
+    Arrive,        // to the new isolate's entry: order carries the cell itself
+    Unforward,     // to an entry a stopped actor left behind: free it
+    RouteRequest,  // to the actor's entry: give isolate order->to an entry of its own
+    Marker,        // ends the hold of the entry `ref` (sent behind what came the old way)
+    BarrierToken,  // through a ring the moved actor sent on: pass on as a BarrierAck
+    BarrierAck,    // to the actor's new entry: one ring it sent on is drained
   };
   Kind kind;
   ActorRef ref;

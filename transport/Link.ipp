@@ -504,6 +504,10 @@ void Link<Receiver>::take(std::size_t batch, bool betweenUnits) {
   bool leftBehind = false;
   bool tookAny = false;
   forEachIncoming([&](const Incoming& incoming) noexcept {
+    // A receiver that wants to know whose crossings it is given is told.
+    if constexpr (requires(Receiver & r) { r.takingFrom(std::uint32_t{}); }) {
+      receiver_.takingFrom(incoming.from->index_);
+    }
     Ring* ring = incoming.ring;
     Ring* next = nullptr;  // the switch was taken: the ring that follows
     const std::size_t taken = ring->consume(
@@ -549,6 +553,9 @@ void Link<Receiver>::take(std::size_t batch, bool betweenUnits) {
       leftBehind = true;
     }
   });
+  if constexpr (requires(Receiver & r) { r.takingFrom(std::uint32_t{}); }) {
+    receiver_.takingFrom(~std::uint32_t{0});  // none of the peers' any more
+  }
   if (!backlog_.empty()) {
     stillBacklogged_.clear();
     for (Peer* peer : backlog_) {

@@ -928,6 +928,201 @@ TEST(Cluster, MessagesStillInFlightAtShutdownAreDeliveredOrDeadLetteredAndCounte
   EXPECT_EQ(tally.outOfOrder.load(), 0);
 }
 
+/// What a sender rank says once it has streamed all it meant to: how many
+/// Count messages it sent.
+struct Done {
+  std::int32_t from;
+  std::int64_t sent;
+};
+
+/// An answer of the moving sink to one sender: how many of that sender's
+/// Count messages it has handled, and how many moves its rank had completed
+/// since it handled its first one.
+struct Progress {
+  std::int64_t count;
+  std::int64_t moves;
+};
+
+/// What the moving sink saw, per sender rank and in all.
+struct StreamTally {
+  std::vector<std::atomic<std::int64_t>> next;  // the seq each sender's next Count should carry
+  std::vector<std::atomic<std::int64_t>> sent;  // what each sender's Done said (-1 until then)
+  std::atomic<std::int64_t> outOfOrder{0};
+  std::atomic<std::int64_t> total{0};
+  std::atomic<std::int64_t> done{0};
+  std::atomic<std::int64_t> movesAtFirst{-1};  // the moves done when the first Count came
+  std::atomic<std::int64_t> movesAtLast{0};    // the moves done when the last Count came
+  explicit StreamTally(int ranks)
+      : next(static_cast<std::size_t>(ranks)), sent(static_cast<std::size_t>(ranks)) {
+    for (auto& s : sent) s.store(-1);
+  }
+};
+
+/// Counts each sender's Count messages, checking they come in the order
+/// sent, while a thread of its rank moves it between the rank's isolates
+/// (`moved`: the moves completed so far). Answers a Count that is an ask,
+/// and a Done, with the sender's Progress.
+class MovingSink final : public Actor {
+ public:
+  MovingSink(StreamTally* tally, const std::atomic<std::int64_t>* moved)
+      : tally_(tally), moved_(moved) {}
+  void receive(ReceiveContext& ctx) override {
+    if (const Count* c = ctx.get<Count>()) {
+      auto& next = tally_->next[static_cast<std::size_t>(c->from)];
+      if (next.load() != c->seq) ++tally_->outOfOrder;
+      next.store(c->seq + 1);
+      const std::int64_t moves = moved_->load();
+      if (tally_->total.fetch_add(1) == 0) tally_->movesAtFirst.store(moves);
+      tally_->movesAtLast.store(moves);
+      if (ctx.sender()) ctx.reply(progressOf(c->from));
+    } else if (const Done* d = ctx.get<Done>()) {
+      tally_->sent[static_cast<std::size_t>(d->from)].store(d->sent);
+      ++tally_->done;
+      ctx.reply(progressOf(d->from));
+    }
+  }
+
+ private:
+  Progress progressOf(std::int32_t from) const {
+    const std::int64_t first = tally_->movesAtFirst.load();
+    return Progress{tally_->next[static_cast<std::size_t>(from)].load(),
+                    first < 0 ? 0 : moved_->load() - first};
+  }
+  StreamTally* tally_;
+  const std::atomic<std::int64_t>* moved_;
+};
+
+TEST(Cluster, AnActorMovingBetweenItsRanksIsolatesGetsEveryTellAndAskOfAnotherRankOnceInOrder) {
+  // SPEC X4: rank 0's sink moves between rank 0's isolates, one move every
+  // few milliseconds from a thread, while every other rank streams it
+  // numbered tells with an ask every kAskEvery-th message: each sender's
+  // messages are handled once each and in the order sent, each ask answers
+  // with that sender's count so far, and the reference of another rank's
+  // actor cannot be moved from here (ErrNotMovable). A sender streams at
+  // least kMinRounds rounds, and on until the sink says kMinMoves moves were
+  // completed after its first message: the moves happen amid the stream.
+  using namespace std::chrono_literals;
+  constexpr std::size_t kIsolates = 3;
+  constexpr std::int32_t kAskEvery = 50;
+  constexpr std::int64_t kMinRounds = 200;  // 10,000 messages at least
+  constexpr std::int64_t kMinMoves = 12;
+  constexpr std::size_t kAsksInFlight = 4;
+  const int ranks = gCluster->size();
+  const int me = gCluster->rank();
+  StreamTally tally(ranks);
+  std::atomic<std::int64_t> moved{0};
+  std::atomic<std::int64_t> moveErrors{0};
+  std::atomic<int> completions{0};
+  std::uint64_t transportMoves = 0;
+  {
+    auto system = clusterSystem(kIsolates);
+    if (me == 0) {
+      const ActorRef sink = system->spawn<MovingSink>(
+          "moving-sink", ActorOptions::create().withIsolate(0), &tally, &moved);
+      std::atomic<bool> stopMoving{false};
+      std::thread mover([&] {
+        // From the stream's first message on, isolate after isolate, until
+        // every sender is done (and at least kMinMoves moves).
+        waitFor([&] { return tally.total.load() > 0 || stopMoving.load(); });
+        std::size_t to = 1;
+        while (!stopMoving.load() || moved.load() < kMinMoves) {
+          const std::error_code error = test::errorOf([&] { system->move(sink, to).get(); });
+          if (error) {
+            std::fprintf(stderr, "move to isolate %zu: %s\n", to, error.message().c_str());
+            ++moveErrors;
+            break;
+          }
+          ++moved;
+          to = (to + 1) % kIsolates;
+          std::this_thread::sleep_for(2ms);
+        }
+      });
+      EXPECT_TRUE(waitFor([&] { return tally.done.load() == ranks - 1; }))
+          << tally.done.load() << " of " << ranks - 1 << " senders done";
+      stopMoving.store(true);
+      mover.join();
+      transportMoves = system->transportStats().moves;
+      std::printf("moving sink: %lld messages, %lld moves (%lld amid the stream)\n",
+                  static_cast<long long>(tally.total.load()), static_cast<long long>(moved.load()),
+                  static_cast<long long>(tally.movesAtLast.load() - tally.movesAtFirst.load()));
+    } else {
+      const ActorRef sink = find(*system, 0, "moving-sink");
+      EXPECT_TRUE(sink);
+      if (sink) {
+        EXPECT_EQ(system->rankOf(sink), 0);
+        // Actors move between the isolates of their own process only.
+        EXPECT_EQ(test::errorOf([&] { system->move(sink, 0); }), Error::ErrNotMovable);
+        EXPECT_EQ(
+            test::errorOf([&] { system->move(sink, 1, [&](std::error_code) { ++completions; }); }),
+            Error::ErrNotMovable);
+        // The stream: rounds of tells ending in an ask, a few asks in flight.
+        std::vector<std::pair<std::int64_t, AskFuture<Progress>>> asks;  // (its seq, its reply)
+        std::size_t answered = 0;
+        std::int64_t lastCount = 0;
+        std::int64_t lastMoves = 0;
+        const auto takeReply = [&] {
+          const std::int64_t seq = asks[answered].first;
+          AskFuture<Progress>& reply = asks[answered].second;
+          ++answered;
+          const std::error_code error = test::errorOf([&] {
+            const Progress progress = reply.get();
+            EXPECT_GT(progress.count, lastCount) << "the ask of seq " << seq;
+            EXPECT_EQ(progress.count, seq + 1) << "the ask of seq " << seq;
+            EXPECT_GE(progress.moves, lastMoves) << "the ask of seq " << seq;
+            lastCount = progress.count;
+            lastMoves = progress.moves;
+          });
+          EXPECT_FALSE(error) << "the ask of seq " << seq << ": " << error.message();
+        };
+        const auto deadline = std::chrono::steady_clock::now() + 120s;
+        std::int32_t seq = 0;
+        for (std::int64_t round = 0;
+             round < kMinRounds || lastMoves < kMinMoves || answered < asks.size(); ++round) {
+          if (std::chrono::steady_clock::now() > deadline) {
+            ADD_FAILURE() << "after " << round << " rounds, " << lastMoves << " moves";
+            break;
+          }
+          if (round >= kMinRounds && lastMoves >= kMinMoves) {
+            takeReply();  // the stream is long enough: the last asks' replies
+            continue;
+          }
+          for (std::int32_t i = 1; i < kAskEvery; ++i) sink.tell(Count{me, seq++});
+          asks.emplace_back(seq, system->ask<Progress>(sink, Count{me, seq}, 120s));
+          ++seq;
+          if (asks.size() - answered > kAsksInFlight) takeReply();
+          // Past kMinRounds, only the moves are missing: a little time for the mover.
+          if (lastMoves < kMinMoves && round >= kMinRounds) std::this_thread::sleep_for(1ms);
+        }
+        EXPECT_EQ(answered, asks.size());
+        const Progress last =
+            system->ask<Progress>(sink, Done{me, static_cast<std::int64_t>(seq)}, 120s).get();
+        EXPECT_EQ(last.count, seq) << "rank 0's sink handled " << last.count << " of " << seq;
+        EXPECT_GE(last.moves, kMinMoves);
+        std::printf("rank %d: %d messages, %zu asks answered, %lld moves amid them\n", me, seq,
+                    answered, static_cast<long long>(last.moves));
+      }
+    }
+    allRanksDone();
+    system->shutdown();
+  }
+  EXPECT_EQ(completions.load(), 0) << "the completion of a move that threw ran";
+  if (me != 0) return;
+  EXPECT_EQ(moveErrors.load(), 0);
+  EXPECT_GE(moved.load(), kMinMoves);
+  EXPECT_GE(transportMoves, static_cast<std::uint64_t>(moved.load()));
+  EXPECT_GE(tally.movesAtLast.load() - tally.movesAtFirst.load(), kMinMoves)
+      << "the moves happened amid the stream";
+  EXPECT_EQ(tally.outOfOrder.load(), 0);
+  std::int64_t sent = 0;
+  for (int peer = 1; peer < ranks; ++peer) {
+    const auto at = static_cast<std::size_t>(peer);
+    EXPECT_GE(tally.sent[at].load(), kMinRounds * kAskEvery) << "rank " << peer;
+    EXPECT_EQ(tally.next[at].load(), tally.sent[at].load()) << "rank " << peer;
+    sent += tally.sent[at].load();
+  }
+  EXPECT_EQ(tally.total.load(), sent);
+}
+
 TEST(Cluster, ReleasingTheClusterThatInitializedMpiFirstLeavesMpiToTheOneStillHeld) {
   // Issue 43, item 11: main's cluster initialized MPI; a second one made
   // after it holds MPI too, so releasing the first finalizes nothing. The
@@ -961,6 +1156,8 @@ int main(int argc, char** argv) {
   coreactor::registerRemoteType<coreactor::Echo>("cluster-test.Echo");
   coreactor::registerRemoteType<coreactor::Forward>("cluster-test.Forward");
   coreactor::registerRemoteType<coreactor::Big>("cluster-test.Big");
+  coreactor::registerRemoteType<coreactor::Done>("cluster-test.Done");
+  coreactor::registerRemoteType<coreactor::Progress>("cluster-test.Progress");
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--mpi-messages") coreactor::gSharedMemory = false;
   }

@@ -146,6 +146,11 @@ std::string describeCrossOp(std::string_view name) {
   if (name == "isolates/ask/foreign") {
     return "p50 of one ask from the benchmark's thread to an isolate, one at a time";
   }
+  if (name.starts_with(kMoveFamily)) {
+    const std::string_view queued = name.substr(std::string_view(kMoveFamily).size());
+    return "p50 of one move, isolate 0 <-> 1, from the call to its arrival, " +
+           (queued == "0" ? std::string("empty mailbox") : std::string(queued) + " queued");
+  }
   return "";
 }
 
@@ -477,6 +482,23 @@ void addSpeedups(ArmFigures& arm) {
       if (const std::optional<double> at = medianOf(arm, name, why)) {
         arm.figureFor(name).extras[kSpeedupCounter] = {*one / *at};
       }
+    }
+  }
+}
+
+// ---- isolates/move/<queued> -------------------------------------------------------------
+
+void addMoveRatios(ArmFigures& arm) {
+  const Figure* ask = arm.find(workloads::kCrossAskRow);
+  const std::optional<double> askP99 =
+      ask == nullptr ? std::nullopt : ask->extraMedian(kP99NsCounter);
+  if (!askP99 || *askP99 <= 0) return;
+  const std::vector<std::string> names = arm.order();
+  for (const std::string& name : names) {
+    if (!name.starts_with(kMoveFamily)) continue;
+    Figure& figure = arm.figureFor(name);
+    if (const std::optional<double> p99 = figure.extraMedian(kP99NsCounter)) {
+      figure.extras[kP99OverAskCounter] = {*p99 / *askP99};
     }
   }
 }

@@ -155,6 +155,13 @@ struct SharedRow {
 /// The rows CAF's arm ran, in our order, with our figure beside each.
 std::vector<SharedRow> sharedRows(const RunResults& results);
 
+// ---- isolates/move/<queued> -------------------------------------------------------------
+
+/// Sets kP99OverAskCounter (bench/isolates/IsolatesBench.hpp) on every
+/// isolates/move/<queued> row of `arm` when isolates/ask/cross ran too:
+/// the row's p99 over the ask's, the medians over the repetitions of this run.
+void addMoveRatios(ArmFigures& arm);
+
 // ---- parallel/<workload>/<n> ------------------------------------------------------------
 
 /// Beside a parallel row's figure, added after the run (addSpeedups): its

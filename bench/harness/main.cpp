@@ -529,6 +529,31 @@ void printTable(const RunResults& results, const std::vector<TargetResult>& targ
                   *p50 / 1000, *p99 / 1000);
     }
   }
+  for (const std::string& name : results.ours.order()) {
+    if (!name.starts_with(kMoveFamily)) continue;
+    const Figure& move = *results.ours.find(name);
+    const std::optional<double> p50 = move.median();
+    const std::optional<double> p99 = move.extraMedian(kP99NsCounter);
+    const std::optional<double> back50 = move.extraMedian(kReturnP50Counter);
+    const std::optional<double> back99 = move.extraMedian(kReturnP99Counter);
+    if (!p50 || !p99 || !back50 || !back99) continue;
+    std::printf("  %s, apart: p50 %.1f us, p99 %.1f us of one move", name.c_str(), *p50 / 1000,
+                *p99 / 1000);
+    if (const std::optional<double> ratio = move.extraMedian(kP99OverAskCounter)) {
+      std::printf(", p99 / p99 of %s %.2fx", workloads::kCrossAskRow, *ratio);
+    }
+    std::printf(
+        "\n      (the moves back, called from the isolate it moves to: p50 %.1f us, p99 %.1f us)\n",
+        *back50 / 1000, *back99 / 1000);
+    if (const std::optional<double> after = move.extraMedian(kProbesAfterMoveCounter)) {
+      std::printf("      a message told right after the call handled behind the move: %.0f%%",
+                  *after);
+      if (const std::optional<double> moved = move.extraMedian(kQueuedMovedCounter)) {
+        std::printf("; queued messages that went with it: %.0f%%", *moved);
+      }
+      std::printf("\n");
+    }
+  }
   if (const Figure* busy = results.ours.find("isolates/pingpong/loaded"); busy != nullptr) {
     if (const std::optional<double> load = busy->extraMedian(kLoadPerRoundTripCounter)) {
       std::printf(
@@ -750,6 +775,8 @@ int run(int argc, char** argv) {
   // The parallel rows' speedups: each arm's throughput at n over its own at 1.
   addSpeedups(results.ours);
   addSpeedups(results.caf.figures);
+  // The moves' p99 over the cross ask's, both of this run.
+  addMoveRatios(results.ours);
 
   const std::vector<TargetResult> targets = evaluateTargets(results.ours);
   printTable(results, targets);

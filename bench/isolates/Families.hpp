@@ -29,6 +29,8 @@ void registerPingPongRows();
 void registerScalingRows();
 /// isolates/ask/foreign, isolates/ask/cross (Ask.cpp).
 void registerAskRows();
+/// isolates/move/<queued> (Move.cpp).
+void registerMoveRows();
 /// floor/moodycamel-bulk, isolates/foreign/* (Foreign.cpp).
 void registerForeignRows();
 /// isolates/memory/<n> (Memory.cpp).

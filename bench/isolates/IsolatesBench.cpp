@@ -13,6 +13,7 @@
 //   idle
 //   isolates/scaling/<n>                    Scaling.cpp
 //   isolates/ask/foreign, cross             Ask.cpp
+//   isolates/move/0, 1000                   Move.cpp
 //   floor/moodycamel-bulk,                  Foreign.cpp
 //   isolates/foreign/tell, feeder
 //   isolates/memory/<n>                     Memory.cpp
@@ -46,6 +47,7 @@ void registerIsolatesBenchmarks(bool quick) {
   isolates::registerPingPongRows();
   isolates::registerScalingRows();
   isolates::registerAskRows();
+  isolates::registerMoveRows();
   isolates::registerForeignRows();
   isolates::registerMemoryRows();
   isolates::registerIdleCpuRows(quick);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace coreactor::bench {
@@ -20,6 +21,26 @@ inline constexpr const char* kP99PairedCounter = "p99_x_floor_paired";
 /// isolates/pingpong/loaded, beside the figure: messages the background load
 /// handled on each isolate per round trip (what a crossing waited behind).
 inline constexpr const char* kLoadPerRoundTripCounter = "load_msgs_per_rtt";
+
+/// isolates/move/<queued>: the family's prefix, and the row of moves with
+/// `queued` messages in the mover's mailbox.
+inline constexpr const char* kMoveFamily = "isolates/move/";
+inline std::string moveRow(std::int64_t queued) {
+  return kMoveFamily + std::to_string(queued);
+}
+/// isolates/move/<queued>, beside the figure (the p50 of a move, call to
+/// arrival; bench/isolates/Move.cpp): the p50 (p99) of the moves back,
+/// called while the mover is on the other isolate.
+inline constexpr const char* kReturnP50Counter = "return_p50_ns";
+inline constexpr const char* kReturnP99Counter = "return_p99_ns";
+/// isolates/move/<queued>, beside the figure: the share of the probes told
+/// right after each call that the actor handled on its new isolate, behind
+/// the move, and of the queued messages that went with it, in percent.
+inline constexpr const char* kProbesAfterMoveCounter = "probes_after_move_pct";
+inline constexpr const char* kQueuedMovedCounter = "queued_moved_pct";
+/// isolates/move/<queued>, set after the run (addMoveRatios): the row's
+/// p99 over isolates/ask/cross's p99, the medians of this run.
+inline constexpr const char* kP99OverAskCounter = "p99_x_ask_cross";
 
 /// isolates/scaling/<n>: the family's prefix, and the name of the row of n
 /// isolates.

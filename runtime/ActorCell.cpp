@@ -451,12 +451,36 @@ void ActorCell::invoke(ReceiveContext& ctx, Message& message, const ActorRef& se
   ctx.message_ = &message;
   ctx.sender_ = sender;
   active_ = true;
+  if (Sampling* sampling = home_->sampling.get(); sampling != nullptr) [[unlikely]] {
+    if (--sampling->countdown == 0) {
+      invokeSampled(ctx, *sampling);
+      return;
+    }
+  }
   try {
     actor_->receive(ctx);
   } catch (...) {
     // SPEC D10: to the parent's supervision, never to the dispatcher.
     fail(std::current_exception());
   }
+}
+
+// One message in sampleEvery, with a balancer: who sent it, to whom, and
+// how long its handler ran (runtime/balance/Balancer.hpp).
+void ActorCell::invokeSampled(ReceiveContext& ctx, Sampling& sampling) {
+  sampling.countdown = sampling.every;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    actor_->receive(ctx);
+  } catch (...) {
+    fail(std::current_exception());
+  }
+  const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::steady_clock::now() - start);
+  const ActorRef& sender = ctx.sender_;
+  sampling.taken.push_back(
+      balance::Sample{selfId_, core().isOurs(sender) ? sender.id() : balance::Sample::kNobody,
+                      static_cast<std::uint64_t>(nanos.count())});
 }
 
 // ---- coroutine handlers ------------------------------------------------------------

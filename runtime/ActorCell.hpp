@@ -238,6 +238,7 @@ class ActorCell final : public Task, public Endpoint {
   void enqueueSlow(Envelope&& envelope);
   [[gnu::always_inline]] inline void invoke(ReceiveContext& ctx, Message& message,
                                             const ActorRef& sender);
+  [[gnu::noinline]] void invokeSampled(ReceiveContext& ctx, Sampling& sampling);
   void handleSystem(SystemMessage& message);
   void start();
   template <class Hook>

@@ -33,6 +33,22 @@ ActorSystemOptions ActorSystemOptions::withCrossIsolateBufferGrowth(
   return o;
 }
 
+ActorSystemOptions ActorSystemOptions::withBalancer(BalancerOptions options) const {
+  if (options.period <= std::chrono::nanoseconds::zero()) {
+    throwError(Error::ErrInvalidOption, "withBalancer: the period must be positive, got " +
+                                            std::to_string(options.period.count()) + " ns");
+  }
+  if (options.sampleEvery == 0) {
+    throwError(Error::ErrInvalidOption, "withBalancer: sampleEvery must be at least 1");
+  }
+  if (options.maxMovesPerActor == 0) {
+    throwError(Error::ErrInvalidOption, "withBalancer: maxMovesPerActor must be at least 1");
+  }
+  ActorSystemOptions o = *this;
+  o.balancer_ = options;
+  return o;
+}
+
 ActorSystemOptions ActorSystemOptions::withForeignInboxLimit(std::size_t limit) const {
   if (limit == 0) throwError(Error::ErrInvalidOption, "withForeignInboxLimit(0)");
   ActorSystemOptions o = *this;

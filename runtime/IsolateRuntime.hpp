@@ -21,6 +21,7 @@ namespace coreactor::detail {
 
 class SystemCore;
 class ActorCell;
+struct Sampling;
 
 // Aligned: the runtimes of a system's isolates are made one after the other
 // on one thread, and each isolate writes its own (the actor table's free list)
@@ -48,8 +49,10 @@ struct alignas(64) IsolateRuntime {
     std::uint64_t messages = 0;
     std::atomic<std::uint64_t> liveActors{0};
     std::atomic<std::uint64_t> deadLetters{0};
-    std::atomic<std::uint64_t> movesIn{0};    // actors that arrived here by a move
-    std::atomic<std::uint64_t> forwarded{0};  // messages and signals sent on by a Forward
+    std::atomic<std::uint64_t> movesIn{0};        // actors that arrived here by a move
+    std::atomic<std::uint64_t> forwarded{0};      // messages and signals sent on by a Forward
+    std::atomic<std::uint64_t> balancerMoves{0};  // moves of the balancer that arrived here
+    std::atomic<std::uint64_t> busyPermille{0};   // the balancer's last estimate
   };
   Counts counts;
   // The cells that keep their mailbox's high-water mark
@@ -72,6 +75,9 @@ struct alignas(64) IsolateRuntime {
   // Barrier acknowledgements that came before the cell they are for, by
   // the id of the entry it will take (runtime/Move.cpp).
   std::unordered_map<std::uint64_t, std::uint32_t> earlyAcks;
+  // The balancer's samples of this period (runtime/balance/Balancer.hpp);
+  // null without a balancer, and then the message path samples nothing.
+  std::unique_ptr<Sampling> sampling;
 };
 
 }  // namespace coreactor::detail

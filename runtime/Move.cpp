@@ -208,7 +208,7 @@ void ActorCell::handleMove(std::unique_ptr<MoveOrder, MoveOrderDelete> order) {
     order->finish(make_error_code(Error::ErrDead));
     return;
   }
-  if (pinned_ || bound_ || (rare_ != nullptr && rare_->ownDispatcher != nullptr)) {
+  if (pinned_ || bound_ || guardian_ || (rare_ != nullptr && rare_->ownDispatcher != nullptr)) {
     core().log().debug("[{}] not moved to isolate {}: {}", path(), order->to,
                        pinned_  ? "pinned"
                        : bound_ ? "bound to its isolate (it used it directly)"

@@ -98,6 +98,9 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
         std::make_unique<RemoteRoutes>(*this, options_.cluster(), options_.remoteMessageLimit());
     for (auto& rt : isolates_) IsolateHooks::addPoller(*rt->isolate, remote_->pollerOf(rt->index));
   }
+  if (options_.balancer().has_value()) {
+    balancer_ = std::make_unique<Balancer>(*this, *options_.balancer());
+  }
 }
 
 SystemCore::~SystemCore() {
@@ -114,6 +117,7 @@ void SystemCore::start() {
     metricsEndpoint_ = std::make_shared<MetricsEndpoint>(*this, *isolates_.front()->isolate,
                                                          options_.metricsAddress(), *port);
   }
+  if (balancer_ != nullptr) balancer_->start();  // before the loops: this thread is theirs
   if (options_.manualRun()) return;
   for (auto& rt : isolates_) rt->isolate->start();
 }
@@ -159,6 +163,10 @@ TransportStats SystemCore::transportStats() const noexcept {
   for (const auto& rt : isolates_) {
     stats.moves += rt->counts.movesIn.load(std::memory_order_relaxed);
     stats.forwarded += rt->counts.forwarded.load(std::memory_order_relaxed);
+  }
+  if (balancer_ != nullptr) {
+    stats.balancerRounds = balancer_->rounds();
+    stats.balancerMoves = balancer_->moves();
   }
   stats.foreignBlocked = foreignBlocked_.load(std::memory_order_relaxed);
   return stats;

@@ -46,6 +46,7 @@
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/Isolate.hpp"
+#include "runtime/balance/Balancer.hpp"
 #include "runtime/schedule/ScheduleNamespace.hpp"
 #include "runtime/schedule/Scheduler.hpp"
 
@@ -456,6 +457,9 @@ class SystemCore {
   std::shared_ptr<MetricsEndpoint> metricsEndpoint_;
   /// The system's side of a cluster (withCluster), or null.
   std::unique_ptr<RemoteRoutes> remote_;
+  /// Placement that learns (withBalancer), or null. After the isolates:
+  /// gone first, once no loop runs.
+  std::unique_ptr<Balancer> balancer_;
   // isRemote() past its null check.
   bool routedToRank(const ActorRef& ref) const noexcept;
 };

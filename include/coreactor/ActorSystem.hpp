@@ -67,6 +67,8 @@ struct TransportStats {
   std::uint64_t foreignBlocked = 0;  ///< tells from other threads that waited for room
   std::uint64_t moves = 0;           ///< actors that moved to another isolate (ActorSystem::move)
   std::uint64_t forwarded = 0;       ///< messages and signals an entry a moved actor left sent on
+  std::uint64_t balancerRounds = 0;  ///< periods the balancer decided in (withBalancer)
+  std::uint64_t balancerMoves = 0;   ///< moves it ordered that were done
 };
 
 /// How a move ends (ActorSystem::move): an empty error once the actor is on

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -31,6 +32,22 @@ class sink;
 namespace coreactor {
 
 class Cluster;
+
+/// The balancer's settings (ActorSystemOptions::withBalancer;
+/// docs/isolates.md, "The balancer").
+struct BalancerOptions {
+  /// How often it decides. Each isolate measures over the same period.
+  std::chrono::nanoseconds period = std::chrono::milliseconds(100);
+  /// One message in this many is sampled (who sent it, to whom, its cost).
+  std::uint32_t sampleEvery = 16;
+  /// Moves it orders at most per period, over the whole system.
+  std::uint32_t maxMovesPerPeriod = 64;
+  /// Periods an actor it moved stays where it went before it may move again.
+  std::uint32_t cooldownPeriods = 3;
+  /// Moves of one actor by the balancer, at most, over the actor's life: an
+  /// actor that keeps being pulled two ways stays where it is.
+  std::uint32_t maxMovesPerActor = 8;
+};
 
 /// How much the system logs (spdlog's levels).
 enum class LogLevel {
@@ -148,6 +165,15 @@ class ActorSystemOptions {
   /// parallel workloads of coreactor-bench (docs/isolates.md, "Placing actors").
   /// ErrInvalidOption for 0.
   ActorSystemOptions withPlacementRun(std::size_t run) const;
+  /// Placement that learns (docs/isolates.md, "The balancer"): each isolate
+  /// samples which actors send to which and what their messages cost, and
+  /// every period the balancer moves actors (ActorSystem::move) so that
+  /// actors that talk much share an isolate while busy ones spread over
+  /// all of them. Off by default. ErrInvalidOption for a period that is
+  /// not positive, a sampleEvery or a maxMovesPerActor of 0.
+  ActorSystemOptions withBalancer(BalancerOptions options = {}) const;
+  /// The settings of withBalancer(); empty: no balancer.
+  const std::optional<BalancerOptions>& balancer() const noexcept { return balancer_; }
   /// Makes the system one of a cluster's (coreactor/Cluster.hpp): references
   /// to the actors of the other ranks work as local ones. Creating the
   /// system is then collective (every rank creates its system with the
@@ -237,6 +263,7 @@ class ActorSystemOptions {
   std::string metricsAddress_;
   std::shared_ptr<Cluster> cluster_;
   std::size_t remoteMessageLimit_ = kDefaultRemoteMessageLimit;
+  std::optional<BalancerOptions> balancer_;
 };
 
 }  // namespace coreactor

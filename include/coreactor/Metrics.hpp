@@ -61,6 +61,14 @@ struct IsolateMetrics {
   std::uint64_t crossingsReceived = 0;  ///< messages taken from other isolates
   std::uint64_t crossingsRefused = 0;   ///< sent, refused: the overflow list was at its bound
   std::uint64_t inboxDepth = 0;         ///< gauge: letters from other threads waiting
+
+  // Moves (ActorSystem::move, the balancer).
+  std::uint64_t movesIn = 0;        ///< actors that arrived on this isolate by a move
+  std::uint64_t forwarded = 0;      ///< messages an entry a moved actor left here sent on
+  std::uint64_t balancerMoves = 0;  ///< moves of the balancer that arrived here
+  /// Gauge: the share of the last balancer period this isolate's actors
+  /// spent in their handlers, in thousandths (estimated from the samples).
+  std::uint64_t busyPermille = 0;
 };
 
 /// The deepest an actor's mailbox has been, for an actor that opted in

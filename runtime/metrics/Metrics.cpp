@@ -47,6 +47,10 @@ void readIsolate(IsolateRuntime& rt, IsolateMetrics& m, std::vector<MailboxHighW
   m.crossingsReceived = link.received.load(std::memory_order_relaxed);
   m.crossingsRefused = link.refused.load(std::memory_order_relaxed);
   m.inboxDepth = rt.foreign->sizeApprox();
+  m.movesIn = rt.counts.movesIn.load(std::memory_order_relaxed);
+  m.forwarded = rt.counts.forwarded.load(std::memory_order_relaxed);
+  m.balancerMoves = rt.counts.balancerMoves.load(std::memory_order_relaxed);
+  m.busyPermille = rt.counts.busyPermille.load(std::memory_order_relaxed);
   for (const ActorCell* cell : rt.watchedMailboxes) {
     marks.push_back(MailboxHighWater{cell->self(), std::string(cell->path()), cell->depthMark()});
   }
@@ -152,6 +156,13 @@ const Figure kFigures[] = {
     {&M::crossingsRefused, "crossings_refused_total", "counter",
      "Messages to other isolates refused at the bound."},
     {&M::inboxDepth, "inbox_depth", "gauge", "Letters from other threads waiting."},
+    {&M::movesIn, "moves_in_total", "counter", "Actors that arrived here by a move."},
+    {&M::forwarded, "forwarded_total", "counter",
+     "Messages an entry a moved actor left here sent on."},
+    {&M::balancerMoves, "balancer_moves_total", "counter",
+     "Moves ordered by the balancer that arrived here."},
+    {&M::busyPermille, "balancer_busy_permille", "gauge",
+     "Share of the last balancer period spent in handlers, in thousandths (sampled)."},
 };
 
 }  // namespace

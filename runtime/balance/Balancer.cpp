@@ -1,0 +1,81 @@
+// The balancer of a system: see Balancer.hpp; the decision is Plan.cpp.
+#include "runtime/balance/Balancer.hpp"
+
+#include <algorithm>
+
+#include "runtime/SystemCore.hpp"
+
+namespace coreactor::detail {
+
+Balancer::Balancer(SystemCore& core, BalancerOptions options) : core_(core), options_(options) {}
+
+void Balancer::start() {
+  for (std::size_t i = 0; i < core_.isolateCount(); ++i) {
+    IsolateRuntime& rt = core_.runtime(i);
+    auto sampling = std::make_unique<Sampling>();
+    sampling->every = options_.sampleEvery;
+    sampling->countdown = options_.sampleEvery;
+    rt.sampling = std::move(sampling);
+    arm(rt);
+  }
+}
+
+void Balancer::arm(IsolateRuntime& rt) {
+  // Unreferenced: the balancer keeps no loop running (a manual system's
+  // runUntilIdle returns; its clock moves the periods on).
+  rt.isolate->setTimeout(
+      std::chrono::duration_cast<Clock::duration>(options_.period), [this, &rt] { tick(rt); },
+      TimerOptions{.referenced = false});
+}
+
+void Balancer::tick(IsolateRuntime& rt) {
+  balance::Report report;
+  report.isolate = rt.index;
+  report.samples.swap(rt.sampling->taken);
+  double nanos = 0;
+  for (const balance::Sample& s : report.samples) nanos += static_cast<double>(s.nanos);
+  const double period = static_cast<double>(options_.period.count());
+  const double share = nanos * static_cast<double>(options_.sampleEvery) / period;
+  rt.counts.busyPermille.store(static_cast<std::uint64_t>(std::min(1.0, share) * 1000.0),
+                               std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    reports_.push_back(std::move(report));
+  }
+  if (rt.index == 0) decide();
+  arm(rt);
+}
+
+void Balancer::decide() {
+  std::vector<balance::Report> reports;
+  std::vector<std::uint64_t> failed;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    reports.swap(reports_);
+    failed.swap(unmovable_);
+  }
+  for (const std::uint64_t actor : failed) memory_.unmovable.insert(actor);
+  const std::vector<balance::Move> moves =
+      balance::plan(reports, core_.isolateCount(), static_cast<double>(options_.period.count()),
+                    options_, memory_);
+  // What it keeps of an actor lasts long past its cooldown, then goes.
+  memory_.forgetOlderThan(std::uint64_t{100} * (options_.cooldownPeriods + 1));
+  rounds_.fetch_add(1, std::memory_order_relaxed);
+  for (const balance::Move& m : moves) {
+    try {
+      core_.move(core_.makeRef(m.actor), m.to, [this, m](std::error_code error) {
+        if (!error) {
+          moves_.fetch_add(1, std::memory_order_relaxed);
+          core_.runtime(m.to).counts.balancerMoves.fetch_add(1, std::memory_order_relaxed);
+        } else if (error == Error::ErrNotMovable || error == Error::ErrDead) {
+          std::lock_guard<std::mutex> lock(mutex_);
+          unmovable_.push_back(m.actor);
+        }
+      });
+    } catch (const std::system_error&) {
+      return;  // the system is stopping
+    }
+  }
+}
+
+}  // namespace coreactor::detail

@@ -1,0 +1,58 @@
+// The balancer of a system (ActorSystemOptions::withBalancer): each
+// isolate samples its messages (ActorCell::invoke, one in sampleEvery)
+// into its Sampling; every period each isolate hands its samples in on its
+// own loop, and isolate 0 makes the plan (Plan.hpp) and orders the moves
+// (ActorSystem::move). docs/isolates.md, "The balancer".
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "coreactor/ActorSystemOptions.hpp"
+#include "runtime/balance/Plan.hpp"
+
+namespace coreactor::detail {
+
+class SystemCore;
+struct IsolateRuntime;
+
+/// One isolate's samples of the current period. Isolate-local.
+struct Sampling {
+  std::uint32_t every = 16;
+  std::uint32_t countdown = 16;  // messages until the next sample
+  std::vector<balance::Sample> taken;
+};
+
+class Balancer {
+ public:
+  Balancer(SystemCore& core, BalancerOptions options);
+  Balancer(const Balancer&) = delete;
+  Balancer& operator=(const Balancer&) = delete;
+
+  /// Turns sampling on and arms each isolate's period. On the thread that
+  /// made the system, before the loops start.
+  void start();
+  /// Periods decided so far, and moves ordered that were done.
+  std::uint64_t rounds() const noexcept { return rounds_.load(std::memory_order_relaxed); }
+  std::uint64_t moves() const noexcept { return moves_.load(std::memory_order_relaxed); }
+
+ private:
+  /// On `rt`'s loop, each period: its samples in; on isolate 0, the plan.
+  void tick(IsolateRuntime& rt);
+  void arm(IsolateRuntime& rt);
+  /// On isolate 0's loop.
+  void decide();
+
+  SystemCore& core_;
+  BalancerOptions options_;
+  std::mutex mutex_;  // reports_, unmovable_
+  std::vector<balance::Report> reports_;
+  std::vector<std::uint64_t> unmovable_;  // failed for good since the last plan
+  balance::Memory memory_;                // isolate 0's
+  std::atomic<std::uint64_t> rounds_{0};
+  std::atomic<std::uint64_t> moves_{0};
+};
+
+}  // namespace coreactor::detail

@@ -78,12 +78,57 @@ class ActorCell final : public Task, public Endpoint {
            mailbox_.tryPushInPlace(std::forward<P>(payload), sender, core);
   }
   bool wantsTurn() const noexcept { return state_ == State::Running && !scheduled_; }
-  /// Words that crossed from another isolate may be handled at once, in a
-  /// turn of their own (turnOnCrossedWords): the actor's dispatcher lets
-  /// urgent units run in place (Dispatcher::urgentUnitsMayRunInPlace: the
-  /// default hybrid does), and it has no turn queued or running, no system message, no
-  /// coroutine and nothing in its unbounded mailbox. Its turn would be an
-  /// urgent unit (Dispatcher::executeUrgent): the next one while fewer than
+
+  // ---- what crossed from another isolate: the one way in -----------------------
+  // Every receiver of what a ring brings (CrossingReceiver for words and
+  // messages, AskEndpoint::complete for an ask's reply) hands it to
+  // takeCrossed(), which alone decides: an idle actor handles it here and
+  // now, in a turn of its own (`unit.inTurn`), else it goes into the
+  // mailbox and the turn is scheduled urgent (`unit.queued`).
+  template <class Unit>
+  [[gnu::always_inline]] auto takeCrossed(Unit&& unit) {
+    if (idleForCrossedWords()) return unit.inTurn(*this);
+    return unit.queued(*this);
+  }
+  /// `count` words of `type` from `sender`. Both ways return how many were
+  /// taken, also when the scheduling of a turn throws (then it rethrows
+  /// after setting `taken`): the caller sends the rest the general way,
+  /// in order. The cell may be gone afterwards (the turn stopped the actor).
+  struct CrossedWords {
+    const MessageType* type;
+    const std::uint64_t* words;
+    std::uint64_t count;
+    const ActorRef& sender;
+    std::uint64_t& taken;  // 0 on entry
+    void inTurn(ActorCell& cell) { cell.turnOnCrossedWords(type, words, count, sender, taken); }
+    void queued(ActorCell& cell) {
+      while (taken < count && cell.pushInPlace(Word{type, words[taken]}, sender, &cell.core())) {
+        ++taken;
+      }
+      if (taken != 0 && cell.wantsTurn()) cell.scheduleUrgent();
+    }
+  };
+  /// A message that is no word.
+  struct CrossedMessage {
+    Message&& message;
+    const ActorRef& sender;
+    void inTurn(ActorCell& cell) { cell.turnOnCrossedMessage(std::move(message), sender); }
+    void queued(ActorCell& cell) { cell.enqueue(std::move(message), sender, /*urgent=*/true); }
+  };
+  /// An ask's continuation, whose reply was just taken from a ring.
+  struct CrossedReply {
+    std::unique_ptr<Continuation>&& continuation;
+    void inTurn(ActorCell& cell) { cell.turnOnContinuation(std::move(continuation)); }
+    void queued(ActorCell& cell) { cell.enqueueContinue(std::move(continuation)); }
+  };
+
+ private:
+  /// What crossed may be handled at once, in a turn of its own: the
+  /// actor's dispatcher lets urgent units run in place
+  /// (Dispatcher::urgentUnitsMayRunInPlace: the default hybrid does), and
+  /// it has no turn queued or running, no system message, no coroutine and
+  /// nothing in its unbounded mailbox. Its turn would be an urgent unit
+  /// (Dispatcher::executeUrgent): the next one while fewer than
   /// Isolate::kUrgentStreak ran in a row, after the same messages.
   bool idleForCrossedWords() const noexcept {
     return inPlace_ && state_ == State::Running && !scheduled_ && pending_ == 0 && !hasAsync_ &&
@@ -107,9 +152,8 @@ class ActorCell final : public Task, public Endpoint {
   /// whose reply was just taken from another isolate's ring) in a turn of
   /// its own, here and now, as turnOnCrossedWords() does words.
   [[gnu::noinline]] void turnOnContinuation(std::unique_ptr<Continuation> continuation);
-  /// scheduleTurn() for a message that came from another isolate
-  /// (Dispatcher::executeUrgent).
-  void scheduleTurnUrgent() { scheduleUrgent(); }
+
+ public:
   /// Hands a turn to the dispatcher. Out of line: the send path stays a
   /// leaf that saves no registers and calls this as its tail.
   [[gnu::noinline]] void scheduleTurn();

@@ -80,12 +80,12 @@ void AskEndpoint::complete(Message* reply, std::error_code error, bool fromRing)
         // way its signals go, and finds it (or no one: a dead letter).
         core().sendSystem(
             asker_, SystemMessage{SystemMessage::Kind::Continue, {}, nullptr, std::move(self)});
-      } else if (running && fromRing && cell->idleForCrossedWords()) {
-        // Taken from a ring, for an asker with nothing else to do: its
-        // turn runs here, as a word's does (CrossingReceiver::deliverWords),
-        // before the ring's look ends. What it sends goes out now, not
-        // after the look's fences and the queue of units.
-        cell->turnOnContinuation(std::move(self));
+      } else if (running && fromRing) {
+        // Taken from a ring: for an asker with nothing else to do, its turn
+        // runs here, as a word's does, before the ring's look ends (what it
+        // sends goes out now, not after the look's fences and the queue of
+        // units); else it is queued (ActorCell::takeCrossed decides).
+        cell->takeCrossed(ActorCell::CrossedReply{std::move(self)});
       } else if (running) {
         cell->enqueueContinue(std::move(self));
       } else {

@@ -17,27 +17,16 @@ namespace coreactor::detail {
   const ActorRef target = core_.makeRef(targetId);
   std::uint64_t i = 0;
   if (ActorCell* cell = core_.cellOf(home_, target); cell != nullptr) [[likely]] {
+    // Handled at once by an idle actor, or into its mailbox in place; what
+    // is left goes the general way below (the turn may have stopped the
+    // actor: no look at the cell again). A turn catches what its handler
+    // throws; what escapes is the scheduling of a turn, reported as for any
+    // delivery.
     const ActorRef from = core_.refOf(sender);
-    if (cell->idleForCrossedWords()) {
-      // Handled at once; what is left goes the general way below (the
-      // turn may have stopped the actor: no look at the cell again). The
-      // turn catches what its handler throws; what escapes it is the
-      // scheduling of the next turn, reported as for any delivery.
-      try {
-        cell->turnOnCrossedWords(type, words, count, from, i);
-      } catch (...) {
-        deliveryFailed(targetId);
-      }
-      for (; i < count; ++i) deliver(targetId, WordCrossing{sender, type, words[i]});
-      return;
-    }
-    while (i < count && cell->pushInPlace(Word{type, words[i]}, from, &core_)) ++i;
-    if (i != 0 && cell->wantsTurn()) {
-      try {
-        cell->scheduleTurnUrgent();
-      } catch (...) {
-        deliveryFailed(targetId);
-      }
+    try {
+      cell->takeCrossed(ActorCell::CrossedWords{type, words, count, from, i});
+    } catch (...) {
+      deliveryFailed(targetId);
     }
   }
   // What the mailbox did not take in place (a bounded mailbox, a new
@@ -72,14 +61,10 @@ void CrossingReceiver::deliver(std::uint64_t targetId, Crossing&& c) noexcept {
       core_.deliverLocal(home_, target, std::move(envelope.message), envelope.sender,
                          /*urgent=*/true);
     } else if (ActorCell* cell = core_.cellOf(home_, target); cell != nullptr) {
-      if (cell->idleForCrossedWords()) {
-        // An idle actor: handled where it lies, as words are (deliverWords).
-        cell->turnOnCrossedMessage(std::move(c.message), core_.refOf(c.sender));
-      } else {
-        // Urgent: the turn it starts goes ahead of the local units waiting,
-        // so a busy isolate answers a peer within about one unit.
-        cell->enqueue(std::move(c.message), core_.refOf(c.sender), /*urgent=*/true);
-      }
+      // An idle actor handles it where it lies, as words are; a busy one
+      // queues it with an urgent turn, which goes ahead of the local units
+      // waiting, so a busy isolate answers a peer within about one unit.
+      cell->takeCrossed(ActorCell::CrossedMessage{std::move(c.message), core_.refOf(c.sender)});
     } else {
       // An ask's reply slot, or no one (SystemCore::deliverUncommon).
       core_.deliverLocal(home_, target, std::move(c.message), core_.refOf(c.sender),

@@ -36,7 +36,7 @@ class CrossingReceiver {
   CrossingReceiver(SystemCore& core, IsolateRuntime& home) noexcept : core_(core), home_(home) {}
 
   /// `count` words of `type` from `sender` to `target`: handled at once by
-  /// an idle actor (ActorCell::turnOnCrossedWords), else into its unbounded
+  /// an idle actor (ActorCell::takeCrossed), else into its unbounded
   /// mailbox in place, after one look-up, with the actor's turn scheduled
   /// once; what the mailbox does not take in place goes the general way, in
   /// order. Defined in CrossingReceiver.cpp, where the link is instantiated

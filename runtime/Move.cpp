@@ -411,6 +411,7 @@ void ActorCell::releaseTrail() noexcept {
       if (kept.system != nullptr) {
         system.deliverToNoActor(self(), std::move(*kept.system));  // a watcher hears Terminated
       } else {
+        system.failAskOf(kept.envelope.sender, make_error_code(Error::ErrDead));
         system.deadLetter(self(), std::move(kept.envelope), "the actor stopped");
       }
     }

@@ -66,6 +66,39 @@ class RoundEnd {
   Completion completion_;
 };
 
+/// Plays one round of `workload` (the members runParallelRounds lists):
+/// resets it, starts it, waits for its last part and checks what its actors
+/// did. The ops that ran and the time they took, taken on the thread that
+/// ended the round; nothing, with the row failed, if the round did not finish
+/// in time (after `onLost`), was wrong or threw.
+template <class Workload, class OnLost>
+std::optional<OpMeter::Timed> playParallelRound(benchmark::State& state, Workload& workload,
+                                                OnLost& onLost) {
+  try {
+    workload.reset();
+    workload.end.reset(workload.parts());
+    const RoundEnd::Clock::time_point begin = RoundEnd::Clock::now();
+    workload.start();
+    if (!workload.end.waitFor(kParallelRoundTimeout)) {
+      onLost();
+      state.SkipWithError(("a round did not finish within " +
+                           std::to_string(kParallelRoundTimeout.count()) + " s: work was lost")
+                              .c_str());
+      return std::nullopt;
+    }
+    std::string wrong;
+    const std::int64_t ran = workload.done(wrong);
+    if (!wrong.empty()) {
+      state.SkipWithError(("wrong result: " + wrong).c_str());
+      return std::nullopt;
+    }
+    return OpMeter::Timed{ran, workload.end.end() - begin};
+  } catch (...) {
+    state.SkipWithError(("threw: " + describe(std::current_exception())).c_str());
+    return std::nullopt;
+  }
+}
+
 /// Runs the rounds of a parallel row: one warm-up round off the clock (every
 /// actor started, every path between threads made), then one per iteration,
 /// each checked. `workload` has:
@@ -83,31 +116,7 @@ class RoundEnd {
 template <class Workload, class OnLost>
 void runParallelRounds(benchmark::State& state, Workload& workload, OnLost&& onLost) {
   const std::int64_t asked = workload.asked();
-  const auto play = [&]() -> std::optional<OpMeter::Timed> {
-    try {
-      workload.reset();
-      workload.end.reset(workload.parts());
-      const RoundEnd::Clock::time_point begin = RoundEnd::Clock::now();
-      workload.start();
-      if (!workload.end.waitFor(kParallelRoundTimeout)) {
-        onLost();
-        state.SkipWithError(("a round did not finish within " +
-                             std::to_string(kParallelRoundTimeout.count()) + " s: work was lost")
-                                .c_str());
-        return std::nullopt;
-      }
-      std::string wrong;
-      const std::int64_t ran = workload.done(wrong);
-      if (!wrong.empty()) {
-        state.SkipWithError(("wrong result: " + wrong).c_str());
-        return std::nullopt;
-      }
-      return OpMeter::Timed{ran, workload.end.end() - begin};
-    } catch (...) {
-      state.SkipWithError(("threw: " + describe(std::current_exception())).c_str());
-      return std::nullopt;
-    }
-  };
+  const auto play = [&] { return playParallelRound(state, workload, onLost); };
   const std::optional<OpMeter::Timed> warm = play();
   if (!warm || !checkCompleted(state, Workload::kWhat, asked, warm->ran)) return;
   OpMeter meter;

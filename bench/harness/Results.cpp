@@ -191,7 +191,26 @@ std::string describeParallelOp(std::string_view name) {
   if (workload == "pipeline") {
     return "one message through " + count(kPipelineStages) + " working stages" + over;
   }
+  if (workload == "skew") {
+    return "one job (" + count(kSkewChain) + " items' work) of " + count(kSkewActors) + " x " +
+           count(kSkewJobs) + ", all actors on isolate 0, of " + n + " isolates";
+  }
   return "";
+}
+
+/// What one op of a balanced row is (bench/parallel/ParallelRow.hpp).
+std::string describeBalancedOp(std::string_view name) {
+  if (name == kConvergeRow) {
+    return "one hop, ring-many's ring placed the worst way over the isolates, for 2 s";
+  }
+  std::string rest(name.substr(std::string_view(workloads::kBalancedFamily).size()));
+  std::string how = "; balancer on";
+  if (rest.starts_with("pairs-rr/")) {
+    rest = "pairs/" + rest.substr(9);
+    how = "; round-robin, balancer on";
+  }
+  const std::string op = describeParallelOp(workloads::kParallelFamily + rest);
+  return op.empty() ? op : op + how;
 }
 
 }  // namespace
@@ -239,6 +258,7 @@ std::string describeOp(std::string_view name) {
   }
   if (name == "actor/memory") return "RSS per idle actor: 100k, one message each";
   if (name.starts_with(workloads::kParallelFamily)) return describeParallelOp(name);
+  if (name.starts_with(workloads::kBalancedFamily)) return describeBalancedOp(name);
   if (name.starts_with("schedule/add+cancel/")) {
     return "one scheduleOnce or cancel by " + std::string(name.substr(20)) + ", 1M live";
   }
@@ -467,21 +487,42 @@ std::size_t parallelIsolates(const std::string& name, std::string_view workload)
   return error == std::errc() && end == last ? n : 0;
 }
 
+/// The n of balanced/<workload>/<n> or of a variant of it,
+/// balanced/<workload>-<how>/<n>, or 0 for another row.
+std::size_t balancedIsolates(const std::string& name, std::string_view workload) {
+  const std::string stem = workloads::kBalancedFamily + std::string(workload);
+  if (!name.starts_with(stem) || name.size() == stem.size()) return 0;
+  const char next = name[stem.size()];
+  const std::size_t slash = name.rfind('/');
+  if ((next != '/' && next != '-') || slash < stem.size()) return 0;
+  std::size_t n = 0;
+  const char* first = name.data() + slash + 1;
+  const char* last = name.data() + name.size();
+  const auto [end, error] = std::from_chars(first, last, n);
+  return error == std::errc() && end == last ? n : 0;
+}
+
 }  // namespace
 
 void addSpeedups(ArmFigures& arm) {
   for (const char* workload : workloads::kParallelWorkloads) {
     std::string why;
     const std::optional<double> one = medianOf(arm, workloads::parallelRow(workload, 1), why);
-    if (!one) continue;
+    const std::optional<double> balancedOne =
+        medianOf(arm, workloads::balancedRow(workload, 1), why);
     const std::vector<std::string> names = arm.order();
     const std::string placed = workloads::placementRow(workload, 0);  // ".../run-0"
     const std::string_view placedStem = std::string_view(placed).substr(0, placed.size() - 1);
     for (const std::string& name : names) {
-      if (parallelIsolates(name, workload) == 0 && !name.starts_with(placedStem)) continue;
-      if (const std::optional<double> at = medianOf(arm, name, why)) {
-        arm.figureFor(name).extras[kSpeedupCounter] = {*one / *at};
+      const bool balanced = balancedIsolates(name, workload) != 0;
+      if (!balanced && parallelIsolates(name, workload) == 0 && !name.starts_with(placedStem)) {
+        continue;
       }
+      const std::optional<double> at = medianOf(arm, name, why);
+      if (!at) continue;
+      Figure& figure = arm.figureFor(name);
+      if (one) figure.extras[kSpeedupCounter] = {*one / *at};
+      if (balanced && balancedOne) figure.extras[kBalancedSpeedupCounter] = {*balancedOne / *at};
     }
   }
 }

@@ -169,8 +169,16 @@ void addMoveRatios(ArmFigures& arm);
 /// medians of this run.
 inline constexpr const char* kSpeedupCounter = "speedup";
 
-/// Sets kSpeedupCounter on every parallel/<workload>/<n> row of `arm` whose
-/// 1-isolate row has a figure: median(<workload>/1) / median(<workload>/n).
+/// Beside a balanced/<workload>/<n> row's figure (ours only), added after the
+/// run: its throughput over balanced/<workload>/1's. Its kSpeedupCounter is
+/// over parallel/<workload>/1, as a placement row's.
+inline constexpr const char* kBalancedSpeedupCounter = "speedup_vs_balanced_1";
+
+/// Sets kSpeedupCounter on every parallel/<workload>/<n>,
+/// placement/<workload>/* and balanced/<workload>/<n> row of `arm` whose
+/// parallel/<workload>/1 has a figure: median(<workload>/1) / median(row);
+/// and kBalancedSpeedupCounter on the balanced rows (balanced/pairs-rr/<n>
+/// counts as a pairs row) when balanced/<workload>/1 has one.
 void addSpeedups(ArmFigures& arm);
 
 /// One isolate count of a parallel workload, in both arms: ns per op (the

@@ -173,9 +173,19 @@ inline std::uint64_t pipelineExpectedSum() {
   return sum;
 }
 
-/// The workloads, in the order the rows run and the table lists them.
-inline constexpr const char* kParallelWorkloads[] = {"pairs",     "forkjoin",   "ring-one",
-                                                     "ring-many", "all-to-all", "pipeline"};
+/// parallel/skew/<n> (ours only): kSkewActors actors, all spawned on
+/// isolate 0, each handling kSkewJobs jobs a round told from the
+/// benchmark's thread; a job is kSkewChain calls of work() in a row, a few
+/// microseconds.
+inline constexpr std::int64_t kSkewActors = 16;
+inline constexpr std::int64_t kSkewJobs = 200;
+inline constexpr int kSkewChain = 50;
+
+/// The workloads, in the order the rows run and the table lists them. The
+/// last, skew (busy actors all spawned on isolate 0: bench/parallel/Skew.cpp),
+/// is ours only: the CAF arm has no placement to skew.
+inline constexpr const char* kParallelWorkloads[] = {
+    "pairs", "forkjoin", "ring-one", "ring-many", "all-to-all", "pipeline", "skew"};
 inline constexpr const char* kParallelFamily = "parallel/";
 inline std::string parallelRow(std::string_view workload, std::size_t isolates) {
   return std::string(kParallelFamily) + std::string(workload) + "/" + std::to_string(isolates);
@@ -189,6 +199,16 @@ inline constexpr std::size_t kPlacementRuns[] = {1, 2, 4, 8, 16, 64};
 inline constexpr const char* kPlacementFamily = "placement/";
 inline std::string placementRow(std::string_view workload, std::size_t run) {
   return std::string(kPlacementFamily) + std::string(workload) + "/run-" + std::to_string(run);
+}
+
+/// balanced/<workload>/<n> (ours only): the workload on n isolates with the
+/// balancer on (ActorSystemOptions::withBalancer), timed once it has had
+/// time to move the actors (bench/parallel/ParallelRow.hpp). Beside them,
+/// balanced/pairs-rr/<n> (the pairs placed round-robin) and
+/// balanced/converge/ring (bench/parallel/Converge.cpp).
+inline constexpr const char* kBalancedFamily = "balanced/";
+inline std::string balancedRow(std::string_view workload, std::size_t isolates) {
+  return std::string(kBalancedFamily) + std::string(workload) + "/" + std::to_string(isolates);
 }
 
 /// The isolate (CAF: thread) counts of the parallel rows: 1 .. N, N the CPUs

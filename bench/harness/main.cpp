@@ -1,3 +1,5 @@
+// Over 600 lines on purpose: one program, whose command line, run and
+// tables read the same results and share their formatting.
 // bench/harness/main.cpp — coreactor-bench, coreactor's "main job": runs every
 // dispatch benchmark (bench/dispatch/), every actor benchmark (bench/actor/),
 // the scheduler's (bench/schedule/), the cross-isolate ones with their floors
@@ -22,6 +24,8 @@
 //   - the parallel workloads: for each, the figure at each isolate count in
 //     both arms, the speedup over one isolate (one CAF thread) and the
 //     workload's target;
+//   - the balanced rows (ours only: bench/harness/BalancedTable.hpp): each
+//     workload with the balancer on, its speedups and the balancer's moves;
 //   - the targets, each marked "met" or "MISSED by X%" (how far above the
 //     target the figure is). A ratio is computed from two medians of this same
 //     run (never against a figure from another run or machine); an absolute
@@ -60,6 +64,7 @@
 
 #include "actor/ActorBench.hpp"
 #include "dispatch/DispatchBench.hpp"
+#include "harness/BalancedTable.hpp"
 #include "harness/BenchSupport.hpp"
 #include "harness/CafArm.hpp"
 #include "harness/Charts.hpp"
@@ -576,6 +581,7 @@ void printTable(const RunResults& results, const std::vector<TargetResult>& targ
 
   printArms(results);
   printParallel(results, targets);
+  printBalanced(results);
   printTargets(targets, /*ratios=*/true);
   printTargets(targets, /*ratios=*/false);
 

@@ -1,6 +1,8 @@
 // bench/parallel/Families.hpp — the parallel workloads, one file each,
 // registered in this order by bench/parallel/ParallelBench.cpp (the order
-// of workloads::kParallelWorkloads, which the table follows).
+// of workloads::kParallelWorkloads, which the table follows). Each
+// workload's balanced/<workload>/<n> rows come with its others
+// (ParallelRow.hpp).
 #pragma once
 
 namespace coreactor::bench::parallel {
@@ -15,5 +17,9 @@ void registerRingRows();
 void registerAllToAllRows();
 /// parallel/pipeline/<n>, placement/pipeline/* (Pipeline.cpp).
 void registerPipelineRows();
+/// parallel/skew/<n>, balanced/skew/<n> (Skew.cpp).
+void registerSkewRows();
+/// balanced/converge/ring (Converge.cpp).
+void registerConvergeRow();
 
 }  // namespace coreactor::bench::parallel

@@ -1,9 +1,14 @@
-// bench/parallel/Pairs.cpp — parallel/pairs/<n> and placement/pairs/run-<k>.
+// bench/parallel/Pairs.cpp — parallel/pairs/<n>, placement/pairs/run-<k>,
+// balanced/pairs/<n> and balanced/pairs-rr/<N>.
 //
 //   parallel/pairs/<n>       one round trip (ping -> pong) of 8 independent
 //                            pairs, 10,000 each, all at once; pair k (both
 //                            actors) on isolate k mod n (in placement/*, where
 //                            the system's default rule puts them).
+//   balanced/pairs-rr/<N>    the same on the most isolates with the balancer
+//                            on (ParallelRow.hpp), every actor placed
+//                            round-robin (run 1, as placement/pairs/run-1):
+//                            every pair starts split, for the balancer to join.
 #include <benchmark/benchmark.h>
 
 #include <cstddef>
@@ -107,6 +112,8 @@ class Pairs {
 
 void registerPairsRows() {
   registerRows<Pairs>("pairs");
+  const std::size_t most = workloads::parallelCounts().back();
+  registerRow<Pairs>(workloads::balancedRow("pairs-rr", most), RowSystem{most, 1, true});
 }
 
 }  // namespace coreactor::bench::parallel

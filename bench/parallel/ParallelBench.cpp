@@ -11,6 +11,7 @@
 //   parallel/ring-one/<n>, parallel/ring-many/<n>   Ring.cpp
 //   parallel/all-to-all/<n>                         AllToAll.cpp
 //   parallel/pipeline/<n>                           Pipeline.cpp
+//   parallel/skew/<n> (ours only)                   Skew.cpp
 // How a workload becomes its rows: ParallelRow.hpp.
 // The figure is ns per op, all isolates together (aggregate); beside it, ops
 // per second (items_per_second) and the messages that crossed between
@@ -32,6 +33,18 @@
 // a time (ActorSystemOptions::withPlacementRun): the measurement behind the
 // default run. Their speedup is over parallel/<workload>/1.
 //
+// balanced/<workload>/<n>, for n of 1 and N, runs each workload with the
+// same placement as parallel/<workload>/<n> on a system with the balancer
+// (ActorSystemOptions::withBalancer, a period of 20 ms), timed after 300 ms
+// of checked rounds off the clock, when the balancer has moved what it moves
+// (ParallelRow.hpp); `moves` beside it counts its moves. Beside them,
+// balanced/pairs-rr/<N> (Pairs.cpp: the pairs placed round-robin, so split)
+// and balanced/converge/ring (Converge.cpp: a ring placed the worst way, run
+// for 2 s; its hops per second in the first and the last tenth of the run,
+// against the same ring on one isolate). bench/harness/Results.cpp gives
+// each balanced/<workload>/<n> its speedup over parallel/<workload>/1 and
+// over balanced/<workload>/1.
+//
 // Timing and completion: bench/harness/ParallelRound.hpp. A round runs from the
 // kick-off (tells from the benchmark's thread) to the end of its last part,
 // timed on the isolate that finished it. Every actor counts what it handled
@@ -52,6 +65,8 @@ void registerParallelBenchmarks() {
   parallel::registerRingRows();
   parallel::registerAllToAllRows();
   parallel::registerPipelineRows();
+  parallel::registerSkewRows();
+  parallel::registerConvergeRow();
 }
 
 }  // namespace coreactor::bench

@@ -9,9 +9,29 @@ namespace coreactor::bench {
 /// from one isolate to another per op (ActorSystem::transportStats).
 inline constexpr const char* kCrossingsPerOpCounter = "crossings_per_op";
 
+/// Beside a balanced row's figure (balanced/*): the moves the balancer made
+/// in the row's system, its rounds off the clock included
+/// (TransportStats::balancerMoves).
+inline constexpr const char* kMovesCounter = "moves";
+/// Of those, the moves made while the row was timed.
+inline constexpr const char* kTimedMovesCounter = "moves_timed";
+/// Beside a balanced row's figure: the messages an entry a moved actor left
+/// sent on, per op (TransportStats::forwarded).
+inline constexpr const char* kForwardedPerOpCounter = "forwarded_per_op";
+
+/// balanced/converge/ring (bench/parallel/Converge.cpp) and its counters:
+/// hops per second over the first and the last tenth of its run, over the
+/// same ring on one isolate, and last / one.
+inline constexpr const char* kConvergeRow = "balanced/converge/ring";
+inline constexpr const char* kFirstTenthCounter = "first_tenth_hops_per_s";
+inline constexpr const char* kLastTenthCounter = "last_tenth_hops_per_s";
+inline constexpr const char* kOneIsolateCounter = "one_isolate_hops_per_s";
+inline constexpr const char* kLastVsOneCounter = "last_vs_one";
+
 /// Registers parallel/<workload>/<n> for every workload and every n of
-/// workloads::parallelCounts() with Google Benchmark. Call once, from the
-/// main thread, before benchmark::RunSpecifiedBenchmarks.
+/// workloads::parallelCounts(), and the placement/* and balanced/* rows,
+/// with Google Benchmark. Call once, from the main thread, before
+/// benchmark::RunSpecifiedBenchmarks.
 void registerParallelBenchmarks();
 
 }  // namespace coreactor::bench

@@ -1,15 +1,30 @@
 // bench/parallel/ParallelRow.hpp — how each parallel workload becomes its
 // rows: parallel/<workload>/<n> for every n of workloads::parallelCounts(),
-// then placement/<workload>/run-<k> on the most isolates. A workload is a
+// then placement/<workload>/run-<k> on the most isolates, then
+// balanced/<workload>/<n> for n of 1 and the most isolates. A workload is a
 // class with build(system, isolates) and the members runParallelRounds
 // needs (bench/harness/ParallelRound.hpp); its file registers it here.
+//
+// A balanced row is its parallel row on a system with the balancer
+// (balancerOfRows(): a period of 20 ms, the other settings the defaults)
+// and the same placement. Before its timed rounds it plays checked rounds
+// off the clock for kSettle, fifteen periods, so that the balancer has
+// moved what it moves and the figure is the settled placement's. Its crossings per op are
+// those of the timed rounds (and of runParallelRounds' one warm-up round);
+// `moves` counts every move the balancer made, the settling included,
+// `moves_timed` those it made in the timed rounds (0: the placement had
+// settled), and `forwarded_per_op` the messages that went through an entry
+// a moved actor left, per op of the timed rounds (TransportStats::forwarded).
 #pragma once
 
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "coreactor/ActorSystem.hpp"
@@ -20,49 +35,105 @@
 
 namespace coreactor::bench::parallel {
 
-/// One row: a threaded system of `isolates` isolates, the workload's actors,
-/// then the rounds. The workload (which the actors count into) outlives the
-/// system. `run`: the system's placement run (0: the default), with the
-/// pairs placed by it too.
+/// The balancer of the balanced/* rows: it decides every 20 ms.
+inline BalancerOptions balancerOfRows() {
+  BalancerOptions options;
+  options.period = std::chrono::milliseconds(20);
+  return options;
+}
+
+/// How long a balanced row plays rounds off the clock before the timed ones:
+/// fifteen of the balancer's periods, or more (a round is not cut short).
+inline constexpr std::chrono::milliseconds kSettle{300};
+
+/// How a row's system is made.
+struct RowSystem {
+  std::size_t isolates = 1;
+  /// The system's placement run (0: the default), with the pairs placed by it too.
+  std::size_t run = 0;
+  /// With the balancer (balancerOfRows()), settling for kSettle first.
+  bool balanced = false;
+};
+
+/// Plays checked rounds of `workload`, off the clock, until `settle` has
+/// passed. False, with the row failed, if one of them did not finish, lost
+/// work or threw.
 template <class Workload>
-void runParallelRow(benchmark::State& state, std::size_t isolates, std::size_t run) {
+bool playFor(benchmark::State& state, Workload& workload, std::chrono::nanoseconds settle) {
+  const auto until = std::chrono::steady_clock::now() + settle;
+  const auto onLost = [] {};
+  do {
+    const std::optional<OpMeter::Timed> round = playParallelRound(state, workload, onLost);
+    if (!round || !checkCompleted(state, Workload::kWhat, workload.asked(), round->ran)) {
+      return false;
+    }
+  } while (std::chrono::steady_clock::now() < until);
+  return true;
+}
+
+/// One row: a threaded system of `row.isolates` isolates, the workload's
+/// actors, then the rounds. The workload (which the actors count into)
+/// outlives the system.
+template <class Workload>
+void runParallelRow(benchmark::State& state, RowSystem row) {
   Workload workload;
   std::unique_ptr<ActorSystem> system;
   if (!setUp(state, [&] {
         ActorSystemOptions options =
-            ActorSystemOptions::create().withIsolates(isolates).withLogLevel(LogLevel::Warn);
-        if (run != 0) {
-          options = options.withPlacementRun(run);
+            ActorSystemOptions::create().withIsolates(row.isolates).withLogLevel(LogLevel::Warn);
+        if (row.run != 0) {
+          options = options.withPlacementRun(row.run);
           if constexpr (requires { workload.byHand; }) workload.byHand = false;
         }
+        if (row.balanced) options = options.withBalancer(balancerOfRows());
         system = ActorSystem::create("parallel", options);
-        workload.build(*system, isolates);
+        workload.build(*system, row.isolates);
       })) {
     return;
   }
+  if (row.balanced && !playFor(state, workload, kSettle)) return;
   // How many messages crossed between isolates per op, over every round (the
   // warm-up's included: each round does the same work).
-  const std::uint64_t crossedBefore = system->transportStats().crossings;
+  const TransportStats before = system->transportStats();
   runParallelRounds(state, workload, [] {});
   if (state.error_occurred()) return;
+  const TransportStats stats = system->transportStats();
   const double ops =
       static_cast<double>(workload.asked()) * static_cast<double>(state.iterations() + 1);
   state.counters[kCrossingsPerOpCounter] =
-      static_cast<double>(system->transportStats().crossings - crossedBefore) / ops;
+      static_cast<double>(stats.crossings - before.crossings) / ops;
+  if (row.balanced) {
+    state.counters[kMovesCounter] = static_cast<double>(stats.balancerMoves);
+    state.counters[kTimedMovesCounter] =
+        static_cast<double>(stats.balancerMoves - before.balancerMoves);
+    state.counters[kForwardedPerOpCounter] =
+        static_cast<double>(stats.forwarded - before.forwarded) / ops;
+  }
 }
 
-/// The workload's parallel/<workload>/<n> rows, then its
-/// placement/<workload>/run-<k> rows on the most isolates.
+/// Registers one row of `Workload`.
 template <class Workload>
-void registerRows(const char* workload) {
+void registerRow(const std::string& name, RowSystem row) {
+  registerTimed(benchmark::RegisterBenchmark(name.c_str(), &runParallelRow<Workload>, row));
+}
+
+/// The workload's parallel/<workload>/<n> rows, then (with `placement`) its
+/// placement/<workload>/run-<k> rows on the most isolates, then its
+/// balanced/<workload>/<n> rows on one isolate and on the most.
+template <class Workload>
+void registerRows(const char* workload, bool placement = true) {
   const std::vector<std::size_t> counts = workloads::parallelCounts();
   for (const std::size_t n : counts) {
-    registerTimed(benchmark::RegisterBenchmark(workloads::parallelRow(workload, n).c_str(),
-                                               &runParallelRow<Workload>, n, std::size_t{0}));
+    registerRow<Workload>(workloads::parallelRow(workload, n), RowSystem{n, 0, false});
   }
-  for (const std::size_t run : workloads::kPlacementRuns) {
-    registerTimed(benchmark::RegisterBenchmark(workloads::placementRow(workload, run).c_str(),
-                                               &runParallelRow<Workload>, counts.back(), run));
+  if (placement) {
+    for (const std::size_t run : workloads::kPlacementRuns) {
+      registerRow<Workload>(workloads::placementRow(workload, run),
+                            RowSystem{counts.back(), run, false});
+    }
+  }
+  for (const std::size_t n : {counts.front(), counts.back()}) {
+    registerRow<Workload>(workloads::balancedRow(workload, n), RowSystem{n, 0, true});
   }
 }
 

@@ -153,6 +153,9 @@ void SystemCore::entrySignal(IsolateRuntime& rt, const ActorRef& target, SystemM
       if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Forward) {
         rt.table.release(target.slot());
         delete static_cast<Forward*>(endpoint);
+      } else if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Hold) {
+        rt.table.release(target.slot());
+        dropHold(std::unique_ptr<Hold>(static_cast<Hold*>(endpoint)));
       }
       return;
     case SysKind::RouteRequest:
@@ -166,12 +169,63 @@ void SystemCore::entrySignal(IsolateRuntime& rt, const ActorRef& target, SystemM
         cell->closeHold(message.ref);
         return;
       }
+      if (target == message.ref) {
+        // Sent to the Hold itself, from the actor it had gone on to: closed
+        // unless it already is.
+        closeLeftHold(rt, message.ref, 0);
+        return;
+      }
+      // Passing an entry the actor left: the Hold it closes may be here,
+      // and what it kept goes the way the Marker came to go, behind it.
+      // (Reaching a Hold, the Marker waits in line there like any signal.)
+      if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Forward &&
+          closeLeftHold(rt, message.ref, static_cast<Forward*>(endpoint)->to)) {
+        return;
+      }
       break;
     default:
       break;
   }
   // Not at the actor: on along the way it went (or kept, or dropped).
   signalEntry(rt, target, endpoint, std::move(message));
+}
+
+bool SystemCore::closeLeftHold(IsolateRuntime& rt, const ActorRef& entry, std::uint64_t via) {
+  if (entry.isolateIndex() != rt.index) return false;
+  Endpoint* e = rt.table.find(entry.slot(), entry.generation());
+  if (e == nullptr || e->kind != Endpoint::Kind::Hold) return false;
+  auto* hold = static_cast<Hold*>(e);
+  if (hold->cell != nullptr) return false;
+  // Everything the isolate it was given to sent the old way went on before
+  // this Marker (the way `via` leads): what the Hold kept, and what comes to
+  // it from now on, follows the same way.
+  std::unique_ptr<Hold> owned(hold);
+  const std::uint64_t next = via != 0 ? via : hold->to;
+  rt.table.publish(entry.slot(), new Forward(next));
+  const ActorRef to = refOf(next);
+  for (Hold::Kept& kept : hold->kept) {
+    try {
+      if (kept.system != nullptr) {
+        sendSystem(to, std::move(*kept.system));
+      } else {
+        send(to, std::move(kept.envelope.message), kept.envelope.sender);
+      }
+    } catch (...) {
+      reportDispatcherError("moves", std::current_exception(), to);
+    }
+  }
+  return true;
+}
+
+void SystemCore::dropHold(std::unique_ptr<Hold> hold) {
+  for (Hold::Kept& kept : hold->kept) {
+    if (kept.system != nullptr) {
+      deliverToNoActor(refOf(hold->actor), std::move(*kept.system));  // a watcher hears Terminated
+    } else {
+      failAskOf(kept.envelope.sender, make_error_code(Error::ErrDead));
+      deadLetter(refOf(hold->actor), std::move(kept.envelope), "the actor stopped");
+    }
+  }
 }
 
 void SystemCore::takeRoute(std::uint32_t at, std::uint64_t actor, std::uint64_t entry) {
@@ -217,10 +271,10 @@ void ActorCell::handleMove(std::unique_ptr<MoveOrder, MoveOrderDelete> order) {
     return;
   }
   if (state_ != State::Running || coroutinesSuspended() ||
-      (rare_ != nullptr && (!rare_->pendingMoves.empty() || !rare_->holds.empty()))) {
-    // Its supervisor decides, a handler waits in a coroutine, or an entry
-    // it gave waits for its Marker: it moves when it runs again with none
-    // of these (retryMove), orders in the order they came.
+      (rare_ != nullptr && !rare_->pendingMoves.empty())) {
+    // Its supervisor decides, or a handler waits in a coroutine: it moves
+    // when it runs again with neither (retryMove), orders in the order
+    // they came.
     rare().pendingMoves.push_back(std::move(order));
     return;
   }
@@ -234,7 +288,7 @@ void ActorCell::handleMove(std::unique_ptr<MoveOrder, MoveOrderDelete> order) {
 
 void ActorCell::retryMove() {
   if (rare_ == nullptr || rare_->pendingMoves.empty() || state_ != State::Running ||
-      coroutinesSuspended() || !rare_->holds.empty()) {
+      coroutinesSuspended()) {
     return;
   }
   // Back into the system queue, oldest first: the turn that runs it moves.
@@ -267,6 +321,18 @@ void ActorCell::leave() {
     rare_->trail.push_back(alias);
   }
   rare_->aliases.clear();
+  // A Hold still waiting for its Marker stays, without the cell: when the
+  // Marker comes through here, what it kept goes on behind it and it
+  // becomes a Forward (closeLeftHold).
+  for (const std::uint64_t id : rare_->holds) {
+    const ActorRef hold = system.makeRef(id);
+    Endpoint* e = from.table.find(hold.slot(), hold.generation());
+    if (e == nullptr || e->kind != Endpoint::Kind::Hold) continue;
+    static_cast<Hold*>(e)->cell = nullptr;
+    static_cast<Hold*>(e)->to = arrival.id();
+    rare_->trail.push_back(id);
+  }
+  rare_->holds.clear();
   from.guests.erase(selfId_);
   from.counts.liveActors.fetch_sub(1, std::memory_order_relaxed);
   if (watchDepth_) std::erase(from.watchedMailboxes, this);
@@ -367,9 +433,18 @@ void ActorCell::giveRoute(std::uint32_t source) {
 
 void ActorCell::closeHold(const ActorRef& entry) {
   IsolateRuntime& rt = *home_;
-  Endpoint* e =
-      entry.isolateIndex() == rt.index ? rt.table.find(entry.slot(), entry.generation()) : nullptr;
-  if (e == nullptr || e->kind != Endpoint::Kind::Hold || static_cast<Hold*>(e)->cell != this) {
+  if (entry.isolateIndex() != rt.index) {
+    // A Hold it left open on an isolate it moved away from: its Marker
+    // came here another way, behind everything it follows; on to it.
+    core().sendSystem(entry, SystemMessage{SystemMessage::Kind::Marker, entry, nullptr});
+    return;
+  }
+  Endpoint* e = rt.table.find(entry.slot(), entry.generation());
+  if (e == nullptr || e->kind != Endpoint::Kind::Hold) return;
+  if (static_cast<Hold*>(e)->cell != this) {
+    // One it left open here before it moved away and came back: what it
+    // kept goes the way the actor went from here, and so comes back here.
+    core().closeLeftHold(rt, entry, 0);
     return;
   }
   std::unique_ptr<Hold> hold(static_cast<Hold*>(e));
@@ -405,16 +480,8 @@ void ActorCell::releaseTrail() noexcept {
     const ActorRef entry = system.makeRef(id);
     Endpoint* e = rt.table.find(entry.slot(), entry.generation());
     if (e == nullptr || e->kind != Endpoint::Kind::Hold) continue;
-    std::unique_ptr<Hold> hold(static_cast<Hold*>(e));
     rt.table.release(entry.slot());
-    for (Hold::Kept& kept : hold->kept) {
-      if (kept.system != nullptr) {
-        system.deliverToNoActor(self(), std::move(*kept.system));  // a watcher hears Terminated
-      } else {
-        system.failAskOf(kept.envelope.sender, make_error_code(Error::ErrDead));
-        system.deadLetter(self(), std::move(kept.envelope), "the actor stopped");
-      }
-    }
+    system.dropHold(std::unique_ptr<Hold>(static_cast<Hold*>(e)));
   }
   rare_->holds.clear();
   for (const std::uint64_t entry : rare_->trail) {

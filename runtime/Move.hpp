@@ -59,8 +59,9 @@ struct Forward final : Endpoint {
 /// isolate's Marker arrives, what comes here waits, in order.
 struct Hold final : Endpoint {
   Hold(ActorCell& c, std::uint64_t id) noexcept : Endpoint(Kind::Hold), cell(&c), actor(id) {}
-  ActorCell* cell;
-  std::uint64_t actor;  // the actor's own id, for the dead letters of a stop
+  ActorCell* cell;       // null once the actor moved on with the Hold still open
+  std::uint64_t actor;   // the actor's own id, for the dead letters of a stop
+  std::uint64_t to = 0;  // where the actor went, once it moved on (cell null)
   /// What came, user messages and signals in one line.
   struct Kept {
     Envelope envelope;

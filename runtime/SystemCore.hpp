@@ -244,6 +244,12 @@ class SystemCore {
   void entrySignal(IsolateRuntime& rt, const ActorRef& target, SystemMessage&& message);
   /// A user message to `entry`, a Hold on `rt`: kept until its Marker.
   void keep(Hold& entry, Envelope&& envelope);
+  /// The Marker of `entry`, a Hold on `rt` whose actor moved on, came
+  /// through: what it kept follows to `via` (0: where the actor went from
+  /// here), and it becomes a Forward there. False if `entry` is no such Hold.
+  bool closeLeftHold(IsolateRuntime& rt, const ActorRef& entry, std::uint64_t via);
+  /// What a Hold of a stopped actor kept: dead letters (and failed asks).
+  void dropHold(std::unique_ptr<Hold> hold);
   /// On isolate `at`'s loop: the actor `actor` gave it the entry `entry`
   /// for its direct sends (Move.hpp, "No lasting extra hop").
   void takeRoute(std::uint32_t at, std::uint64_t actor, std::uint64_t entry);

@@ -250,6 +250,7 @@ void SystemCore::takeRoute(std::uint32_t at, std::uint64_t actor, std::uint64_t 
   sendSystem(refOf(old), SystemMessage{SysKind::Marker, refOf(entry), nullptr});
   if (own != nullptr) {
     own->to = entry;
+    own->asked.clear();  // a new way: whose sends come through it is asked anew
   } else {
     rt.routes[actor] = entry;
   }

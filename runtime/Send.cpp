@@ -57,6 +57,17 @@ void ActorRef::send(detail::PayloadArg<P> payload, ActorRef sender) const {
         system_->reply<P>(*static_cast<detail::AskEndpoint*>(endpoint), std::move(payload));
         return;
       }
+      if (endpoint->kind == detail::Endpoint::Kind::Forward) {
+        // An actor that moved and lives on this isolate again, in another
+        // entry: straight there, as the general path would, in place.
+        const ActorRef there = system_->refOf(static_cast<detail::Forward*>(endpoint)->to);
+        detail::Endpoint* next =
+            there.isolateIndex() == isolateIndex() ? system_->endpointHere(there) : nullptr;
+        if (next != nullptr && next->kind == detail::Endpoint::Kind::Cell) {
+          sendToCell<P>(static_cast<detail::ActorCell*>(next), std::move(payload), sender);
+          return;
+        }
+      }
       // An actor that moved away: the general path sends it on (deliverUncommon).
     }
   }

@@ -38,8 +38,9 @@ class Cluster;
 struct BalancerOptions {
   /// How often it decides. Each isolate measures over the same period.
   std::chrono::nanoseconds period = std::chrono::milliseconds(100);
-  /// One message in this many is sampled (who sent it, to whom, its cost).
-  std::uint32_t sampleEvery = 16;
+  /// One message in this many is sampled (who sent it, to whom, its cost:
+  /// two clock reads).
+  std::uint32_t sampleEvery = 64;
   /// Moves it orders at most per period, over the whole system.
   std::uint32_t maxMovesPerPeriod = 64;
   /// Periods an actor it moved stays where it went before it may move again.

@@ -10,6 +10,7 @@ namespace coreactor::detail {
 Balancer::Balancer(SystemCore& core, BalancerOptions options) : core_(core), options_(options) {}
 
 void Balancer::start() {
+  if (core_.isolateCount() < 2) return;  // nowhere to move: no samples, no periods
   for (std::size_t i = 0; i < core_.isolateCount(); ++i) {
     IsolateRuntime& rt = core_.runtime(i);
     auto sampling = std::make_unique<Sampling>();

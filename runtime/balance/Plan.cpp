@@ -105,6 +105,9 @@ std::vector<Move> plan(const std::vector<Report>& reports, std::size_t isolates,
   std::sort(talkers.begin(), talkers.end(), [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first > b.first : a.second < b.second;
   });
+  double systemLoad = 0;
+  for (const double l : p.isolateLoad) systemLoad += l;
+  const bool light = systemLoad < kLight * capacity;
   for (const auto& [total, actor] : talkers) {
     if (moves.size() >= options.maxMovesPerPeriod) break;
     if (!mayMove(actor)) continue;
@@ -112,9 +115,13 @@ std::vector<Move> plan(const std::vector<Report>& reports, std::size_t isolates,
     const std::vector<double> by = talksByIsolate(p, actor, isolates);
     std::uint32_t best = here;
     for (std::uint32_t k = 0; k < isolates; ++k) {
-      if (by[k] > by[best]) best = k;
+      // The most conversations; on a tie, the lower isolate.
+      if (by[k] > by[best] || (by[k] == by[best] && by[k] > 0 && k < best)) best = k;
     }
-    if (best == here || by[best] - by[here] < std::max(kMargin * total, 2.0)) continue;
+    if (best == here) continue;
+    const bool clear = by[best] - by[here] >= std::max(kMargin * total, 2.0);
+    const bool even = light && best < here && by[best] >= by[here] && by[best] > 0;
+    if (!clear && !even) continue;
     const double load = p.load[actor];
     const bool room = p.isolateLoad[best] + load <= kBusy * capacity ||
                       p.isolateLoad[best] + load <= p.isolateLoad[here] - load + 0.1 * capacity;

@@ -12,7 +12,9 @@
 //      if that isolate has room (it stays below kBusy of the period, or the
 //      move leaves the two no further apart than they were). The picture is
 //      updated after each move, so a group gathers on one side instead of
-//      its halves swapping.
+//      its halves swapping. While the whole system's work is light
+//      (kLight), an even split is enough: the actor goes to the lower
+//      isolate, so a ring spread in blocks collapses onto one.
 //   2. Spread. While the busiest isolate is over kSpreadAbove busy and
 //      ahead of the idlest by more than kImbalance, the actor of the
 //      busiest whose move cuts the fewest conversations per unit of work
@@ -76,10 +78,15 @@ std::vector<Move> plan(const std::vector<Report>& reports, std::size_t isolates,
                        double capacityNanos, const BalancerOptions& options, Memory& memory,
                        std::vector<double>* busy = nullptr);
 
-/// An isolate this busy (share of the period) has no room for a group's move.
-inline constexpr double kBusy = 0.85;
 /// The spread pass acts while the busiest isolate is over this share...
 inline constexpr double kSpreadAbove = 0.6;
+/// ...and an isolate this busy has no room for a group's move: the same
+/// share, so that what one pass does the other does not undo.
+inline constexpr double kBusy = kSpreadAbove;
+/// Below this share of one isolate for the whole system, the work is
+/// light: a group gathers on the lowest isolate it touches even when its
+/// conversations are split evenly (a chain's ends, a ring's blocks).
+inline constexpr double kLight = 0.5;
 /// ...and ahead of the idlest by more than this.
 inline constexpr double kImbalance = 0.25;
 /// A group's move needs this share of the actor's conversations more on

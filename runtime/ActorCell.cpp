@@ -468,7 +468,7 @@ void ActorCell::invoke(ReceiveContext& ctx, Message& message, const ActorRef& se
 // One message in sampleEvery, with a balancer: who sent it, to whom, and
 // how long its handler ran (runtime/balance/Balancer.hpp).
 void ActorCell::invokeSampled(ReceiveContext& ctx, Sampling& sampling) {
-  sampling.countdown = sampling.every;
+  sampling.countdown = sampling.nextGap();
   const auto start = std::chrono::steady_clock::now();
   try {
     actor_->receive(ctx);

@@ -15,7 +15,8 @@ void Balancer::start() {
     IsolateRuntime& rt = core_.runtime(i);
     auto sampling = std::make_unique<Sampling>();
     sampling->every = options_.sampleEvery;
-    sampling->countdown = options_.sampleEvery;
+    sampling->seed += i * 0x632BE59BD9B4E019ull;
+    sampling->countdown = sampling->nextGap();
     rt.sampling = std::move(sampling);
     arm(rt);
   }

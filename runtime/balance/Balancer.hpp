@@ -22,7 +22,17 @@ struct IsolateRuntime;
 struct Sampling {
   std::uint32_t every = 16;
   std::uint32_t countdown = 16;  // messages until the next sample
+  std::uint64_t seed = 0x9E3779B97F4A7C15ull;
   std::vector<balance::Sample> taken;
+  /// The next gap: 1 .. 2 x every - 1, every on average. A fixed gap would
+  /// sample the same actors over and over where traffic is periodic (a
+  /// ring's token visits its members in turn).
+  std::uint32_t nextGap() noexcept {
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return 1 + static_cast<std::uint32_t>(seed % (2 * std::uint64_t{every} - 1));
+  }
 };
 
 class Balancer {

@@ -115,16 +115,29 @@ std::vector<Move> plan(const std::vector<Report>& reports, std::size_t isolates,
     const std::vector<double> by = talksByIsolate(p, actor, isolates);
     std::uint32_t best = here;
     for (std::uint32_t k = 0; k < isolates; ++k) {
-      // The most conversations; on a tie, the lower isolate.
-      if (by[k] > by[best] || (by[k] == by[best] && by[k] > 0 && k < best)) best = k;
+      if (by[k] > by[best]) best = k;
     }
-    if (best == here) continue;
-    const bool clear = by[best] - by[here] >= std::max(kMargin * total, 2.0);
-    const bool even = light && best < here && by[best] >= by[here] && by[best] > 0;
-    if (!clear && !even) continue;
+    if (best == here || by[best] - by[here] < std::max(kMargin * total, 2.0)) {
+      // No clear pull. While the work is light, an even one will do: the
+      // lowest isolate it talks with about as much as with its own (the
+      // samples make an exact tie rare).
+      best = here;
+      if (light) {
+        for (std::uint32_t k = 0; k < here; ++k) {
+          if (by[k] > 0 && by[k] >= 0.5 * by[here]) {
+            best = k;
+            break;
+          }
+        }
+      }
+      if (best == here) continue;
+    }
     const double load = p.load[actor];
-    const bool room = p.isolateLoad[best] + load <= kBusy * capacity ||
-                      p.isolateLoad[best] + load <= p.isolateLoad[here] - load + 0.1 * capacity;
+    // Room: the isolate stays under kBusy, or the two end no further apart
+    // than the spread pass tolerates (so it will not move it back).
+    const bool room =
+        p.isolateLoad[best] + load <= kBusy * capacity ||
+        (p.isolateLoad[best] + load) - (p.isolateLoad[here] - load) <= kImbalance * capacity;
     if (room) order(actor, best);
   }
 

@@ -84,9 +84,10 @@ inline constexpr double kSpreadAbove = 0.6;
 /// share, so that what one pass does the other does not undo.
 inline constexpr double kBusy = kSpreadAbove;
 /// Below this share of one isolate for the whole system, the work is
-/// light: a group gathers on the lowest isolate it touches even when its
-/// conversations are split evenly (a chain's ends, a ring's blocks).
-inline constexpr double kLight = 0.5;
+/// light (it all fits on one isolate): a group gathers on the lowest
+/// isolate it touches even when its conversations are split evenly (a
+/// chain's ends, a ring's blocks).
+inline constexpr double kLight = 0.9;
 /// ...and ahead of the idlest by more than this.
 inline constexpr double kImbalance = 0.25;
 /// A group's move needs this share of the actor's conversations more on

@@ -50,16 +50,22 @@ std::size_t whereIs(ActorSystem& system, const ActorRef& actor) {
   return at;
 }
 
-// SPEC X4
-TEST(Balancer, ARingSpreadTheWorstWayOverTwoIsolatesEndsOnOne) {
-  ManualClock clock;
+// Two isolates driven by this thread, a balancer deciding every 10 ms of
+// `clock`, sampling every message.
+std::unique_ptr<ActorSystem> balancedSystem(ManualClock& clock) {
   BalancerOptions balancer;
   balancer.period = 10ms;
   balancer.sampleEvery = 1;
-  auto system = ActorSystem::create(
+  return ActorSystem::create(
       "balance",
       ActorSystemOptions::create().withIsolates(2).withManualRun().withClock(&clock).withBalancer(
           balancer));
+}
+
+// SPEC X4
+TEST(Balancer, ARingSpreadTheWorstWayOverTwoIsolatesEndsOnOne) {
+  ManualClock clock;
+  auto system = balancedSystem(clock);
   constexpr int kMembers = 16;
   std::int64_t hops = 0;
   std::vector<ActorRef> ring;
@@ -93,13 +99,7 @@ TEST(Balancer, ARingSpreadTheWorstWayOverTwoIsolatesEndsOnOne) {
 // SPEC X4
 TEST(Balancer, APinnedActorStaysWhereItWasSpawned) {
   ManualClock clock;
-  BalancerOptions balancer;
-  balancer.period = 10ms;
-  balancer.sampleEvery = 1;
-  auto system = ActorSystem::create(
-      "balance",
-      ActorSystemOptions::create().withIsolates(2).withManualRun().withClock(&clock).withBalancer(
-          balancer));
+  auto system = balancedSystem(clock);
   std::int64_t hops = 0;
   // Two members that only talk to each other, one pinned on each isolate.
   const ActorRef a =

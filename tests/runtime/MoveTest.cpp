@@ -28,6 +28,13 @@ namespace {
 using namespace std::chrono_literals;
 using test::errorOf;
 
+// A system of `isolates` isolates driven by this thread, its time on `clock`.
+std::unique_ptr<ActorSystem> manualSystem(ManualClock& clock, std::size_t isolates) {
+  return ActorSystem::create(
+      "move",
+      ActorSystemOptions::create().withIsolates(isolates).withManualRun().withClock(&clock));
+}
+
 template <class F>
 bool eventually(F&& done) {
   return test::eventually(std::forward<F>(done), 60s);
@@ -112,8 +119,7 @@ TEST(Move, AMoveToWhereItIsIsDoneAtOnce) {
 
 TEST(Move, AnActorMovesItselfAndHearsMovedWhenItIsThere) {
   ManualClock clock;
-  auto system = ActorSystem::create(
-      "move", ActorSystemOptions::create().withIsolates(2).withManualRun().withClock(&clock));
+  auto system = manualSystem(clock, 2);
   const ActorRef counter = system->spawn<Counter>("counter", ActorOptions::create().withIsolate(0));
   counter.tell(MoveTo{1});
   counter.tell(Add{5});
@@ -443,8 +449,7 @@ struct Asker : Actor {
 // SPEC X4
 TEST(Move, AnActorThatAsksAndMovesBeforeTheReplyGetsItInItsTurnOnTheNewIsolate) {
   ManualClock clock;
-  auto system = ActorSystem::create(
-      "move", ActorSystemOptions::create().withIsolates(3).withManualRun().withClock(&clock));
+  auto system = manualSystem(clock, 3);
   AskSeen seen;
   const ActorRef holder = system->spawn<Holder>("holder", ActorOptions::create().withIsolate(1));
   const ActorRef asker =
@@ -469,8 +474,7 @@ TEST(Move, AnActorThatAsksAndMovesBeforeTheReplyGetsItInItsTurnOnTheNewIsolate) 
 // never moved: from outside and from an actor, whatever isolate it asks from.
 TEST(Move, AnAskToAMovedActorThatStopsFailsWithErrDead) {
   ManualClock clock;
-  auto system = ActorSystem::create(
-      "move", ActorSystemOptions::create().withIsolates(3).withManualRun().withClock(&clock));
+  auto system = manualSystem(clock, 3);
   std::vector<std::error_code> outcomes;  // this thread drives the loops
   auto record = [&](Message* reply, std::error_code error) {
     outcomes.push_back(reply != nullptr && !error ? std::error_code() : error);
@@ -608,8 +612,7 @@ struct Watcher : Actor {
 // SPEC X4
 TEST(Move, AWatcherHearsTerminatedOnceWhenTheActorItWatchesStopsAfterMoving) {
   ManualClock clock;
-  auto system = ActorSystem::create(
-      "move", ActorSystemOptions::create().withIsolates(3).withManualRun().withClock(&clock));
+  auto system = manualSystem(clock, 3);
   Heard heard;
   const ActorRef watcher =
       system->spawn<Watcher>("watcher", ActorOptions::create().withIsolate(0), &heard);
@@ -633,8 +636,7 @@ TEST(Move, AWatcherHearsTerminatedOnceWhenTheActorItWatchesStopsAfterMoving) {
 // SPEC X4
 TEST(Move, AMovedWatcherHearsTerminatedOnItsNewIsolate) {
   ManualClock clock;
-  auto system = ActorSystem::create(
-      "move", ActorSystemOptions::create().withIsolates(3).withManualRun().withClock(&clock));
+  auto system = manualSystem(clock, 3);
   Heard heard;
   const ActorRef watcher =
       system->spawn<Watcher>("watcher", ActorOptions::create().withIsolate(0), &heard);
@@ -817,8 +819,7 @@ using Lines = std::vector<std::string>;
 // SPEC X4
 TEST(Move, AHandlerSuspendedInADelayDefersTheMoveUntilItHasFinished) {
   ManualClock clock;
-  auto system = ActorSystem::create(
-      "move", ActorSystemOptions::create().withIsolates(2).withManualRun().withClock(&clock));
+  auto system = manualSystem(clock, 2);
   Lines log;
   const ActorRef napper =
       system->spawn<Napper>("napper", ActorOptions::create().withIsolate(0), &log);
@@ -846,8 +847,7 @@ TEST(Move, AHandlerSuspendedInADelayDefersTheMoveUntilItHasFinished) {
 // SPEC X4
 TEST(Move, AHandlerSuspendedInAnAskDefersTheMoveUntilItHasFinished) {
   ManualClock clock;
-  auto system = ActorSystem::create(
-      "move", ActorSystemOptions::create().withIsolates(3).withManualRun().withClock(&clock));
+  auto system = manualSystem(clock, 3);
   Lines log;
   const ActorRef holder = system->spawn<Holder>("holder", ActorOptions::create().withIsolate(2));
   const ActorRef napper =
@@ -1003,8 +1003,7 @@ struct Recorder : Actor {
 // SPEC X4
 TEST(Move, MessagesQueuedInTheMailboxTravelWithTheActorAndKeepTheirOrder) {
   ManualClock clock;
-  auto system = ActorSystem::create(
-      "move", ActorSystemOptions::create().withIsolates(2).withManualRun().withClock(&clock));
+  auto system = manualSystem(clock, 2);
   std::vector<std::pair<int, std::size_t>> seen;
   const ActorRef recorder =
       system->spawn<Recorder>("recorder", ActorOptions::create().withIsolate(0), &seen);
@@ -1058,8 +1057,7 @@ TEST(Move, MessagesQueuedByAnActorOfItsIsolateTravelWithItOnThreads) {
 // SPEC X4, A7
 TEST(Move, AfterAMovedActorStopsItsMessagesAreDeadLettersAndTheCountsAddUp) {
   ManualClock clock;
-  auto system = ActorSystem::create(
-      "move", ActorSystemOptions::create().withIsolates(3).withManualRun().withClock(&clock));
+  auto system = manualSystem(clock, 3);
   std::uint64_t deadAdds = 0;  // this thread drives the loops: the subscriber runs here
   system->eventStream().subscribe<DeadLetter>([&](const DeadLetter& d) {
     if (d.message != nullptr && d.message->is<Add>()) ++deadAdds;

@@ -189,13 +189,14 @@ void SystemCore::teardown() noexcept {
   for (auto& rt : isolates_) {
     std::vector<std::pair<std::uint32_t, Endpoint*>> endpoints;
     rt->table.forEach([&](std::uint32_t slot, Endpoint* e) { endpoints.emplace_back(slot, e); });
+    // A cell that moved here may hold more than one entry: each entry goes
+    // now, the cell once, after the others.
+    std::vector<ActorCell*> cells;
     for (auto [slot, e] : endpoints) {
       if (e->kind == Endpoint::Kind::Cell) {
         auto* cell = static_cast<ActorCell*>(e);
         rt->table.release(slot);  // its own entry, the one it moved into, or another of its
-        if (makeRef(cell->address()).slot() != slot) continue;  // the cell goes with its address
-        cell->abandon();
-        delete cell;
+        if (makeRef(cell->address()).slot() == slot) cells.push_back(cell);
       } else if (e->kind == Endpoint::Kind::Forward) {
         rt->table.release(slot);  // what an actor that moved away left here
         delete static_cast<Forward*>(e);
@@ -211,6 +212,10 @@ void SystemCore::teardown() noexcept {
         static_cast<AskEndpoint*>(e)->complete(nullptr,
                                                make_error_code(Error::ErrActorSystemNotStarted));
       }
+    }
+    for (ActorCell* cell : cells) {
+      cell->abandon();
+      delete cell;
     }
   }
 }

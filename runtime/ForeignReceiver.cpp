@@ -10,14 +10,6 @@ namespace coreactor::detail {
 
 void ForeignReceiver::deliver(Letter& letter) noexcept {
   const ActorRef target = core_.makeRef(letter.target);
-  // Sends of no isolate: a Forward asks no entry for them.
-  const std::uint32_t source = home_.source;
-  home_.source = IsolateRuntime::kNoSource;
-  struct Restore {
-    IsolateRuntime& rt;
-    std::uint32_t source;
-    ~Restore() { rt.source = source; }
-  } restore{home_, source};
   try {
     if (letter.system != nullptr) {
       core_.deliverSystemLocal(home_, target, std::move(*letter.system));

@@ -67,10 +67,9 @@ struct alignas(64) IsolateRuntime {
   // Isolate-local; read on the send path only while not empty.
   std::unordered_map<std::uint64_t, std::uint64_t> routes;
   // Whose messages a Forward here sends on at the moment: kOwnSends (this
-  // isolate's actors and timers), a peer's index while its ring is taken,
-  // kNoSource while the foreign inbox is.
+  // isolate's actors and timers, and the letters of its foreign inbox,
+  // which it forwards as its own), a peer's index while its ring is taken.
   static constexpr std::uint32_t kOwnSends = ~std::uint32_t{0};
-  static constexpr std::uint32_t kNoSource = ~std::uint32_t{0} - 1;
   std::uint32_t source = kOwnSends;
   // Barrier acknowledgements that came before the cell they are for, by
   // the id of the entry it will take (runtime/Move.cpp).

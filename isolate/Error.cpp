@@ -75,6 +75,17 @@ class Category final : public std::error_category {
       case Error::ErrNotMovable:
         return "ErrNotMovable: the actor is pinned to its isolate, or bound to it (its own "
                "dispatcher, or it used its isolate directly)";
+      case Error::ErrInvalidPoolSize:
+        return "ErrInvalidPoolSize: a router pool of size 0, or larger than the system allows";
+      case Error::ErrNoRouteKey:
+        return "ErrNoRouteKey: a message to a consistent-hash router gives no key";
+      case Error::ErrStashFull:
+        return "ErrStashFull: the actor's stash is at its capacity";
+      case Error::ErrInvalidBackoff:
+        return "ErrInvalidBackoff: backoff delays must be positive with the least no larger "
+               "than the most, and the jitter within [0, 1]";
+      case Error::ErrInvalidResizer:
+        return "ErrInvalidResizer: resizer bounds that cross, or a resizer setting out of range";
     }
     return "unknown coreactor error " + std::to_string(code);
   }

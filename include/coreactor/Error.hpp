@@ -55,6 +55,12 @@ enum class Error : int {
   ErrMessageTooLarge,    ///< A message for another process larger than the configured limit.
   ErrUnknownTimeZone,    ///< A time-zone name the system's tz database does not have.
   ErrNotMovable,         ///< A move of a pinned actor, or of one bound to its isolate.
+  // Routers and behaviour tools.
+  ErrInvalidPoolSize,  ///< A router pool of size 0, or larger than the system allows.
+  ErrNoRouteKey,       ///< A message to a consistent-hash router that gives no key.
+  ErrStashFull,        ///< A stash past the actor's stash capacity.
+  ErrInvalidBackoff,   ///< Backoff delays that are not positive or that cross, or a bad jitter.
+  ErrInvalidResizer,   ///< Resizer bounds that cross, or a resizer setting out of its range.
 };
 
 /// The category of every coreactor error code; its name is "coreactor".

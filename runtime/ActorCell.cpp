@@ -43,6 +43,12 @@ ActorCell::ActorCell(IsolateRuntime& home, ActorRef self, ActorRef parent, std::
       path_(path),
       factory_(std::move(factory)) {
   pinned_ = options.pinned();
+  if (options.stashCapacity() != ActorOptions::kDefaultStashCapacity ||
+      options.stashOnRestart() != StashOnRestart::Keep) {
+    Tools& t = tools();
+    t.stashCapacity = options.stashCapacity();
+    t.dropStashOnRestart = options.stashOnRestart() == StashOnRestart::Drop;
+  }
   if (options.dispatcher() != nullptr) rare().ownDispatcher = options.dispatcher();
   if (options.passivation() > Clock::duration::zero())
     rare().passivateAfter = options.passivation();
@@ -226,7 +232,7 @@ inline bool ActorCell::consumeMessages(ReceiveContext& ctx, std::uint32_t n) {
       ++handled;
     }
     more = !mailbox_.empty();
-  } while (more && --n > 0 && state_ == State::Running && !blocked());
+  } while (more && --n > 0 && mayGoOn());
   home_->counts.messages += handled;
   return more;
 }
@@ -263,7 +269,7 @@ void ActorCell::turnOnWord() {
     });
     ++home_->counts.messages;
     more = !mailbox_.empty();
-    if (more && throughput_ > 1 && state_ == State::Running && !blocked()) [[unlikely]] {
+    if (more && throughput_ > 1 && mayGoOn()) [[unlikely]] {
       more = consumeMore(ctx, throughput_ - 1);
     }
     finishIfStopping();
@@ -305,8 +311,7 @@ void ActorCell::turnOnCrossedWords(const MessageType* type, const std::uint64_t*
     do {
       Message message = MessageAccess::make(type, words[handled++]);
       invoke(ctx, message, sender);
-    } while (handled < most && state_ == State::Running && !blocked() &&
-             mailbox_.unboundedAndEmpty());
+    } while (handled < most && mayGoOn() && mailbox_.unboundedAndEmpty());
     home_->counts.messages += handled;
   });
 }
@@ -333,9 +338,24 @@ void ActorCell::turnInGeneral() {
   try {
     if (pending_ != 0) [[unlikely]] {
       runSystemMessages();
+      if (rare_ != nullptr && rare_->tools != nullptr && !rare_->tools->unstashed.empty()) {
+        // Put back by unstash: run once the actor may run (not while its
+        // supervisor decides, or a coroutine handler waits).
+        if (state_ == State::Running && !blocked()) {
+          pending_ |= kUnstashPending;
+        } else {
+          pending_ &= ~kUnstashPending;
+        }
+      }
     }
     more = !mailbox_.empty();
-    if (more && state_ == State::Running && !blocked()) [[likely]] {
+    if ((pending_ & kUnstashPending) != 0) [[unlikely]] {
+      // What unstash put back goes ahead of the mailbox.
+      ReceiveContext ctx(*this);
+      const std::uint32_t left = runUnstashed(ctx, throughput_);
+      more = !mailbox_.empty();
+      if (more && left > 0 && mayGoOn()) more = consumeMessages(ctx, left);
+    } else if (more && state_ == State::Running && !blocked()) [[likely]] {
       ReceiveContext ctx(*this);  // one for the turn: each message sets its fields
       more = consumeMessages(ctx, throughput_);
     }
@@ -352,7 +372,25 @@ void ActorCell::turnInGeneral() {
 std::uint32_t ActorCell::consumeRun(ReceiveContext& ctx, std::uint32_t max) {
   return mailbox_.consumeFifoRun(
       max, [&](Message& message, const ActorRef& sender) { invoke(ctx, message, sender); },
-      [this] { return state_ == State::Running && !blocked(); });
+      [this] { return mayGoOn(); });
+}
+
+// What unstash put back (runtime/Behaviour.cpp), oldest first, within
+// `budget` messages: the budget left.
+std::uint32_t ActorCell::runUnstashed(ReceiveContext& ctx, std::uint32_t budget) {
+  std::uint32_t handled = 0;
+  while (budget > 0 && state_ == State::Running && !blocked()) {
+    Tools& t = *rare_->tools;
+    if (t.unstashed.empty()) break;
+    Envelope envelope = std::move(t.unstashed.front());
+    t.unstashed.pop_front();
+    --budget;
+    ++handled;
+    invoke(ctx, envelope.message, envelope.sender);
+  }
+  home_->counts.messages += handled;
+  if (rare_->tools->unstashed.empty()) pending_ &= ~kUnstashPending;
+  return budget;
 }
 
 // The system messages of a turn, oldest first: the pending Start, the
@@ -457,6 +495,10 @@ void ActorCell::invoke(ReceiveContext& ctx, Message& message, const ActorRef& se
       return;
     }
   }
+  if (tooled_) [[unlikely]] {
+    invokeTooled(ctx);
+    return;
+  }
   try {
     actor_->receive(ctx);
   } catch (...) {
@@ -470,10 +512,14 @@ void ActorCell::invoke(ReceiveContext& ctx, Message& message, const ActorRef& se
 void ActorCell::invokeSampled(ReceiveContext& ctx, Sampling& sampling) {
   sampling.countdown = sampling.nextGap();
   const auto start = std::chrono::steady_clock::now();
-  try {
-    actor_->receive(ctx);
-  } catch (...) {
-    fail(std::current_exception());
+  if (tooled_) {
+    invokeTooled(ctx);
+  } else {
+    try {
+      actor_->receive(ctx);
+    } catch (...) {
+      fail(std::current_exception());
+    }
   }
   const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
       std::chrono::steady_clock::now() - start);

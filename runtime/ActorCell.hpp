@@ -6,6 +6,7 @@
 #include <chrono>
 #include <coroutine>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -178,6 +179,15 @@ class ActorCell final : public Task, public Endpoint {
   /// Its isolate's resources were used directly (ReceiveContext::isolate):
   /// it may hold timers or I/O objects of that loop, and cannot move.
   void bindToIsolate() noexcept { bound_ = true; }
+
+  // ---- the behaviour tools (ReceiveContext; runtime/Behaviour.cpp) ------------
+  void become(ReceiveContext::Behavior&& behavior, bool discardOld);
+  void unbecome();
+  void stash(ReceiveContext& ctx);
+  std::size_t unstash(bool all);
+  std::size_t stashSize() const noexcept;
+  void setReceiveTimeout(Clock::duration idle);
+  void cancelReceiveTimeout();
   /// Moves it to the isolate the order names (runtime/Move.cpp), or says
   /// why not; a handler suspended in a coroutine, or a supervisor's
   /// decision pending, defers the move until the actor runs again.
@@ -239,6 +249,42 @@ class ActorCell final : public Task, public Endpoint {
   };
 
   struct AsyncState;
+  // What the behaviour tools keep (runtime/Behaviour.cpp): the behaviours
+  // become() left (the last handles messages) and those replaced while
+  // running (freed once that handler returns); the stash, its bound and
+  // restart rule; what unstash put back (handled before the mailbox); the
+  // receive timeout, the time of the last message, and the token that
+  // tells the timer's current check from older ones.
+  struct Tools {
+    std::vector<std::unique_ptr<ReceiveContext::Behavior>> behaviours;
+    std::vector<std::unique_ptr<ReceiveContext::Behavior>> retired;
+    std::deque<Envelope> stash;
+    std::deque<Envelope> unstashed;
+    std::size_t stashCapacity = ActorOptions::kDefaultStashCapacity;
+    bool dropStashOnRestart = false;
+    Clock::duration receiveTimeout{0};
+    Clock::time_point lastMessage{};
+    std::uint64_t timeoutToken = 0;
+  };
+  Tools& tools();
+  /// A message for an actor with tools: its behaviour (or receive) runs,
+  /// and the time of the last message is noted for a receive timeout.
+  [[gnu::noinline]] void invokeTooled(ReceiveContext& ctx);
+  /// The unstashed messages, oldest first, within `budget`; the budget left.
+  std::uint32_t runUnstashed(ReceiveContext& ctx, std::uint32_t budget);
+  /// A restart: no behaviours, no receive timeout; the stash kept or dropped.
+  void resetTools();
+  /// A stop: the stash and what was unstashed become dead letters.
+  void dropStash(const char* reason);
+  /// Arms the receive timeout's check `after` from now, on this isolate.
+  void armReceiveTimeout(Clock::duration after);
+  /// The receive timeout's check, inside a turn: ReceiveTimeout to itself
+  /// if it has been idle long enough, else a check at the right time.
+  void checkReceiveTimeout(std::uint64_t token);
+  /// The actor may take another message in this turn.
+  bool mayGoOn() const noexcept {
+    return state_ == State::Running && !blocked() && (pending_ & kUnstashPending) == 0;
+  }
   bool blocked() const noexcept { return hasAsync_ && asyncBlocked(); }
   bool asyncBlocked() const noexcept;
   void destroyCoroutines() noexcept;
@@ -332,6 +378,7 @@ class ActorCell final : public Task, public Endpoint {
   bool watchDepth_ : 1 = false;  // keeps rare_->depthMark (withMailboxHighWaterMark)
   bool pinned_ : 1 = false;      // ActorOptions::withPinned
   bool bound_ : 1 = false;       // bindToIsolate()
+  bool tooled_ : 1 = false;      // rare_->tools has behaviours or a receive timeout
   // What the turn must look at before the user messages, in one byte, so
   // that the common turn tests it once: a Start not yet handled, a Stop not
   // yet handled (enqueueSystem), and system messages in rare_->system.
@@ -339,6 +386,7 @@ class ActorCell final : public Task, public Endpoint {
   static constexpr std::uint8_t kStopPending = 2;
   static constexpr std::uint8_t kSystemQueued = 4;
   static constexpr std::uint8_t kContinuePending = 8;  // rare_->firstContinuation is set
+  static constexpr std::uint8_t kUnstashPending = 16;  // rare_->tools->unstashed is not empty
   // A cell starts with its Start pending: the Start message only wakes it,
   // so whatever reaches it first by another path (a Stop across isolates
   // overtaking a Start posted from a foreign thread) still finds preStart
@@ -400,6 +448,7 @@ class ActorCell final : public Task, public Endpoint {
     ObjectRing<SystemMessage> held;  // continuations held while suspended
     std::unique_ptr<Family> family;
     std::unique_ptr<AsyncState> async;  // only actors with coroutine handlers
+    std::unique_ptr<Tools> tools;       // become, stash, receive timeout (runtime/Behaviour.cpp)
     std::uint32_t scheduleAnchor = Scheduler::kNil;
     Clock::duration passivateAfter{0};  // 0: never
     std::uint32_t quietChecks = 0;

@@ -61,6 +61,14 @@ ActorOptions ActorOptions::withPassivation(std::chrono::nanoseconds idleTimeout)
   return o;
 }
 
+ActorOptions ActorOptions::withStash(std::size_t capacity, StashOnRestart onRestart) const {
+  if (capacity == 0) throwError(Error::ErrInvalidCapacity, "withStash needs a capacity above 0");
+  ActorOptions o = *this;
+  o.stashCapacity_ = capacity;
+  o.stashOnRestart_ = onRestart;
+  return o;
+}
+
 ActorOptions ActorOptions::withIsolateOf(const ActorRef& peer) const {
   ActorOptions o = *this;
   o.near_ = peer;

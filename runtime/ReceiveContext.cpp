@@ -91,6 +91,38 @@ void ReceiveContext::resumeInTurn(SystemCore& core, const ActorRef& actor,
                  SystemMessage::Kind::Continue, {}, nullptr, std::make_unique<Resume>(h, token)});
 }
 
+void ReceiveContext::become(Behavior behavior, bool discardOld) {
+  cell_.become(std::move(behavior), discardOld);
+}
+
+void ReceiveContext::unbecome() {
+  cell_.unbecome();
+}
+
+void ReceiveContext::stash() {
+  cell_.stash(*this);
+}
+
+std::size_t ReceiveContext::unstashAll() {
+  return cell_.unstash(/*all=*/true);
+}
+
+bool ReceiveContext::unstash() {
+  return cell_.unstash(/*all=*/false) != 0;
+}
+
+std::size_t ReceiveContext::stashSize() const noexcept {
+  return cell_.stashSize();
+}
+
+void ReceiveContext::setReceiveTimeout(std::chrono::nanoseconds idle) {
+  cell_.setReceiveTimeout(std::chrono::duration_cast<Clock::duration>(idle));
+}
+
+void ReceiveContext::cancelReceiveTimeout() {
+  cell_.cancelReceiveTimeout();
+}
+
 void AsyncActor::receive(ReceiveContext& ctx) {
   ctx.cell_.runAsync(*this, ctx);
 }

@@ -89,6 +89,11 @@ struct Moved {
   std::error_code error;  ///< empty: it is there; else why it did not move
 };
 
+/// What an actor with a receive timeout (ReceiveContext::setReceiveTimeout)
+/// gets once it has had no message for that long; again after each further
+/// idle stretch of that length, until a message comes or it cancels.
+struct ReceiveTimeout {};
+
 // ---- the actor -----------------------------------------------------------------
 
 /// The base of every actor: override receive(), and the lifecycle hooks you

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -71,6 +72,12 @@ class MailboxOptions {
   std::size_t capacity_ = 0;
   OverflowPolicy overflow_ = OverflowPolicy::DropNewest;
   PriorityOf priorityOf_;
+};
+
+/// What a restart does with an actor's stash (ActorOptions::withStash).
+enum class StashOnRestart : std::uint8_t {
+  Keep,  ///< the new instance handles the stashed messages first, in the order stashed
+  Drop,  ///< they become dead letters
 };
 
 /// How one actor runs: its dispatcher, throughput, mailbox, isolate and
@@ -133,6 +140,15 @@ class ActorOptions {
     return o;
   }
 
+  /// The bound of the actor's stash (ReceiveContext::stash: ErrStashFull
+  /// past it) and what a restart does with what is stashed. Without it: a
+  /// bound of kDefaultStashCapacity, kept across a restart. Throws
+  /// ErrInvalidCapacity for a capacity of 0.
+  ActorOptions withStash(std::size_t capacity,
+                         StashOnRestart onRestart = StashOnRestart::Keep) const;
+  /// The stash bound an actor has without withStash().
+  static constexpr std::size_t kDefaultStashCapacity = 10000;
+
   /// The actor's own dispatcher; nullptr: the system's default on its isolate.
   const std::shared_ptr<Dispatcher>& dispatcher() const noexcept { return dispatcher_; }
   /// Messages per turn; none: the system's default (ActorSystemOptions::throughput).
@@ -155,6 +171,10 @@ class ActorOptions {
   bool mailboxHighWaterMark() const noexcept { return mailboxHighWaterMark_; }
   /// True after withPinned().
   bool pinned() const noexcept { return pinned_; }
+  /// The stash bound (withStash); kDefaultStashCapacity without it.
+  std::size_t stashCapacity() const noexcept { return stashCapacity_; }
+  /// What a restart does with the stash (withStash).
+  StashOnRestart stashOnRestart() const noexcept { return stashOnRestart_; }
 
  private:
   std::shared_ptr<Dispatcher> dispatcher_;
@@ -168,6 +188,8 @@ class ActorOptions {
   std::chrono::nanoseconds passivation_{0};
   bool mailboxHighWaterMark_ = false;
   bool pinned_ = false;
+  StashOnRestart stashOnRestart_ = StashOnRestart::Keep;
+  std::size_t stashCapacity_ = kDefaultStashCapacity;
 };
 
 }  // namespace coreactor

@@ -139,6 +139,49 @@ class ReceiveContext : public SchedulingCalls<ReceiveContext>, public SpawnCalls
   /// Stops watching `actor`. A Terminated already sent may still arrive.
   void unwatch(const ActorRef& actor);
 
+  // ---- behaviours (docs/actors.md, "Behaviours") -------------------------------
+
+  /// A handler that takes receive()'s place (become).
+  using Behavior = std::function<void(ReceiveContext&)>;
+  /// Hands the next messages to `behavior` instead of receive(). With
+  /// `discardOld` (the default) it replaces the current behaviour; without,
+  /// it goes on top of it, and unbecome() returns to it. The call takes
+  /// effect from the next message. A restart returns to receive(). Throws
+  /// ErrInvalidOption for an empty function.
+  void become(Behavior behavior, bool discardOld = true);
+  /// Drops the current behaviour: the one under it, or receive(), handles
+  /// the next message. Nothing happens when receive() is the current one.
+  void unbecome();
+
+  // ---- the stash (docs/actors.md, "Stash") -------------------------------------
+
+  /// Puts the current message (with its sender) aside, to be handled again
+  /// after unstashAll(). Stashed messages keep their order. A stop makes them
+  /// dead letters; a restart keeps them for the new instance, or drops them,
+  /// as ActorOptions::withStash says. Throws ErrStashFull past the actor's
+  /// stash bound (the message stays the current one), ErrInvalidOption when
+  /// there is no current message (a lifecycle hook, an ask's callback) or it
+  /// was stashed already.
+  void stash();
+  /// Puts every stashed message back ahead of the mailbox: they are the
+  /// next ones handled, in the order stashed. Returns how many.
+  std::size_t unstashAll();
+  /// unstashAll() for the oldest stashed message only; false if none.
+  bool unstash();
+  /// How many messages are stashed.
+  std::size_t stashSize() const noexcept;
+
+  // ---- the receive timeout (docs/actors.md, "Receive timeout") ----------------
+
+  /// Sends this actor ReceiveTimeout{} once it has had no message for
+  /// `idle`, and again after each further `idle` without one. Any message
+  /// (a ReceiveTimeout too) starts the idle time anew; calling it again
+  /// replaces the duration. A restart or a stop cancels it. Throws
+  /// ErrInvalidTimeout for a duration that is not positive.
+  void setReceiveTimeout(std::chrono::nanoseconds idle);
+  /// No receive timeout from now on (a ReceiveTimeout already sent may still arrive).
+  void cancelReceiveTimeout();
+
   /// Moves `actor` (this one: self()) to isolate `isolate`, as
   /// ActorSystem::move does; this actor then gets Moved{actor, isolate,
   /// error} (an empty error once the move is done). A move of itself takes

@@ -7,6 +7,7 @@
 #include <coroutine>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +34,17 @@ class AsyncActor;
 namespace coreactor::detail {
 
 class SystemCore;
+
+struct RouteeGauge;
+
+/// What a spawn may add to a cell (SystemCore::spawn): a gauge its queue
+/// depth is published into at the end of each turn (a routee of a pool
+/// that reads depths), and work on the new cell before any other thread
+/// can see it (a router's head takes its routees so).
+struct SpawnExtras {
+  RouteeGauge* gauge = nullptr;
+  const std::function<void(ActorCell&)>* beforePublish = nullptr;
+};
 
 class ActorCell final : public Task, public Endpoint {
  public:
@@ -207,7 +219,21 @@ class ActorCell final : public Task, public Endpoint {
   std::uint32_t incarnation() const noexcept { return incarnation_; }
 
   // Used by ReceiveContext.
-  ActorRef spawnChild(std::string name, ActorOptions options, ActorFactory factory);
+  ActorRef spawnChild(std::string name, ActorOptions options, ActorFactory factory,
+                      const SpawnExtras& extras = {});
+  /// Takes `child` (spawned with this cell as parent from elsewhere: a
+  /// router's routees) into its family as `name`.
+  void adoptChild(const ActorRef& child, std::string name);
+  /// Watchers are told Terminated of `id` instead of this actor's own
+  /// reference (a router's head stands for its router).
+  void standFor(std::uint64_t id) { rare().publicId = id; }
+  /// The cell a context works on (the runtime's actors: a router's head).
+  static ActorCell& of(ReceiveContext& ctx) noexcept { return ctx.cell_; }
+  /// Publishes its queue depth into `gauge` at the end of each turn.
+  void publishDepthTo(RouteeGauge* gauge) {
+    rare().gauge = gauge;
+    gauged_ = gauge != nullptr;
+  }
   std::vector<ActorRef> children() const;
   ActorRef child(std::string_view name) const;
   void requestStop() noexcept;
@@ -291,6 +317,7 @@ class ActorCell final : public Task, public Endpoint {
   static void runTurn(Task& task);
   static void disposeTurn(Task& task) noexcept;
   void turn();
+  [[gnu::noinline]] void noteDepth() noexcept;  // withMailboxHighWaterMark, a routee's gauge
   [[gnu::noinline]] void turnOnWord();
   [[gnu::noinline]] void turnInGeneral();
   // The turn's messages, up to `n`: false when none is left.
@@ -379,6 +406,7 @@ class ActorCell final : public Task, public Endpoint {
   bool pinned_ : 1 = false;      // ActorOptions::withPinned
   bool bound_ : 1 = false;       // bindToIsolate()
   bool tooled_ : 1 = false;      // rare_->tools has behaviours or a receive timeout
+  bool gauged_ : 1 = false;      // rare_->gauge: its depth is published (a routee)
   // What the turn must look at before the user messages, in one byte, so
   // that the common turn tests it once: a Start not yet handled, a Stop not
   // yet handled (enqueueSystem), and system messages in rare_->system.
@@ -449,6 +477,8 @@ class ActorCell final : public Task, public Endpoint {
     std::unique_ptr<Family> family;
     std::unique_ptr<AsyncState> async;  // only actors with coroutine handlers
     std::unique_ptr<Tools> tools;       // become, stash, receive timeout (runtime/Behaviour.cpp)
+    RouteeGauge* gauge = nullptr;       // publishDepthTo
+    std::uint64_t publicId = ~std::uint64_t{0};  // standFor
     std::uint32_t scheduleAnchor = Scheduler::kNil;
     Clock::duration passivateAfter{0};  // 0: never
     std::uint32_t quietChecks = 0;

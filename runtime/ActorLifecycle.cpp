@@ -262,14 +262,22 @@ void ActorCell::finishStop() {
   dropContinuations("the actor stopped");
   while (hasSystem()) {
     SystemMessage m = popSystem();
-    if (m.kind == SysKind::Watch) m.ref.tell(Terminated{me}, me);
+    if (m.kind == SysKind::Watch) {
+      m.ref.tell(Terminated{rare_ != nullptr && rare_->publicId != kNoAddress
+                                ? core().makeRef(rare_->publicId)
+                                : me},
+                 me);
+    }
     if (m.kind == SysKind::Continue) {
       core().dropContinuation(me, std::move(m.continuation), "the actor stopped");
     }
     if (m.kind == SysKind::Move) m.order->finish(make_error_code(Error::ErrDead));
   }
+  // A router's head stands for its router: its watchers watched that.
+  const ActorRef told =
+      rare_ != nullptr && rare_->publicId != kNoAddress ? core().makeRef(rare_->publicId) : me;
   if (rare_ != nullptr) {
-    for (const auto& watcher : rare_->watchers) watcher.tell(Terminated{me}, me);
+    for (const auto& watcher : rare_->watchers) watcher.tell(Terminated{told}, told);
     rare_->watchers.clear();
   }
   if (rare_ != nullptr && rare_->scheduleAnchor != Scheduler::kNil) {
@@ -308,7 +316,8 @@ void ActorCell::reportHookError(const char* hook, std::exception_ptr error) noex
 
 // ---- children ----------------------------------------------------------------------
 
-ActorRef ActorCell::spawnChild(std::string name, ActorOptions options, ActorFactory factory) {
+ActorRef ActorCell::spawnChild(std::string name, ActorOptions options, ActorFactory factory,
+                               const SpawnExtras& extras) {
   if (state_ >= State::Terminating) {
     throwError(Error::ErrActorSystemNotStarted,
                std::string(path()) + " is stopping and spawns no children");
@@ -326,11 +335,19 @@ ActorRef ActorCell::spawnChild(std::string name, ActorOptions options, ActorFact
     throwError(Error::ErrDuplicateName,
                std::string(path()) + " already has a child named '" + name + "'");
   }
-  ActorRef ref = core().spawn(this, std::string(path()) + "/" + name, options, std::move(factory));
-  const std::uint64_t seq = f.nextSeq++;
-  f.byName.emplace(name, ref.id());
-  f.byId.emplace(ref.id(), Child{ref, std::move(name), seq, {}});
+  ActorRef ref = core().spawn(this, std::string(path()) + "/" + name, options, std::move(factory),
+                              nullptr, extras);
+  adoptChild(ref, std::move(name));
   return ref;
+}
+
+void ActorCell::adoptChild(const ActorRef& child, std::string name) {
+  Rare& r = rare();
+  if (r.family == nullptr) r.family = std::make_unique<Family>();
+  Family& f = *r.family;
+  const std::uint64_t seq = f.nextSeq++;
+  f.byName.emplace(name, child.id());
+  f.byId.emplace(child.id(), Child{child, std::move(name), seq, {}});
 }
 
 void ActorCell::stopChild(const ActorRef& child) {

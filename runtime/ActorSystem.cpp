@@ -51,6 +51,11 @@ ActorRef ActorSystem::spawnWith(std::string name, ActorFactory factory, ActorOpt
   return core_->spawnTopLevel(std::move(name), options, std::move(factory));
 }
 
+ActorRef ActorSystem::spawnRouterWith(std::string name, RouterOptions options, ActorFactory routee,
+                                      std::vector<ActorRef> group) {
+  return core_->spawnRouter(nullptr, std::move(name), options, std::move(routee), std::move(group));
+}
+
 void ActorSystem::stop(const ActorRef& actor) {
   core_->sendSystem(actor, SystemMessage{SystemMessage::Kind::Stop, {}, nullptr});
 }

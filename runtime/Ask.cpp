@@ -148,6 +148,16 @@ void SystemCore::ask(const ActorRef& target, Message message, std::chrono::nanos
     completion(nullptr, make_error_code(Error::ErrActorSystemNotStarted));
     return;
   }
+  if (isRouter(target)) {
+    // Asked of the routee its logic picks (or of its head), from here.
+    const ActorRef picked = resolveRouter(target, message);
+    if (picked.isNone()) {
+      completion(nullptr, make_error_code(Error::ErrDead));
+      return;
+    }
+    ask(picked, std::move(message), timeout, std::move(completion));
+    return;
+  }
   if (!isOursOrRemote(target)) {  // none, or another system's: no actor of ours answers
     completion(nullptr, make_error_code(Error::ErrDead));
     return;
@@ -191,6 +201,11 @@ void SystemCore::askRankFromForeignThread(const ActorRef& target, Message&& mess
 void SystemCore::askFromActor(ActorCell& asker, const ActorRef& target, Message&& message,
                               std::chrono::nanoseconds timeout, AskContinuation&& continuation) {
   checkTimeout(timeout);
+  if (isRouter(target)) {
+    const ActorRef picked = resolveRouter(target, message);
+    askFromActor(asker, picked, std::move(message), timeout, std::move(continuation));
+    return;  // none: it fails with ErrDead below
+  }
   // The reply slot lives on the asker's isolate: this one.
   IsolateRuntime& rt = asker.home();
   const auto reservation = rt.table.reserve(true);

@@ -52,6 +52,8 @@ struct alignas(64) IsolateRuntime {
     std::atomic<std::uint64_t> movesIn{0};        // actors that arrived here by a move
     std::atomic<std::uint64_t> forwarded{0};      // messages and signals sent on by a Forward
     std::atomic<std::uint64_t> balancerMoves{0};  // moves of the balancer that arrived here
+    std::atomic<std::uint64_t> poolsGrown{0};     // resizer decisions of router heads here
+    std::atomic<std::uint64_t> poolsShrunk{0};
     std::atomic<std::uint64_t> busyPermille{0};   // the balancer's last estimate
   };
   Counts counts;

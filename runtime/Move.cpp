@@ -47,6 +47,10 @@ void SystemCore::move(const ActorRef& actor, std::size_t to,
                                          ", an actor of another rank: actors move between the "
                                          "isolates of their own process only");
   }
+  if (isRouter(actor)) {
+    throwError(Error::ErrNotMovable,
+               "move of " + actor.path() + ", a router: it has no isolate; move its routees");
+  }
   if (!isOurs(actor)) {
     throwError(Error::ErrInvalidOption,
                "move of " + actor.path() + ", a reference of another system");

@@ -47,6 +47,12 @@ ActorRef ReceiveContext::spawnWith(std::string name, ActorFactory factory, Actor
   return cell_.spawnChild(std::move(name), std::move(options), std::move(factory));
 }
 
+ActorRef ReceiveContext::spawnRouterWith(std::string name, RouterOptions options,
+                                         ActorFactory routee, std::vector<ActorRef> group) {
+  return cell_.core().spawnRouter(&cell_, std::move(name), options, std::move(routee),
+                                  std::move(group));
+}
+
 void ReceiveContext::askFrom(const ActorRef& target, Message message,
                              std::chrono::nanoseconds timeout,
                              detail::AskContinuation continuation) {

@@ -101,6 +101,10 @@ template <class P>
 template <class P>
 [[gnu::noinline]] void ActorRef::sendElsewhere(detail::PayloadArg<P> payload,
                                                ActorRef sender) const {
+  if (system_ != nullptr && system_->isRouter(*this)) {
+    system_->route<P>(*this, std::move(payload), sender);  // runtime/route/Route.cpp
+    return;
+  }
   // The empty reference's dead letter goes to the sender's system.
   detail::SystemCore* core = system_ != nullptr ? system_ : sender.system_;
   if (core == nullptr) [[unlikely]] {
@@ -117,6 +121,10 @@ template void ActorRef::send<Message>(Message&& payload, ActorRef sender) const;
 namespace coreactor::detail {
 
 void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
+  if (isRouter(target)) {
+    route<Message>(target, std::move(envelope.message), envelope.sender);
+    return;
+  }
   if (isRemote(target)) {
     // An actor of another rank: bytes for the cluster's link. A type that
     // cannot cross throws here, at the send.
@@ -244,6 +252,17 @@ void SystemCore::deliverUncommon(IsolateRuntime& rt, const ActorRef& target, End
 
 void SystemCore::sendSystem(const ActorRef& target, SystemMessage&& message) {
   if (target.isNone()) return;
+  if (isRouter(target)) {
+    // A watch or a stop of a router is its head's (which tells watchers
+    // Terminated of the router); one that stopped is gone.
+    const ActorRef head = headOf(target);
+    if (head.isNone()) {
+      deliverToNoActor(target, std::move(message));
+    } else {
+      sendSystem(head, std::move(message));
+    }
+    return;
+  }
   // A stop of, or a watch of, an actor of another rank: across. Other
   // signals never name one (parents, children and continuations are local).
   if (isRemote(target) && remote_->sendSystem(target, message.kind, message.ref)) return;

@@ -10,7 +10,8 @@ namespace coreactor::detail {
 using SysKind = SystemMessage::Kind;
 
 ActorRef SystemCore::spawn(ActorCell* parent, std::string_view path, const ActorOptions& options,
-                           ActorFactory&& factory, const std::string* topName) {
+                           ActorFactory&& factory, const std::string* topName,
+                           const SpawnExtras& extras) {
   if (!running() && parent == nullptr) {
     throwError(Error::ErrActorSystemNotStarted,
                "spawn of " + std::string(path) + " on a stopped system");
@@ -31,6 +32,15 @@ ActorRef SystemCore::spawn(ActorCell* parent, std::string_view path, const Actor
   const ActorRef self = makeRef(home.index, reservation.slot, reservation.generation);
   auto* cell = new ActorCell(home, self, parent != nullptr ? parent->self() : guardian_, path,
                              options, std::move(factory), *dispatcher, throughput, false);
+  if (extras.gauge != nullptr) cell->publishDepthTo(extras.gauge);
+  if (extras.beforePublish != nullptr) {
+    try {
+      (*extras.beforePublish)(*cell);
+    } catch (...) {
+      delete cell;  // never seen; its reserved slot stays empty (dead letters to its id)
+      throw;
+    }
+  }
   if (topName != nullptr) topLevel_.bind(*topName, self.id());  // before it can stop
   home.table.publish(reservation.slot, cell, /*topLevel=*/parent == nullptr);
   sendSystem(self, SystemMessage{SysKind::Start, {}, nullptr});
@@ -38,7 +48,7 @@ ActorRef SystemCore::spawn(ActorCell* parent, std::string_view path, const Actor
 }
 
 ActorRef SystemCore::spawnTopLevel(std::string&& name, const ActorOptions& options,
-                                   ActorFactory&& factory) {
+                                   ActorFactory&& factory, const SpawnExtras& extras) {
   if (!running()) {
     throwError(Error::ErrActorSystemNotStarted, "spawn on system '" + name_ + "', which stopped");
   }
@@ -54,7 +64,7 @@ ActorRef SystemCore::spawnTopLevel(std::string&& name, const ActorOptions& optio
     const auto end = std::to_chars(path + 7, path + sizeof path, topLevel_.nextGenerated());
     try {
       return spawn(nullptr, std::string_view(path, static_cast<std::size_t>(end.ptr - path)),
-                   options, std::move(factory));
+                   options, std::move(factory), nullptr, extras);
     } catch (...) {
       topLevel_.uncount();
       throw;
@@ -66,7 +76,7 @@ ActorRef SystemCore::spawnTopLevel(std::string&& name, const ActorOptions& optio
     throwError(Error::ErrDuplicateName, "a top-level actor named '" + name + "' exists");
   }
   try {
-    return spawn(nullptr, "/user/" + name, options, std::move(factory), &name);
+    return spawn(nullptr, "/user/" + name, options, std::move(factory), &name, extras);
   } catch (...) {
     topLevel_.unreserve(name);
     topLevel_.uncount();

@@ -178,6 +178,14 @@ std::vector<IsolatePlacement> SystemCore::placement() const {
 
 std::string SystemCore::pathOf(const ActorRef& ref) {
   if (ref.isNone()) return "(none)";
+  if (isRouter(ref)) {
+    // The router's head's path, read where it lives (the bare id elsewhere).
+    if (const ActorRef head = headOf(ref); !head.isNone()) {
+      std::string path = pathOf(head);
+      if (path[0] == '/') return path;
+    }
+    return "#router:" + std::to_string(ref.slot());
+  }
   if (ref.isolateIndex() < isolates_.size()) {
     IsolateRuntime& rt = *isolates_[ref.isolateIndex()];
     if (isLocal(rt)) {

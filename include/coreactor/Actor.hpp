@@ -41,6 +41,7 @@
 #include "coreactor/ActorRef.hpp"
 #include "coreactor/Error.hpp"
 #include "coreactor/Message.hpp"
+#include "coreactor/Router.hpp"
 #include "coreactor/Schedule.hpp"
 #include "coreactor/SupervisorStrategy.hpp"
 #include "coreactor/detail/ActorAllocation.hpp"
@@ -75,6 +76,8 @@ using AskContinuation = InlineFunction<void(ReceiveContext&, Message*, std::erro
 struct PoisonPill {};
 template <>
 inline constexpr bool detail::kHandledByCell<PoisonPill> = true;
+template <>
+inline constexpr bool detail::kRoutedSpecially<PoisonPill> = true;  // it stops a router
 
 /// Sent to every watcher when a watched actor has fully stopped (requirement A5).
 struct Terminated {
@@ -275,6 +278,31 @@ class SpawnCalls {
   ActorRef spawn(std::string name, ActorFactory factory,
                  ActorOptions options = ActorOptions::create()) {
     return owner().spawnWith(std::move(name), std::move(factory), std::move(options));
+  }
+
+  /// Spawns a pool (coreactor/Router.hpp): a router named `name` whose
+  /// routees are `A`s made from copies of `args`, spread over the isolates
+  /// as `options` says, and supervised by the router. Returns the router's
+  /// reference. Throws ErrInvalidPoolSize, ErrInvalidResizer,
+  /// ErrInvalidOption (a routee dispatcher shared over several isolates),
+  /// and what spawn throws.
+  template <class A, class... Args>
+  ActorRef spawnPool(std::string name, RouterOptions options, Args&&... args) {
+    return owner().spawnRouterWith(std::move(name), std::move(options),
+                                   detail::makeFactory<A>(args...), {});
+  }
+  /// A pool whose routees `routee` makes.
+  ActorRef spawnPool(std::string name, RouterOptions options, ActorFactory routee) {
+    return owner().spawnRouterWith(std::move(name), std::move(options), std::move(routee), {});
+  }
+  /// Spawns a group: a router named `name` in front of `routees` (actors
+  /// of this system, or of another rank), which it watches and lets go of
+  /// when they stop. Throws ErrInvalidPoolSize for none, ErrInvalidOption
+  /// for a reference that is none or another system's, or for
+  /// smallest-mailbox routing, and ErrInvalidResizer for a resizer.
+  ActorRef spawnGroup(std::string name, RouterOptions options, std::vector<ActorRef> routees) {
+    return owner().spawnRouterWith(std::move(name), std::move(options), ActorFactory(),
+                                   std::move(routees));
   }
 
  private:

@@ -346,6 +346,8 @@ class ActorSystem : public SchedulingCalls<ActorSystem>, public SpawnCalls<Actor
   friend class SchedulingCalls<ActorSystem>;
   friend class SpawnCalls<ActorSystem>;
   ActorRef spawnWith(std::string name, ActorFactory factory, ActorOptions options);
+  ActorRef spawnRouterWith(std::string name, RouterOptions options, ActorFactory routee,
+                           std::vector<ActorRef> group);
   ScheduleResult makeSchedule(Message&& message, const ActorRef& target,
                               const detail::Cadence& cadence, const ScheduleOptions& options);
   ScheduleResult controlSchedule(ScheduleControl control, const std::string& reference);

@@ -52,6 +52,9 @@ struct MessageType {
   /// The actor cell acts on it before (or instead of) the handler
   /// (kHandledByCell): one test per message finds the ones that are not.
   bool handledByCell;
+  /// A router acts on it instead of routing it to one routee
+  /// (kRoutedSpecially: PoisonPill, Broadcast, ...; coreactor/Router.hpp).
+  bool routedSpecially;
   void (*relocate)(void* from, void* to) noexcept;  // move-construct `to`, destroy `from`
   void (*destroy)(void* at) noexcept;
   /// Copy-constructs `to` from `from`; nullptr for a type without a copy
@@ -64,6 +67,11 @@ struct MessageType {
 /// Specialized right after each such type, before any use.
 template <class T>
 inline constexpr bool kHandledByCell = false;
+
+/// True for the few types a router acts on itself (coreactor/Router.hpp).
+/// Specialized right after each such type, before any use.
+template <class T>
+inline constexpr bool kRoutedSpecially = false;
 
 template <class T, bool Inline>
 struct MessageTypeOf {
@@ -104,6 +112,7 @@ struct MessageTypeOf {
       Inline && sizeof(T) <= 8 &&
           std::is_trivially_copyable_v<T>&& std::is_trivially_destructible_v<T>,
       kHandledByCell<T>,
+      kRoutedSpecially<T>,
       &relocate,
       &destroy,
       copyOrNull()};

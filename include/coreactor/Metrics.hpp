@@ -69,6 +69,9 @@ struct IsolateMetrics {
   /// Gauge: the share of the last balancer period this isolate's actors
   /// spent in their handlers, in thousandths (estimated from the samples).
   std::uint64_t busyPermille = 0;
+  // Routers (docs/routers.md).
+  std::uint64_t poolsGrown = 0;   ///< resizer decisions to grow a pool whose router's head is here
+  std::uint64_t poolsShrunk = 0;  ///< resizer decisions to shrink one
 };
 
 /// The deepest an actor's mailbox has been, for an actor that opted in

@@ -194,6 +194,8 @@ class ReceiveContext : public SchedulingCalls<ReceiveContext>, public SpawnCalls
   friend class SchedulingCalls<ReceiveContext>;
   friend class SpawnCalls<ReceiveContext>;
   ActorRef spawnWith(std::string name, ActorFactory factory, ActorOptions options);
+  ActorRef spawnRouterWith(std::string name, RouterOptions options, ActorFactory routee,
+                           std::vector<ActorRef> group);
   ScheduleResult makeSchedule(Message&& message, const ActorRef& target,
                               const detail::Cadence& cadence, const ScheduleOptions& options);
   ScheduleResult controlSchedule(ScheduleControl control, const std::string& reference);

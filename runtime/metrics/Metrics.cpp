@@ -50,6 +50,8 @@ void readIsolate(IsolateRuntime& rt, IsolateMetrics& m, std::vector<MailboxHighW
   m.movesIn = rt.counts.movesIn.load(std::memory_order_relaxed);
   m.forwarded = rt.counts.forwarded.load(std::memory_order_relaxed);
   m.balancerMoves = rt.counts.balancerMoves.load(std::memory_order_relaxed);
+  m.poolsGrown = rt.counts.poolsGrown.load(std::memory_order_relaxed);
+  m.poolsShrunk = rt.counts.poolsShrunk.load(std::memory_order_relaxed);
   m.busyPermille = rt.counts.busyPermille.load(std::memory_order_relaxed);
   for (const ActorCell* cell : rt.watchedMailboxes) {
     marks.push_back(MailboxHighWater{cell->self(), std::string(cell->path()), cell->depthMark()});
@@ -163,6 +165,10 @@ const Figure kFigures[] = {
      "Moves ordered by the balancer that arrived here."},
     {&M::busyPermille, "balancer_busy_permille", "gauge",
      "Share of the last balancer period spent in handlers, in thousandths (sampled)."},
+    {&M::poolsGrown, "router_pools_grown_total", "counter",
+     "Resizer decisions to grow a pool whose router's head is here."},
+    {&M::poolsShrunk, "router_pools_shrunk_total", "counter",
+     "Resizer decisions to shrink a pool whose router's head is here."},
 };
 
 }  // namespace

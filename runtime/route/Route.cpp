@@ -1,0 +1,356 @@
+// Routing on the sender's thread (coreactor/Router.hpp): a tell to a
+// router picks its routee here, from the router's state (RouterTable.hpp),
+// and goes on as a tell to that routee, so that a routed message takes the
+// same path (and keeps the same order per sender and routee) as a direct
+// one. Also the making of routers, and where asks and system messages to a
+// router go.
+#include <cmath>
+
+#include "runtime/SystemCore.hpp"
+#include "runtime/route/RouterHead.hpp"
+
+namespace coreactor::detail {
+
+namespace {
+
+// Lamping and Veach's jump consistent hash: a bucket in [0, n) for `key`.
+// Going from n to n + 1 buckets moves only the keys the new bucket takes.
+std::uint32_t jumpHash(std::uint64_t key, std::uint32_t n) noexcept {
+  std::int64_t bucket = -1;
+  std::int64_t next = 0;
+  while (next < static_cast<std::int64_t>(n)) {
+    bucket = next;
+    key = key * 2862933555777941757ull + 1;
+    next = static_cast<std::int64_t>(
+        static_cast<double>(bucket + 1) *
+        (static_cast<double>(1ll << 31) / static_cast<double>((key >> 33) + 1)));
+  }
+  return static_cast<std::uint32_t>(bucket);
+}
+
+// Keys spread before the jump (a key of 1, 2, 3 is as good as any).
+std::uint64_t spread(std::uint64_t x) noexcept {
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+const MessageType* typeOf(const Word& word) noexcept {
+  return word.type;
+}
+const MessageType* typeOf(const Message& message) noexcept {
+  return MessageAccess::type(message);
+}
+
+// This thread's cursor: its isolate's, or the one other threads share.
+RouterCursor& cursorOf(RouterState& r, const IsolateRuntime* here, bool& shared) noexcept {
+  shared = here == nullptr || here->index + 1 >= r.cursorCount;
+  return r.cursors[shared ? r.cursorCount - 1 : here->index];
+}
+
+std::uint64_t nextTurn(RouterCursor& c, bool shared) noexcept {
+  if (shared) return c.turn.fetch_add(1, std::memory_order_relaxed);
+  const std::uint64_t turn = c.turn.load(std::memory_order_relaxed);
+  c.turn.store(turn + 1, std::memory_order_relaxed);  // one writer: its isolate
+  return turn;
+}
+
+std::uint32_t nextRandom(RouterCursor& c, bool shared, std::uint32_t n) noexcept {
+  // xorshift64*; threads that are no isolate share a state, raced benignly.
+  std::uint64_t x = c.random.load(std::memory_order_relaxed);
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  c.random.store(x, std::memory_order_relaxed);
+  static_cast<void>(shared);
+  const std::uint64_t r = (x * 0x2545F4914F6CDD1Dull) >> 32;
+  return static_cast<std::uint32_t>((r * n) >> 32);
+}
+
+// The routee with the fewest queued messages, looked at from a turning
+// start so that ties spread; it counts one more at once, so that the next
+// pick from here sees it.
+std::uint32_t smallest(RouterState& r, RouterCursor& c, bool shared, std::uint32_t n) noexcept {
+  const RouteeArray* a = r.routees.load(std::memory_order_acquire);
+  std::uint32_t at = static_cast<std::uint32_t>(nextTurn(c, shared) % n);
+  std::uint32_t best = at;
+  std::uint32_t least = ~std::uint32_t{0};
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const RouteeGauge* g = a->slots[at].gauge.load(std::memory_order_relaxed);
+    const std::uint32_t depth = g != nullptr ? g->depth.load(std::memory_order_relaxed) : 0;
+    if (depth < least) {
+      least = depth;
+      best = at;
+      if (depth == 0) break;
+    }
+    if (++at == n) at = 0;
+  }
+  if (RouteeGauge* g = a->slots[best].gauge.load(std::memory_order_relaxed)) {
+    g->depth.store(least + 1, std::memory_order_relaxed);
+  }
+  return best;
+}
+
+[[noreturn, gnu::cold]] void throwNoKey(std::string_view type) {
+  throwError(Error::ErrNoRouteKey,
+             "a " + std::string(type) +
+                 " told to a consistent-hash router gives no key: wrap it in HashKeyed, or "
+                 "name its key with RouterOptions::withHashKey<" +
+                 std::string(type) + ">");
+}
+
+template <class P>
+std::uint64_t keyOf(const RouterState& r, const P& payload) {
+  const MessageType* type = typeOf(payload);
+  for (const RouterOptions::HashKeyOf& k : r.keys) {
+    if (k.type != type) continue;
+    if constexpr (std::is_same_v<P, Word>) {
+      return spread(k.key(payload.message()));
+    } else {
+      return spread(k.key(payload));
+    }
+  }
+  throwNoKey(type != nullptr ? type->name : std::string_view("(empty)"));
+}
+
+// The routee of a message of the per-message logics.
+template <class KeyOf>
+std::uint32_t pick(RouterState& r, const IsolateRuntime* here, std::uint32_t n, KeyOf&& key) {
+  bool shared;
+  RouterCursor& c = cursorOf(r, here, shared);
+  switch (r.logic) {
+    case RoutingLogic::Random:
+      return nextRandom(c, shared, n);
+    case RoutingLogic::ConsistentHash:
+      return jumpHash(key(), n);
+    case RoutingLogic::SmallestMailbox:
+      return smallest(r, c, shared, n);
+    default:
+      return static_cast<std::uint32_t>(nextTurn(c, shared) % n);
+  }
+}
+
+bool perMessage(RoutingLogic logic) noexcept {
+  return logic == RoutingLogic::RoundRobin || logic == RoutingLogic::Random ||
+         logic == RoutingLogic::ConsistentHash || logic == RoutingLogic::SmallestMailbox;
+}
+
+}  // namespace
+
+// ---- the tell ----------------------------------------------------------------------
+
+template <class P>
+void SystemCore::route(const ActorRef& router, PayloadArg<P> payload, const ActorRef& sender) {
+  RouterState* r = routers_.find(router.slot(), router.generation());
+  if (r == nullptr) [[unlikely]] {
+    unrouted(router, Envelope{asMessage(payload), sender}, "the router has stopped");
+    return;
+  }
+  const MessageType* type = typeOf(payload);
+  if (type != nullptr && type->routedSpecially) [[unlikely]] {
+    routeSpecially(*r, router, asMessage(payload), sender);
+    return;
+  }
+  const std::uint32_t n = r->count.load(std::memory_order_acquire);
+  if (n == 0) [[unlikely]] {
+    unrouted(router, Envelope{asMessage(payload), sender}, "the router has no routee");
+    return;
+  }
+  if (!perMessage(r->logic)) [[unlikely]] {
+    if (r->logic == RoutingLogic::Broadcast) {
+      broadcast(*r, router, asMessage(payload), sender);
+    } else {
+      // Scatter-gather and tail-chopping wait for replies: the head's work.
+      makeRef(r->headId).deliver(asMessage(payload), sender);
+    }
+    return;
+  }
+  const std::uint32_t i = pick(*r, currentRuntime(), n, [&] { return keyOf(*r, payload); });
+  ActorRef(this, r->routee(i)).send<P>(std::move(payload), sender);
+}
+
+template void SystemCore::route<Word>(const ActorRef&, Word, const ActorRef&);
+template void SystemCore::route<Message>(const ActorRef&, Message&&, const ActorRef&);
+
+void SystemCore::routeSpecially(RouterState& r, const ActorRef& router, Message&& message,
+                                const ActorRef& sender) {
+  if (Broadcast* b = message.get<Broadcast>()) {
+    broadcast(r, router, std::move(b->message), sender);
+    return;
+  }
+  if (HashKeyed* keyed = message.get<HashKeyed>()) {
+    Message inner = std::move(keyed->message);
+    if (r.logic != RoutingLogic::ConsistentHash) {
+      route<Message>(router, std::move(inner), sender);  // the key means nothing here
+      return;
+    }
+    const std::uint32_t n = r.count.load(std::memory_order_acquire);
+    if (n == 0) {
+      unrouted(router, Envelope{std::move(inner), sender}, "the router has no routee");
+      return;
+    }
+    const std::uint64_t key = spread(keyed->key);
+    ActorRef(this, r.routee(jumpHash(key, n))).deliver(std::move(inner), sender);
+    return;
+  }
+  // PoisonPill, GetRoutees, AdjustPoolSize: the head's.
+  makeRef(r.headId).deliver(std::move(message), sender);
+}
+
+void SystemCore::broadcast(RouterState& r, const ActorRef& router, Message&& message,
+                           const ActorRef& sender) {
+  const std::uint32_t n = r.count.load(std::memory_order_acquire);
+  if (n == 0) {
+    unrouted(router, Envelope{std::move(message), sender}, "the router has no routee");
+    return;
+  }
+  if (n > 1 && !message.copyable()) {
+    throwError(Error::ErrInvalidOption, "a broadcast of " + std::string(message.typeName()) +
+                                            ", which cannot be copied, to " + std::to_string(n) +
+                                            " routees");
+  }
+  for (std::uint32_t i = 0; i + 1 < n; ++i)
+    ActorRef(this, r.routee(i)).deliver(message.clone(), sender);
+  ActorRef(this, r.routee(n - 1)).deliver(std::move(message), sender);
+}
+
+void SystemCore::unrouted(const ActorRef& router, Envelope&& envelope, const char* reason) {
+  failAskOf(envelope.sender, make_error_code(Error::ErrDead));  // an ask need not time out
+  deadLetter(router, std::move(envelope), reason);
+}
+
+// ---- asks and system messages ------------------------------------------------------
+
+ActorRef SystemCore::resolveRouter(const ActorRef& router, Message& message) {
+  RouterState* r = routers_.find(router.slot(), router.generation());
+  if (r == nullptr) return ActorRef();
+  if (HashKeyed* keyed = message.get<HashKeyed>(); keyed != nullptr && perMessage(r->logic)) {
+    Message inner = std::move(keyed->message);
+    const std::uint64_t key = spread(keyed->key);
+    message = std::move(inner);
+    const std::uint32_t n = r->count.load(std::memory_order_acquire);
+    if (n == 0) return ActorRef();
+    return r->logic == RoutingLogic::ConsistentHash
+               ? makeRef(r->routee(jumpHash(key, n)))
+               : makeRef(r->routee(pick(*r, currentRuntime(), n, [&] { return key; })));
+  }
+  const MessageType* type = MessageAccess::type(message);
+  if ((type != nullptr && type->routedSpecially) || !perMessage(r->logic)) {
+    return makeRef(r->headId);  // it acts on it, broadcasts it or gathers the replies
+  }
+  const std::uint32_t n = r->count.load(std::memory_order_acquire);
+  if (n == 0) return ActorRef();
+  return makeRef(r->routee(pick(*r, currentRuntime(), n, [&] { return keyOf(*r, message); })));
+}
+
+ActorRef SystemCore::headOf(const ActorRef& router) {
+  RouterState* r = routers_.find(router.slot(), router.generation());
+  return r != nullptr ? makeRef(r->headId) : ActorRef();
+}
+
+// ---- making a router -----------------------------------------------------------------
+
+ActorRef SystemCore::spawnRouter(ActorCell* parent, std::string name, const RouterOptions& options,
+                                 ActorFactory routee, std::vector<ActorRef> group) {
+  const bool pool = static_cast<bool>(routee);
+  if (isolateCount_ > kRouterIsolate) {
+    throwError(Error::ErrInvalidOption, "a router in a system of " + std::to_string(isolateCount_) +
+                                            " isolates: routers need at most 4095");
+  }
+  std::size_t n = 0;
+  if (pool) {
+    n = options.size() != 0 ? options.size() : options.perIsolate() * isolateCount_;
+    if (const auto& resizer = options.resizer()) {
+      // A resizing pool starts at its lower bound unless given a size.
+      n = options.size() != 0 ? std::clamp(n, resizer->lower(), resizer->upper())
+                              : std::max<std::size_t>(resizer->lower(), 1);
+    }
+    if (n == 0 || n > RouterOptions::kMaxRoutees) {
+      throwError(Error::ErrInvalidPoolSize, "a pool of " + std::to_string(n) + " routees: 1 to " +
+                                                std::to_string(RouterOptions::kMaxRoutees));
+    }
+    if (options.routeeOptions().dispatcher() != nullptr && isolateCount_ > 1) {
+      throwError(Error::ErrInvalidOption,
+                 "a pool's routees share one dispatcher instance, but they spread over " +
+                     std::to_string(isolateCount_) + " isolates");
+    }
+  } else {
+    n = group.size();
+    if (n == 0 || n > RouterOptions::kMaxRoutees) {
+      throwError(Error::ErrInvalidPoolSize, "a group of " + std::to_string(n) + " routees: 1 to " +
+                                                std::to_string(RouterOptions::kMaxRoutees));
+    }
+    for (const ActorRef& ref : group) {
+      if (!isOursOrRemote(ref)) {
+        throwError(Error::ErrInvalidOption, "a group's routee " + ref.path() +
+                                                " is none, another system's actor, or a router");
+      }
+    }
+    if (options.logic() == RoutingLogic::SmallestMailbox) {
+      throwError(Error::ErrInvalidOption,
+                 "smallest-mailbox routing reads its routees' queues: a pool only");
+    }
+    if (options.resizer() != nullptr) {
+      throwError(Error::ErrInvalidResizer, "a group is given its routees: it does not resize");
+    }
+  }
+  const std::uint32_t slot = routers_.open();
+  if (slot == RouterTable::kFull) {
+    throwError(Error::ErrInvalidOption,
+               "this system has made its most routers (" +
+                   std::to_string(RouterTable::kChunk * RouterTable::kChunks) + ")");
+  }
+  RouterState& r = routers_.at(slot);
+  r.logic = options.logic();
+  r.gauged = pool && (options.logic() == RoutingLogic::SmallestMailbox || options.resizer());
+  r.keys = options.hashKeys();
+  r.cursorCount = isolateCount_ + 1;
+  r.cursors = std::make_unique<RouterCursor[]>(r.cursorCount);
+  for (std::uint32_t i = 0; i < r.cursorCount; ++i) {
+    r.cursors[i].turn.store(i, std::memory_order_relaxed);  // isolates start apart
+    r.cursors[i].random.store(spread(slot * 0x10001ull + i + 1) | 1, std::memory_order_relaxed);
+  }
+  const ActorRef router = makeRef(kRouterIsolate, slot, RouterState::kOpen);
+  auto setup = std::make_shared<const RouterSetup>(
+      RouterSetup{this, slot, router, options, std::move(routee)});
+  ActorFactory headFactory(
+      [setup] { return std::unique_ptr<Actor>(std::make_unique<RouterHead>(setup)); });
+  // The routees are in place, and the head stands for the router, before
+  // any thread can see the head.
+  const std::function<void(ActorCell&)> takeRoutees = [&](ActorCell& head) {
+    head.standFor(router.id());
+    r.headId = head.self().id();
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (pool) {
+        spawnRoutee(head, r, i, setup);
+      } else {
+        r.setRoutee(i, group[i].id(), nullptr);
+      }
+    }
+    r.count.store(static_cast<std::uint32_t>(n), std::memory_order_release);
+  };
+  const SpawnExtras extras{nullptr, &takeRoutees};
+  const ActorOptions headOptions = ActorOptions::create().withPinned();
+  if (parent != nullptr) {
+    parent->spawnChild(std::move(name), headOptions, std::move(headFactory), extras);
+  } else {
+    spawnTopLevel(std::move(name), headOptions, std::move(headFactory), extras);
+  }
+  r.generation.store(RouterState::kOpen, std::memory_order_release);
+  return router;
+}
+
+void SystemCore::spawnRoutee(ActorCell& head, RouterState& r, std::uint32_t index,
+                             const std::shared_ptr<const RouterSetup>& setup) {
+  RouteeGauge* gauge = r.newGauge();
+  const std::string name = "$" + std::to_string(r.nextName++);
+  const ActorOptions options = setup->options.routeeOptions().withIsolate(index % isolateCount_);
+  const ActorRef ref = spawn(&head, std::string(head.path()) + "/" + name, options,
+                             ActorFactory(setup->routee), nullptr, SpawnExtras{gauge, nullptr});
+  head.adoptChild(ref, name);
+  r.setRoutee(index, ref.id(), gauge);
+}
+
+}  // namespace coreactor::detail

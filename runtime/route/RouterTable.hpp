@@ -1,0 +1,157 @@
+// The routers of a system, as senders read them (coreactor/Router.hpp).
+//
+// A router's reference names no isolate: its isolate field holds
+// kRouterIsolate and its slot a RouterState here. A tell to it picks a
+// routee on the sender's thread (runtime/route/Route.cpp) from what the
+// router's head (runtime/route/RouterHead.cpp) keeps here: the routees'
+// ids, one writer (the head) and any number of readers (every sender).
+//
+// Nothing here is freed while the system lives: a sender may still read a
+// router that stopped a moment ago, or an array of routees its pool just
+// outgrew. A stopped router keeps its state (a few hundred bytes and its
+// arrays) until the system ends; routers are meant to live long.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "coreactor/Router.hpp"
+
+namespace coreactor::detail {
+
+/// The queue depth a routee of a smallest-mailbox pool (or a pool with a
+/// resizer) publishes at the end of each of its turns, and senders raise
+/// as they route to it. Its address stays put for the system's life.
+struct alignas(64) RouteeGauge {
+  std::atomic<std::uint32_t> depth{0};
+};
+
+/// One routee as senders read it.
+struct RouteeSlot {
+  std::atomic<std::uint64_t> id{0};
+  std::atomic<RouteeGauge*> gauge{nullptr};
+};
+
+/// The routees of one router up to a capacity. A larger pool gets a new
+/// array; the old one stays readable.
+struct RouteeArray {
+  explicit RouteeArray(std::size_t n) : capacity(n), slots(new RouteeSlot[n]) {}
+  std::size_t capacity;
+  std::unique_ptr<RouteeSlot[]> slots;
+};
+
+/// One isolate's round-robin turn and random state, on a line of its own:
+/// senders of one isolate write only theirs.
+struct alignas(64) RouterCursor {
+  std::atomic<std::uint64_t> turn{0};
+  std::atomic<std::uint64_t> random{0};
+};
+
+/// One router. Set up once by the thread that made it, before its
+/// reference exists; then the routees change by the head alone.
+struct RouterState {
+  /// kOpen while the router lives; 0 once its head has stopped.
+  std::atomic<std::uint32_t> generation{0};
+  static constexpr std::uint32_t kOpen = 1;
+  RoutingLogic logic = RoutingLogic::RoundRobin;
+  bool gauged = false;  // its routees publish their depth (RouteeGauge)
+  std::uint64_t headId = 0;
+  std::atomic<RouteeArray*> routees{nullptr};
+  std::atomic<std::uint32_t> count{0};
+  std::unique_ptr<RouterCursor[]> cursors;  // one per isolate, and one for other threads
+  std::uint32_t cursorCount = 0;
+  std::vector<RouterOptions::HashKeyOf> keys;
+  // The head's alone: every array it had (the last is `routees`), its gauges.
+  std::vector<std::unique_ptr<RouteeArray>> arrays;
+  std::deque<RouteeGauge> gauges;
+  std::uint64_t nextName = 0;  // a pool's routees are "$0", "$1", ...
+
+  /// The routee at `i` < count, or 0.
+  std::uint64_t routee(std::uint32_t i) const noexcept {
+    return routees.load(std::memory_order_acquire)->slots[i].id.load(std::memory_order_relaxed);
+  }
+  /// The head's: routee `i` becomes `id` (growing the array when needed).
+  void setRoutee(std::uint32_t i, std::uint64_t id, RouteeGauge* gauge) {
+    RouteeArray* now = routees.load(std::memory_order_relaxed);
+    if (now == nullptr || i >= now->capacity) {
+      const std::size_t capacity = now == nullptr ? 8 : now->capacity * 2;
+      auto bigger = std::make_unique<RouteeArray>(std::max<std::size_t>(capacity, i + 1));
+      const std::uint32_t n = count.load(std::memory_order_relaxed);
+      for (std::uint32_t k = 0; k < n; ++k) {
+        bigger->slots[k].id.store(now->slots[k].id.load(std::memory_order_relaxed),
+                                  std::memory_order_relaxed);
+        bigger->slots[k].gauge.store(now->slots[k].gauge.load(std::memory_order_relaxed),
+                                     std::memory_order_relaxed);
+      }
+      now = bigger.get();
+      arrays.push_back(std::move(bigger));
+      routees.store(now, std::memory_order_release);
+    }
+    now->slots[i].gauge.store(gauge, std::memory_order_relaxed);
+    now->slots[i].id.store(id, std::memory_order_release);
+  }
+  /// A new gauge for a routee (gauged routers only), or null.
+  RouteeGauge* newGauge() {
+    if (!gauged) return nullptr;
+    return &gauges.emplace_back();
+  }
+};
+
+/// Every router of a system, by slot: chunks that are made on first use
+/// and never move or go while the system lives.
+class RouterTable {
+ public:
+  static constexpr std::uint32_t kChunkBits = 8;
+  static constexpr std::uint32_t kChunk = 1u << kChunkBits;
+  static constexpr std::uint32_t kChunks = 4096;  // 1M routers in a system's life
+
+  /// True once any router was made: the send path looks here only then.
+  bool any() const noexcept { return any_.load(std::memory_order_acquire); }
+
+  /// A fresh state's slot, or kFull. Any thread.
+  std::uint32_t open() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (next_ >= kChunk * kChunks) return kFull;
+    const std::uint32_t slot = next_++;
+    auto& chunk = chunks_[slot >> kChunkBits];
+    if (chunk.load(std::memory_order_relaxed) == nullptr) {
+      owned_.push_back(std::make_unique<Chunk>());
+      chunk.store(owned_.back().get(), std::memory_order_release);
+    }
+    any_.store(true, std::memory_order_release);
+    return slot;
+  }
+  static constexpr std::uint32_t kFull = ~std::uint32_t{0};
+
+  /// The state of `slot`, open or not. Precondition: open() gave it.
+  RouterState& at(std::uint32_t slot) noexcept {
+    return chunks_[slot >> kChunkBits].load(std::memory_order_acquire)->states[slot & (kChunk - 1)];
+  }
+  /// The living router of `slot` and `generation`, or null.
+  RouterState* find(std::uint32_t slot, std::uint32_t generation) noexcept {
+    if ((slot >> kChunkBits) >= kChunks) return nullptr;
+    Chunk* chunk = chunks_[slot >> kChunkBits].load(std::memory_order_acquire);
+    if (chunk == nullptr) return nullptr;
+    RouterState& state = chunk->states[slot & (kChunk - 1)];
+    if (state.generation.load(std::memory_order_acquire) != generation) return nullptr;
+    return &state;
+  }
+
+ private:
+  struct Chunk {
+    std::array<RouterState, kChunk> states;
+  };
+  std::atomic<bool> any_{false};
+  std::mutex mutex_;
+  std::uint32_t next_ = 0;
+  std::array<std::atomic<Chunk*>, kChunks> chunks_{};
+  std::vector<std::unique_ptr<Chunk>> owned_;
+};
+
+}  // namespace coreactor::detail

@@ -1,0 +1,497 @@
+// Routers (coreactor/Router.hpp, docs/routers.md): pools and groups, each
+// logic, the messages a router acts on, the resizer, and bad input.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "TestSupport.hpp"
+#include "coreactor/testkit/TestKit.hpp"
+
+namespace coreactor {
+namespace {
+
+using namespace std::chrono_literals;
+using testkit::TestKit;
+
+struct Job {
+  int n;
+};
+struct Said {
+  ActorRef by;
+  int n;
+};
+struct Boom {};
+struct Slow {};
+
+// Tells the probe who it is and what it got; throws on Boom.
+struct Worker : Actor {
+  explicit Worker(ActorRef probe) : probe(probe) {}
+  void receive(ReceiveContext& ctx) override {
+    if (ctx.is<Boom>()) throw std::runtime_error("boom");
+    if (const Job* j = ctx.get<Job>()) {
+      probe.tell(Said{ctx.self(), j->n});
+      if (ctx.sender()) ctx.reply(j->n * 10);
+    }
+  }
+  ActorRef probe;
+};
+
+TEST(Router, ARoundRobinPoolGivesEachRouteeItsTurn) {
+  TestKit kit;
+  auto probe = kit.probe();
+  ActorRef pool =
+      kit.system().spawnPool<Worker>("pool", RouterOptions::roundRobin().withSize(3), probe.ref());
+  for (int i = 0; i < 9; ++i) pool.tell(Job{i});
+  kit.run();
+  const auto said = probe.expectMsgs<Said>(9);
+  std::map<std::uint64_t, std::vector<int>> byRoutee;
+  for (const Said& s : said) byRoutee[s.by.id()].push_back(s.n);
+  ASSERT_EQ(byRoutee.size(), 3u);
+  for (const auto& [id, got] : byRoutee) {
+    ASSERT_EQ(got.size(), 3u);
+    EXPECT_EQ(got[1] - got[0], 3);
+    EXPECT_EQ(got[2] - got[1], 3);
+  }
+}
+
+TEST(Router, OnePerSenderOrderThroughARoundRobinPoolToOneRoutee) {
+  // Senders on two isolates and a plain thread, one routee: each sender's
+  // messages arrive in the order sent.
+  auto system = ActorSystem::create("order", ActorSystemOptions::create().withIsolates(2));
+  std::atomic<int> handled{0};
+  std::atomic<int> reorders{0};
+  struct Sink : Actor {
+    Sink(std::atomic<int>* handled, std::atomic<int>* reorders)
+        : handled(handled), reorders(reorders) {}
+    void receive(ReceiveContext& ctx) override {
+      const auto* m = ctx.get<std::pair<int, int>>();
+      int& last = lastOf[m->first];
+      if (m->second != last + 1) reorders->fetch_add(1);
+      last = m->second;
+      handled->fetch_add(1);
+    }
+    std::map<int, int> lastOf;
+    std::atomic<int>* handled;
+    std::atomic<int>* reorders;
+  };
+  ActorRef pool =
+      system->spawnPool<Sink>("one", RouterOptions::roundRobin().withSize(1), &handled, &reorders);
+  constexpr int kEach = 20000;
+  std::vector<ActorRef> senders;
+  for (int s = 0; s < 2; ++s) {
+    senders.push_back(system->spawn(
+        "sender-" + std::to_string(s),
+        [pool, s](ReceiveContext& ctx) {
+          if (ctx.is<int>()) {
+            for (int i = 1; i <= kEach; ++i) pool.tell(std::make_pair(s, i), ctx.self());
+          }
+        },
+        ActorOptions::create().withIsolate(static_cast<std::size_t>(s))));
+  }
+  for (const ActorRef& s : senders) s.tell(0);
+  for (int i = 1; i <= kEach; ++i) pool.tell(std::make_pair(7, i));
+  ASSERT_TRUE(test::eventually([&] { return handled.load() == 3 * kEach; }, 60s)) << handled.load();
+  EXPECT_EQ(reorders.load(), 0);
+  system->shutdown();
+}
+
+TEST(Router, ARouteeThatFailsIsRestartedByItsPoolAndKeepsWhatWasQueued) {
+  TestKit kit;
+  auto probe = kit.probe();
+  ActorRef pool =
+      kit.system().spawnPool<Worker>("pool", RouterOptions::roundRobin().withSize(1), probe.ref());
+  pool.tell(Job{1});
+  pool.tell(Boom{});
+  pool.tell(Job{2});
+  pool.tell(Job{3});
+  kit.run();
+  const auto said = probe.expectMsgs<Said>(3);
+  EXPECT_EQ(said[0].n, 1);
+  EXPECT_EQ(said[1].n, 2);
+  EXPECT_EQ(said[2].n, 3);
+  EXPECT_EQ(said[0].by, said[2].by) << "the same routee, restarted in place";
+}
+
+TEST(Router, AStoppedRouteeOfAPoolIsReplacedAndAGroupLetsItGo) {
+  TestKit kit;
+  auto probe = kit.probe();
+  ActorRef pool =
+      kit.system().spawnPool<Worker>("pool", RouterOptions::roundRobin().withSize(2), probe.ref());
+  pool.tell(GetRoutees{}, probe.ref());
+  kit.run();
+  const auto before = probe.expectMsg<Routees>().routees;
+  ASSERT_EQ(before.size(), 2u);
+  kit.system().stop(before[0]);
+  kit.run();
+  pool.tell(GetRoutees{}, probe.ref());
+  kit.run();
+  const auto after = probe.expectMsg<Routees>().routees;
+  ASSERT_EQ(after.size(), 2u);
+  EXPECT_NE(after[0], before[0]);
+  EXPECT_EQ(after[1], before[1]);
+
+  ActorRef a = kit.system().spawn<Worker>("a", ActorOptions::create(), probe.ref());
+  ActorRef b = kit.system().spawn<Worker>("b", ActorOptions::create(), probe.ref());
+  ActorRef group = kit.system().spawnGroup("group", RouterOptions::roundRobin(), {a, b});
+  kit.run();
+  kit.system().stop(a);
+  kit.run();
+  group.tell(GetRoutees{}, probe.ref());
+  kit.run();
+  EXPECT_EQ(probe.expectMsg<Routees>().routees, std::vector<ActorRef>{b});
+}
+
+TEST(Router, ConsistentHashingSendsOneKeyToOneRouteeAndAMessageWithoutAKeyIsErrNoRouteKey) {
+  TestKit kit;
+  auto probe = kit.probe();
+  ActorRef pool = kit.system().spawnPool<Worker>(
+      "pool", RouterOptions::consistentHash().withSize(4).withHashKey<Job>([](const Job& j) {
+        return static_cast<std::uint64_t>(j.n % 10);
+      }),
+      probe.ref());
+  for (int i = 0; i < 100; ++i) pool.tell(Job{i});
+  kit.run();
+  std::map<int, std::set<std::uint64_t>> routeesOfKey;
+  std::set<std::uint64_t> used;
+  for (const Said& s : probe.expectMsgs<Said>(100)) {
+    routeesOfKey[s.n % 10].insert(s.by.id());
+    used.insert(s.by.id());
+  }
+  for (const auto& [key, routees] : routeesOfKey) EXPECT_EQ(routees.size(), 1u) << key;
+  EXPECT_GT(used.size(), 1u) << "ten keys over four routees use more than one";
+  EXPECT_EQ(test::errorOf([&] { pool.tell(std::string("no key")); }), Error::ErrNoRouteKey);
+  // HashKeyed carries its own key; the routee gets the message inside.
+  pool.tell(HashKeyed(std::string_view("user-1"), Job{1000}));
+  pool.tell(HashKeyed(std::string_view("user-1"), Job{1001}));
+  kit.run();
+  const auto keyed = probe.expectMsgs<Said>(2);
+  EXPECT_EQ(keyed[0].by, keyed[1].by);
+}
+
+TEST(Router, ConsistentHashingMovesOnlyTheKeysTheNewRouteeTakesWhenThePoolGrows) {
+  TestKit kit;
+  auto probe = kit.probe();
+  ActorRef pool = kit.system().spawnPool<Worker>(
+      "pool", RouterOptions::consistentHash().withSize(4), probe.ref());
+  constexpr int kKeys = 1000;
+  auto place = [&] {
+    for (int k = 0; k < kKeys; ++k) pool.tell(HashKeyed(static_cast<std::uint64_t>(k), Job{k}));
+    kit.run();
+    std::map<int, std::uint64_t> at;
+    for (const Said& s : probe.expectMsgs<Said>(kKeys)) at[s.n] = s.by.id();
+    return at;
+  };
+  const auto before = place();
+  pool.tell(AdjustPoolSize{1});
+  pool.tell(GetRoutees{}, probe.ref());
+  kit.run();
+  const auto routees = probe.expectMsg<Routees>().routees;
+  ASSERT_EQ(routees.size(), 5u);
+  const auto after = place();
+  int moved = 0;
+  for (int k = 0; k < kKeys; ++k) {
+    if (before.at(k) != after.at(k)) {
+      ++moved;
+      EXPECT_EQ(after.at(k), routees[4].id()) << "a key that moves goes to the new routee";
+    }
+  }
+  EXPECT_GT(moved, kKeys / 10);      // the new routee takes its share (about a fifth)...
+  EXPECT_LT(moved, kKeys * 3 / 10);  // ...and no more
+}
+
+TEST(Router, BroadcastGivesEveryRouteeACopy) {
+  TestKit kit;
+  auto probe = kit.probe();
+  ActorRef all =
+      kit.system().spawnPool<Worker>("all", RouterOptions::broadcast().withSize(3), probe.ref());
+  all.tell(Job{1});
+  kit.run();
+  std::set<std::uint64_t> by;
+  for (const Said& s : probe.expectMsgs<Said>(3)) by.insert(s.by.id());
+  EXPECT_EQ(by.size(), 3u);
+  ActorRef rr =
+      kit.system().spawnPool<Worker>("rr", RouterOptions::roundRobin().withSize(3), probe.ref());
+  rr.tell(Broadcast(Job{2}));
+  kit.run();
+  by.clear();
+  for (const Said& s : probe.expectMsgs<Said>(3)) {
+    EXPECT_EQ(s.n, 2);
+    by.insert(s.by.id());
+  }
+  EXPECT_EQ(by.size(), 3u);
+}
+
+TEST(Router, AnAskThroughAPoolIsAnsweredByARoutee) {
+  TestKit kit;
+  auto probe = kit.probe();
+  ActorRef pool =
+      kit.system().spawnPool<Worker>("pool", RouterOptions::random().withSize(3), probe.ref());
+  int got = 0;
+  kit.system().ask(pool, Message(Job{4}), 5s, [&](Message* reply, std::error_code) {
+    if (reply != nullptr) got = *reply->get<int>();
+  });
+  kit.run();
+  EXPECT_EQ(got, 40);
+  probe.expectMsg<Said>();
+}
+
+// Replies to a Job at once, or after `delay` on the kit's clock.
+struct Replier : Actor {
+  explicit Replier(std::chrono::nanoseconds delay) : delay(delay) {}
+  void receive(ReceiveContext& ctx) override {
+    if (const Job* j = ctx.get<Job>()) {
+      if (delay == 0ns) {
+        ctx.reply(j->n);
+      } else {
+        waiting.push_back({ctx.sender(), j->n});
+        ctx.scheduleOnce(Slow{}, ctx.self(), delay);
+      }
+    } else if (ctx.is<Slow>() && !waiting.empty()) {
+      waiting.front().first.tell(waiting.front().second + 1000, ctx.self());
+      waiting.erase(waiting.begin());
+    }
+  }
+  std::chrono::nanoseconds delay;
+  std::vector<std::pair<ActorRef, int>> waiting;
+};
+
+TEST(Router, ScatterGatherTakesTheFirstReplyDespiteASlowAndADeadRoutee) {
+  TestKit kit;
+  std::vector<DeadLetter> dead;
+  kit.system().eventStream().subscribe<DeadLetter>([&](const DeadLetter& d) { dead.push_back(d); });
+  ActorRef slow = kit.system().spawn<Replier>("slow", ActorOptions::create(), 3s);
+  ActorRef gone = kit.system().spawn<Replier>("gone", ActorOptions::create(), 0ns);
+  ActorRef fast = kit.system().spawn<Replier>("fast", ActorOptions::create(), 1s);
+  kit.system().stop(gone);
+  kit.run();
+  ActorRef sg = kit.system().spawnGroup("sg", RouterOptions::scatterGather(5s), {slow, gone, fast});
+  int got = 0;
+  std::error_code error;
+  kit.system().ask(sg, Message(Job{7}), 10s, [&](Message* reply, std::error_code e) {
+    if (reply != nullptr) got = *reply->get<int>();
+    error = e;
+  });
+  kit.run();
+  kit.advance(1s);
+  EXPECT_EQ(got, 1007) << "the fast routee's reply, the first";
+  EXPECT_FALSE(error);
+  kit.advance(3s);  // the slow one's late reply is a dead letter, not lost
+  bool lateReply = false;
+  for (const DeadLetter& d : dead) lateReply = lateReply || d.messageType == "int";
+  EXPECT_TRUE(lateReply);
+
+  // Nobody in time: the asker hears ErrAskTimeout.
+  ActorRef lazy = kit.system().spawnGroup("lazy", RouterOptions::scatterGather(2s), {slow});
+  error = {};
+  kit.system().ask(lazy, Message(Job{8}), 10s, [&](Message*, std::error_code e) { error = e; });
+  kit.run();
+  kit.advance(2s);
+  EXPECT_EQ(error, Error::ErrAskTimeout);
+  kit.advance(5s);
+}
+
+TEST(Router, TailChoppingAsksOneMoreRouteeEachIntervalUntilOneReplies) {
+  TestKit kit;
+  std::atomic<int> asked{0};
+  auto silent = [&asked](ReceiveContext& ctx) {
+    if (ctx.is<Job>()) asked.fetch_add(1);
+  };
+  ActorRef s1 = kit.system().spawn("s1", silent);
+  ActorRef s2 = kit.system().spawn("s2", silent);
+  ActorRef s3 = kit.system().spawn("s3", silent);
+  ActorRef replier = kit.system().spawn("replier", [&asked](ReceiveContext& ctx) {
+    if (const Job* j = ctx.get<Job>()) {
+      asked.fetch_add(1);
+      ctx.reply(j->n);
+    }
+  });
+  ActorRef tc =
+      kit.system().spawnGroup("tc", RouterOptions::tailChopping(10s, 1s), {s1, s2, s3, replier});
+  int got = 0;
+  kit.system().ask(tc, Message(Job{5}), 20s, [&](Message* reply, std::error_code) {
+    got = reply != nullptr ? *reply->get<int>() : -1;
+  });
+  kit.run();
+  EXPECT_EQ(asked.load(), 1) << "one routee at first";
+  int seconds = 0;
+  while (got == 0 && seconds < 5) {
+    kit.advance(1s);
+    ++seconds;
+    if (got == 0) {
+      EXPECT_EQ(asked.load(), seconds + 1) << "one more each interval";
+    }
+  }
+  EXPECT_EQ(got, 5);
+  EXPECT_LE(seconds, 3);
+  const int total = asked.load();
+  kit.advance(10s);
+  EXPECT_EQ(asked.load(), total) << "nobody is asked after the reply";
+}
+
+TEST(Router, SmallestMailboxKeepsOffARouteeThatIsStuck) {
+  auto system = ActorSystem::create("smallest", ActorSystemOptions::create().withIsolates(2));
+  std::atomic<bool> release{false};
+  std::atomic<int> byStuck{0};
+  std::atomic<int> byOther{0};
+  std::atomic<int> index{0};
+  ActorRef pool = system->spawnPool(
+      "pool", RouterOptions::smallestMailbox().withSize(2), ActorFactory([&] {
+        const int me = index.fetch_add(1);
+        return std::unique_ptr<Actor>(std::make_unique<FunctionActor>([&, me](ReceiveContext&) {
+          if (me == 0) {
+            byStuck.fetch_add(1);
+            while (!release.load()) std::this_thread::sleep_for(1ms);
+          } else {
+            byOther.fetch_add(1);
+          }
+        }));
+      }));
+  // One job at a time, each told once the free routee has handled every
+  // job before it that did not go to the stuck one: a job that the free
+  // routee does not take within the wait is counted as the stuck one's.
+  constexpr int kJobs = 200;
+  int toStuck = 0;
+  for (int i = 0; i < kJobs && toStuck < 10; ++i) {
+    pool.tell(Job{i});
+    if (!test::eventually([&] { return byOther.load() + toStuck >= i + 1; }, 2000ms)) ++toStuck;
+  }
+  release.store(true);
+  EXPECT_LE(toStuck, 2) << "round-robin would give it half";
+  ASSERT_TRUE(test::eventually(
+      [&] { return byStuck.load() + byOther.load() == kJobs || toStuck >= 10; }, 60s));
+  system->shutdown();
+}
+
+TEST(Router, WatchingARouterGivesTerminatedOfTheRouterAndItsStopEndsThePool) {
+  TestKit kit;
+  auto probe = kit.probe();
+  ActorRef pool =
+      kit.system().spawnPool<Worker>("pool", RouterOptions::roundRobin().withSize(2), probe.ref());
+  pool.tell(GetRoutees{}, probe.ref());
+  kit.run();
+  const auto routees = probe.expectMsg<Routees>().routees;
+  ActorRef watcher = kit.system().spawn("watcher", [&, p = probe.ref()](ReceiveContext& ctx) {
+    if (ctx.is<int>()) {
+      ctx.watch(pool);
+      for (const ActorRef& r : routees) ctx.watch(r);
+    }
+    if (const Terminated* t = ctx.get<Terminated>()) p.tell(t->actor);
+  });
+  watcher.tell(1);
+  kit.run();
+  pool.tell(PoisonPill{});
+  kit.run();
+  const auto gone = probe.expectMsgs<ActorRef>(3);
+  EXPECT_EQ(gone.back(), pool) << "the routees first, then the router itself";
+  std::vector<DeadLetter> dead;
+  kit.system().eventStream().subscribe<DeadLetter>([&](const DeadLetter& d) { dead.push_back(d); });
+  pool.tell(Job{9});
+  kit.run();
+  ASSERT_EQ(dead.size(), 1u);
+  EXPECT_EQ(dead[0].reason, "the router has stopped");
+  EXPECT_EQ(dead[0].recipient, pool);
+}
+
+TEST(Router, BadInputIsANamedError) {
+  TestKit kit;
+  auto& system = kit.system();
+  EXPECT_EQ(test::errorOf([] { RouterOptions::roundRobin().withSize(0); }),
+            Error::ErrInvalidPoolSize);
+  EXPECT_EQ(test::errorOf([] { RouterOptions::roundRobin().withPerIsolate(0); }),
+            Error::ErrInvalidPoolSize);
+  EXPECT_EQ(
+      test::errorOf([] { RouterOptions::roundRobin().withSize(RouterOptions::kMaxRoutees + 1); }),
+      Error::ErrInvalidPoolSize);
+  EXPECT_EQ(test::errorOf([&] { system.spawnGroup("empty", RouterOptions::random(), {}); }),
+            Error::ErrInvalidPoolSize);
+  EXPECT_EQ(test::errorOf([] { ResizerOptions::create(5, 2); }), Error::ErrInvalidResizer);
+  EXPECT_EQ(test::errorOf([] { ResizerOptions::create(0, 0); }), Error::ErrInvalidResizer);
+  EXPECT_EQ(test::errorOf([] { ResizerOptions::create(1, 4).withRampUp(0); }),
+            Error::ErrInvalidResizer);
+  EXPECT_EQ(test::errorOf([] { ResizerOptions::create(1, 4).withBackoff(1.5, 0.1); }),
+            Error::ErrInvalidResizer);
+  EXPECT_EQ(test::errorOf([] { ResizerOptions::create(1, 4).withInterval(0s); }),
+            Error::ErrInvalidResizer);
+  EXPECT_EQ(test::errorOf([] { RouterOptions::scatterGather(0s); }), Error::ErrInvalidTimeout);
+  EXPECT_EQ(test::errorOf([] { RouterOptions::tailChopping(1s, -1s); }), Error::ErrInvalidTimeout);
+  ActorRef a = system.spawn("a", [](ReceiveContext&) {});
+  EXPECT_EQ(test::errorOf([&] { system.spawnGroup("g", RouterOptions::smallestMailbox(), {a}); }),
+            Error::ErrInvalidOption);
+  EXPECT_EQ(test::errorOf([&] {
+              system.spawnGroup(
+                  "g", RouterOptions::roundRobin().withResizer(ResizerOptions::create(1, 2)), {a});
+            }),
+            Error::ErrInvalidResizer);
+  EXPECT_EQ(
+      test::errorOf([&] { system.spawnGroup("g", RouterOptions::roundRobin(), {ActorRef()}); }),
+      Error::ErrInvalidOption);
+  ActorRef pool = system.spawnPool(
+      "p", RouterOptions::roundRobin(), ActorFactory([] {
+        return std::unique_ptr<Actor>(std::make_unique<FunctionActor>([](ReceiveContext&) {}));
+      }));
+  EXPECT_EQ(test::errorOf([&] {
+              system.spawnPool("p", RouterOptions::roundRobin(), ActorFactory([] {
+                                 return std::unique_ptr<Actor>(
+                                     std::make_unique<FunctionActor>([](ReceiveContext&) {}));
+                               }));
+            }),
+            Error::ErrDuplicateName);
+  struct MoveOnly {
+    std::unique_ptr<int> p;
+  };
+  ActorRef all = system.spawnPool(
+      "all", RouterOptions::broadcast().withSize(2), ActorFactory([] {
+        return std::unique_ptr<Actor>(std::make_unique<FunctionActor>([](ReceiveContext&) {}));
+      }));
+  EXPECT_EQ(test::errorOf([&] { all.tell(MoveOnly{std::make_unique<int>(1)}); }),
+            Error::ErrInvalidOption);
+  kit.run();
+  static_cast<void>(pool);
+}
+
+TEST(Resizer, APoolGrowsUnderPressureAndShrinksWhenTheLoadIsGone) {
+  auto system = ActorSystem::create("resize", ActorSystemOptions::create().withIsolates(2));
+  std::atomic<int> handled{0};
+  ActorRef pool = system->spawnPool(
+      "pool",
+      RouterOptions::roundRobin()
+          .withResizer(ResizerOptions::create(1, 4).withInterval(20ms).withBackoff(0.5, 0.5))
+          .withRouteeOptions(ActorOptions::create().withThroughput(1)),
+      ActorFactory([&handled] {
+        return std::unique_ptr<Actor>(std::make_unique<FunctionActor>([&handled](ReceiveContext&) {
+          std::this_thread::sleep_for(200us);
+          handled.fetch_add(1);
+        }));
+      }));
+  auto size = [&] {
+    auto routees = system->ask<Routees>(pool, GetRoutees{}, 10s).get();
+    return routees.routees.size();
+  };
+  EXPECT_EQ(size(), 1u) << "the lower bound to start with";
+  std::size_t most = 1;
+  int sent = 0;
+  // Keep every routee pressed until the pool has grown (or a generous deadline).
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (most < 4 && std::chrono::steady_clock::now() < deadline) {
+    for (int i = 0; i < 200; ++i, ++sent) pool.tell(Job{sent});
+    std::this_thread::sleep_for(10ms);
+    most = std::max(most, size());
+  }
+  EXPECT_EQ(most, 4u) << "pressed routees grow the pool to its upper bound";
+  ASSERT_TRUE(test::eventually([&] { return handled.load() == sent; }, 120s));
+  EXPECT_TRUE(test::eventually([&] { return size() == 1u; }, 60s))
+      << "idle routees shrink it back to the lower bound";
+  const IsolateMetrics counted = system->metrics().total();
+  EXPECT_GE(counted.poolsGrown, 1u);
+  EXPECT_GE(counted.poolsShrunk, 1u);
+  system->shutdown();
+}
+
+}  // namespace
+}  // namespace coreactor

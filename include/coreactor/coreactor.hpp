@@ -34,6 +34,7 @@
 #include "coreactor/ActorSystemOptions.hpp"
 #include "coreactor/AskResult.hpp"
 #include "coreactor/Async.hpp"
+#include "coreactor/Backoff.hpp"
 #include "coreactor/Clock.hpp"
 #include "coreactor/Cron.hpp"
 #include "coreactor/Dispatcher.hpp"

@@ -150,7 +150,7 @@ void SystemCore::ask(const ActorRef& target, Message message, std::chrono::nanos
   }
   if (isRouter(target)) {
     // Asked of the routee its logic picks (or of its head), from here.
-    const ActorRef picked = resolveRouter(target, message);
+    const ActorRef picked = routers_.resolve(target, message);
     if (picked.isNone()) {
       completion(nullptr, make_error_code(Error::ErrDead));
       return;
@@ -202,7 +202,7 @@ void SystemCore::askFromActor(ActorCell& asker, const ActorRef& target, Message&
                               std::chrono::nanoseconds timeout, AskContinuation&& continuation) {
   checkTimeout(timeout);
   if (isRouter(target)) {
-    const ActorRef picked = resolveRouter(target, message);
+    const ActorRef picked = routers_.resolve(target, message);
     askFromActor(asker, picked, std::move(message), timeout, std::move(continuation));
     return;  // none: it fails with ErrDead below
   }

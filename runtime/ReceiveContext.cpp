@@ -49,7 +49,7 @@ ActorRef ReceiveContext::spawnWith(std::string name, ActorFactory factory, Actor
 
 ActorRef ReceiveContext::spawnRouterWith(std::string name, RouterOptions options,
                                          ActorFactory routee, std::vector<ActorRef> group) {
-  return cell_.core().spawnRouter(&cell_, std::move(name), options, std::move(routee),
+  return cell_.core().routers().spawn(&cell_, std::move(name), options, std::move(routee),
                                   std::move(group));
 }
 

@@ -102,7 +102,7 @@ template <class P>
 [[gnu::noinline]] void ActorRef::sendElsewhere(detail::PayloadArg<P> payload,
                                                ActorRef sender) const {
   if (system_ != nullptr && system_->isRouter(*this)) {
-    system_->route<P>(*this, std::move(payload), sender);  // runtime/route/Route.cpp
+    system_->routers().route<P>(*this, std::move(payload), sender);  // runtime/route/Route.cpp
     return;
   }
   // The empty reference's dead letter goes to the sender's system.
@@ -122,7 +122,7 @@ namespace coreactor::detail {
 
 void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
   if (isRouter(target)) {
-    route<Message>(target, std::move(envelope.message), envelope.sender);
+    routers_.route<Message>(target, std::move(envelope.message), envelope.sender);
     return;
   }
   if (isRemote(target)) {
@@ -255,7 +255,7 @@ void SystemCore::sendSystem(const ActorRef& target, SystemMessage&& message) {
   if (isRouter(target)) {
     // A watch or a stop of a router is its head's (which tells watchers
     // Terminated of the router); one that stopped is gone.
-    const ActorRef head = headOf(target);
+    const ActorRef head = routers_.headOf(target);
     if (head.isNone()) {
       deliverToNoActor(target, std::move(message));
     } else {

@@ -180,7 +180,7 @@ std::string SystemCore::pathOf(const ActorRef& ref) {
   if (ref.isNone()) return "(none)";
   if (isRouter(ref)) {
     // The router's head's path, read where it lives (the bare id elsewhere).
-    if (const ActorRef head = headOf(ref); !head.isNone()) {
+    if (const ActorRef head = routers_.headOf(ref); !head.isNone()) {
       std::string path = pathOf(head);
       if (path[0] == '/') return path;
     }

@@ -47,7 +47,7 @@
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/Isolate.hpp"
 #include "runtime/balance/Balancer.hpp"
-#include "runtime/route/RouterTable.hpp"
+#include "runtime/route/Routers.hpp"
 #include "runtime/schedule/ScheduleNamespace.hpp"
 #include "runtime/schedule/Scheduler.hpp"
 
@@ -267,7 +267,7 @@ class SystemCore {
   ActorRef spawnTopLevel(std::string&& name, const ActorOptions& options, ActorFactory&& factory,
                          const SpawnExtras& extras = {});
 
-  // ---- routers (runtime/route/) ------------------------------------------------------
+  // ---- routers (runtime/route/Routers.hpp) ------------------------------------------
   /// The isolate field of a router's reference (never an isolate of a
   /// system that has routers: those have at most 4095).
   static constexpr std::uint32_t kRouterIsolate = 0xFFF;
@@ -275,23 +275,13 @@ class SystemCore {
   bool isRouter(const ActorRef& ref) const noexcept {
     return ref.system_ == this && ref.isolateIndex() == kRouterIsolate && routers_.any();
   }
-  /// A tell to a router: the routee picked here, on the sender's thread
-  /// (runtime/route/Route.cpp).
+  /// The system's routers: where a tell, an ask or a system message to a router goes.
+  Routers& routers() noexcept { return routers_; }
+  /// The send path from `sender` to the actor of `id` of this system.
   template <class P>
-  void route(const ActorRef& router, PayloadArg<P> payload, const ActorRef& sender);
-  /// Makes a router under `parent` (nullptr: top-level): a pool when
-  /// `routee` holds a factory, else a group of `group`. Throws the named
-  /// errors of coreactor/Router.hpp.
-  ActorRef spawnRouter(ActorCell* parent, std::string name, const RouterOptions& options,
-                       ActorFactory routee, std::vector<ActorRef> group);
-  /// Where an ask of `message` (or a system message) to a router goes: the
-  /// routee its logic picks, or the head (for the logics that wait for
-  /// replies, and the messages a router acts on); none once it stopped. A
-  /// HashKeyed message is unwrapped.
-  ActorRef resolveRouter(const ActorRef& router, Message& message);
-  /// The head of a living router, or none.
-  ActorRef headOf(const ActorRef& router);
-  RouterTable& routers() noexcept { return routers_; }
+  void sendTo(std::uint64_t id, PayloadArg<P> payload, const ActorRef& sender) {
+    ActorRef(this, id).send<P>(std::forward<PayloadArg<P>>(payload), sender);
+  }
   /// The guardian's ChildTerminated of a top-level actor (TopLevelRegistry::terminated).
   void topLevelTerminated(const ActorRef& child) { topLevel_.terminated(child.id()); }
   bool isTopLevel(const ActorRef& child);
@@ -500,18 +490,8 @@ class SystemCore {
   std::unique_ptr<Balancer> balancer_;
   // isRemote() past its null check.
   bool routedToRank(const ActorRef& ref) const noexcept;
-  RouterTable routers_;
-  // A routee of `r` at `index`, spawned under its head (runtime/route/Route.cpp).
-  void spawnRoutee(ActorCell& head, RouterState& r, std::uint32_t index,
-                   const std::shared_ptr<const RouterSetup>& setup);
-  friend class RouterHead;
-  // A tell to a router that has stopped, or has no routee.
-  void unrouted(const ActorRef& router, Envelope&& envelope, const char* reason);
-  // A message a router acts on itself (kRoutedSpecially).
-  void routeSpecially(RouterState& r, const ActorRef& router, Message&& message,
-                      const ActorRef& sender);
-  // A copy of `message` to every routee of `r` (the last gets the original).
-  void broadcast(RouterState& r, const ActorRef& router, Message&& message, const ActorRef& sender);
+  friend class Routers;
+  Routers routers_{*this};
 };
 
 inline ActorRef ActorCell::self() const noexcept {

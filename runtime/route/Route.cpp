@@ -142,8 +142,8 @@ bool perMessage(RoutingLogic logic) noexcept {
 // ---- the tell ----------------------------------------------------------------------
 
 template <class P>
-void SystemCore::route(const ActorRef& router, PayloadArg<P> payload, const ActorRef& sender) {
-  RouterState* r = routers_.find(router.slot(), router.generation());
+void Routers::route(const ActorRef& router, PayloadArg<P> payload, const ActorRef& sender) {
+  RouterState* r = table_.find(router.slot(), router.generation());
   if (r == nullptr) [[unlikely]] {
     unrouted(router, Envelope{asMessage(payload), sender}, "the router has stopped");
     return;
@@ -163,19 +163,19 @@ void SystemCore::route(const ActorRef& router, PayloadArg<P> payload, const Acto
       broadcast(*r, router, asMessage(payload), sender);
     } else {
       // Scatter-gather and tail-chopping wait for replies: the head's work.
-      makeRef(r->headId).deliver(asMessage(payload), sender);
+      core_.makeRef(r->headId).deliver(asMessage(payload), sender);
     }
     return;
   }
-  const std::uint32_t i = pick(*r, currentRuntime(), n, [&] { return keyOf(*r, payload); });
-  ActorRef(this, r->routee(i)).send<P>(std::move(payload), sender);
+  const std::uint32_t i = pick(*r, core_.currentRuntime(), n, [&] { return keyOf(*r, payload); });
+  core_.sendTo<P>(r->routee(i), std::move(payload), sender);
 }
 
-template void SystemCore::route<Word>(const ActorRef&, Word, const ActorRef&);
-template void SystemCore::route<Message>(const ActorRef&, Message&&, const ActorRef&);
+template void Routers::route<Word>(const ActorRef&, Word, const ActorRef&);
+template void Routers::route<Message>(const ActorRef&, Message&&, const ActorRef&);
 
-void SystemCore::routeSpecially(RouterState& r, const ActorRef& router, Message&& message,
-                                const ActorRef& sender) {
+void Routers::routeSpecially(RouterState& r, const ActorRef& router, Message&& message,
+                             const ActorRef& sender) {
   if (Broadcast* b = message.get<Broadcast>()) {
     broadcast(r, router, std::move(b->message), sender);
     return;
@@ -192,15 +192,15 @@ void SystemCore::routeSpecially(RouterState& r, const ActorRef& router, Message&
       return;
     }
     const std::uint64_t key = spread(keyed->key);
-    ActorRef(this, r.routee(jumpHash(key, n))).deliver(std::move(inner), sender);
+    core_.makeRef(r.routee(jumpHash(key, n))).deliver(std::move(inner), sender);
     return;
   }
   // PoisonPill, GetRoutees, AdjustPoolSize: the head's.
-  makeRef(r.headId).deliver(std::move(message), sender);
+  core_.makeRef(r.headId).deliver(std::move(message), sender);
 }
 
-void SystemCore::broadcast(RouterState& r, const ActorRef& router, Message&& message,
-                           const ActorRef& sender) {
+void Routers::broadcast(RouterState& r, const ActorRef& router, Message&& message,
+                        const ActorRef& sender) {
   const std::uint32_t n = r.count.load(std::memory_order_acquire);
   if (n == 0) {
     unrouted(router, Envelope{std::move(message), sender}, "the router has no routee");
@@ -212,19 +212,19 @@ void SystemCore::broadcast(RouterState& r, const ActorRef& router, Message&& mes
                                             " routees");
   }
   for (std::uint32_t i = 0; i + 1 < n; ++i)
-    ActorRef(this, r.routee(i)).deliver(message.clone(), sender);
-  ActorRef(this, r.routee(n - 1)).deliver(std::move(message), sender);
+    core_.makeRef(r.routee(i)).deliver(message.clone(), sender);
+  core_.makeRef(r.routee(n - 1)).deliver(std::move(message), sender);
 }
 
-void SystemCore::unrouted(const ActorRef& router, Envelope&& envelope, const char* reason) {
-  failAskOf(envelope.sender, make_error_code(Error::ErrDead));  // an ask need not time out
-  deadLetter(router, std::move(envelope), reason);
+void Routers::unrouted(const ActorRef& router, Envelope&& envelope, const char* reason) {
+  core_.failAskOf(envelope.sender, make_error_code(Error::ErrDead));  // an ask need not time out
+  core_.deadLetter(router, std::move(envelope), reason);
 }
 
 // ---- asks and system messages ------------------------------------------------------
 
-ActorRef SystemCore::resolveRouter(const ActorRef& router, Message& message) {
-  RouterState* r = routers_.find(router.slot(), router.generation());
+ActorRef Routers::resolve(const ActorRef& router, Message& message) {
+  RouterState* r = table_.find(router.slot(), router.generation());
   if (r == nullptr) return ActorRef();
   if (HashKeyed* keyed = message.get<HashKeyed>(); keyed != nullptr && perMessage(r->logic)) {
     Message inner = std::move(keyed->message);
@@ -233,35 +233,37 @@ ActorRef SystemCore::resolveRouter(const ActorRef& router, Message& message) {
     const std::uint32_t n = r->count.load(std::memory_order_acquire);
     if (n == 0) return ActorRef();
     return r->logic == RoutingLogic::ConsistentHash
-               ? makeRef(r->routee(jumpHash(key, n)))
-               : makeRef(r->routee(pick(*r, currentRuntime(), n, [&] { return key; })));
+               ? core_.makeRef(r->routee(jumpHash(key, n)))
+               : core_.makeRef(r->routee(pick(*r, core_.currentRuntime(), n, [&] { return key; })));
   }
   const MessageType* type = MessageAccess::type(message);
   if ((type != nullptr && type->routedSpecially) || !perMessage(r->logic)) {
-    return makeRef(r->headId);  // it acts on it, broadcasts it or gathers the replies
+    return core_.makeRef(r->headId);  // it acts on it, broadcasts it or gathers the replies
   }
   const std::uint32_t n = r->count.load(std::memory_order_acquire);
   if (n == 0) return ActorRef();
-  return makeRef(r->routee(pick(*r, currentRuntime(), n, [&] { return keyOf(*r, message); })));
+  return core_.makeRef(
+      r->routee(pick(*r, core_.currentRuntime(), n, [&] { return keyOf(*r, message); })));
 }
 
-ActorRef SystemCore::headOf(const ActorRef& router) {
-  RouterState* r = routers_.find(router.slot(), router.generation());
-  return r != nullptr ? makeRef(r->headId) : ActorRef();
+ActorRef Routers::headOf(const ActorRef& router) {
+  RouterState* r = table_.find(router.slot(), router.generation());
+  return r != nullptr ? core_.makeRef(r->headId) : ActorRef();
 }
 
 // ---- making a router -----------------------------------------------------------------
 
-ActorRef SystemCore::spawnRouter(ActorCell* parent, std::string name, const RouterOptions& options,
-                                 ActorFactory routee, std::vector<ActorRef> group) {
+ActorRef Routers::spawn(ActorCell* parent, std::string name, const RouterOptions& options,
+                        ActorFactory routee, std::vector<ActorRef> group) {
   const bool pool = static_cast<bool>(routee);
-  if (isolateCount_ > kRouterIsolate) {
-    throwError(Error::ErrInvalidOption, "a router in a system of " + std::to_string(isolateCount_) +
+  if (core_.isolateCount_ > SystemCore::kRouterIsolate) {
+    throwError(Error::ErrInvalidOption, "a router in a system of " +
+                                            std::to_string(core_.isolateCount_) +
                                             " isolates: routers need at most 4095");
   }
   std::size_t n = 0;
   if (pool) {
-    n = options.size() != 0 ? options.size() : options.perIsolate() * isolateCount_;
+    n = options.size() != 0 ? options.size() : options.perIsolate() * core_.isolateCount_;
     if (const auto& resizer = options.resizer()) {
       // A resizing pool starts at its lower bound unless given a size.
       n = options.size() != 0 ? std::clamp(n, resizer->lower(), resizer->upper())
@@ -271,10 +273,10 @@ ActorRef SystemCore::spawnRouter(ActorCell* parent, std::string name, const Rout
       throwError(Error::ErrInvalidPoolSize, "a pool of " + std::to_string(n) + " routees: 1 to " +
                                                 std::to_string(RouterOptions::kMaxRoutees));
     }
-    if (options.routeeOptions().dispatcher() != nullptr && isolateCount_ > 1) {
+    if (options.routeeOptions().dispatcher() != nullptr && core_.isolateCount_ > 1) {
       throwError(Error::ErrInvalidOption,
                  "a pool's routees share one dispatcher instance, but they spread over " +
-                     std::to_string(isolateCount_) + " isolates");
+                     std::to_string(core_.isolateCount_) + " isolates");
     }
   } else {
     n = group.size();
@@ -283,7 +285,7 @@ ActorRef SystemCore::spawnRouter(ActorCell* parent, std::string name, const Rout
                                                 std::to_string(RouterOptions::kMaxRoutees));
     }
     for (const ActorRef& ref : group) {
-      if (!isOursOrRemote(ref)) {
+      if (!core_.isOursOrRemote(ref)) {
         throwError(Error::ErrInvalidOption, "a group's routee " + ref.path() +
                                                 " is none, another system's actor, or a router");
       }
@@ -296,25 +298,25 @@ ActorRef SystemCore::spawnRouter(ActorCell* parent, std::string name, const Rout
       throwError(Error::ErrInvalidResizer, "a group is given its routees: it does not resize");
     }
   }
-  const std::uint32_t slot = routers_.open();
+  const std::uint32_t slot = table_.open();
   if (slot == RouterTable::kFull) {
     throwError(Error::ErrInvalidOption,
                "this system has made its most routers (" +
                    std::to_string(RouterTable::kChunk * RouterTable::kChunks) + ")");
   }
-  RouterState& r = routers_.at(slot);
+  RouterState& r = table_.at(slot);
   r.logic = options.logic();
   r.gauged = pool && (options.logic() == RoutingLogic::SmallestMailbox || options.resizer());
   r.keys = options.hashKeys();
-  r.cursorCount = isolateCount_ + 1;
+  r.cursorCount = core_.isolateCount_ + 1;
   r.cursors = std::make_unique<RouterCursor[]>(r.cursorCount);
   for (std::uint32_t i = 0; i < r.cursorCount; ++i) {
     r.cursors[i].turn.store(i, std::memory_order_relaxed);  // isolates start apart
     r.cursors[i].random.store(spread(slot * 0x10001ull + i + 1) | 1, std::memory_order_relaxed);
   }
-  const ActorRef router = makeRef(kRouterIsolate, slot, RouterState::kOpen);
+  const ActorRef router = core_.makeRef(SystemCore::kRouterIsolate, slot, RouterState::kOpen);
   auto setup = std::make_shared<const RouterSetup>(
-      RouterSetup{this, slot, router, options, std::move(routee)});
+      RouterSetup{&core_, slot, router, options, std::move(routee)});
   ActorFactory headFactory(
       [setup] { return std::unique_ptr<Actor>(std::make_unique<RouterHead>(setup)); });
   // The routees are in place, and the head stands for the router, before
@@ -336,19 +338,21 @@ ActorRef SystemCore::spawnRouter(ActorCell* parent, std::string name, const Rout
   if (parent != nullptr) {
     parent->spawnChild(std::move(name), headOptions, std::move(headFactory), extras);
   } else {
-    spawnTopLevel(std::move(name), headOptions, std::move(headFactory), extras);
+    core_.spawnTopLevel(std::move(name), headOptions, std::move(headFactory), extras);
   }
   r.generation.store(RouterState::kOpen, std::memory_order_release);
   return router;
 }
 
-void SystemCore::spawnRoutee(ActorCell& head, RouterState& r, std::uint32_t index,
-                             const std::shared_ptr<const RouterSetup>& setup) {
+void Routers::spawnRoutee(ActorCell& head, RouterState& r, std::uint32_t index,
+                          const std::shared_ptr<const RouterSetup>& setup) {
   RouteeGauge* gauge = r.newGauge();
   const std::string name = "$" + std::to_string(r.nextName++);
-  const ActorOptions options = setup->options.routeeOptions().withIsolate(index % isolateCount_);
-  const ActorRef ref = spawn(&head, std::string(head.path()) + "/" + name, options,
-                             ActorFactory(setup->routee), nullptr, SpawnExtras{gauge, nullptr});
+  const ActorOptions options =
+      setup->options.routeeOptions().withIsolate(index % core_.isolateCount_);
+  const ActorRef ref =
+      core_.spawn(&head, std::string(head.path()) + "/" + name, options,
+                  ActorFactory(setup->routee), nullptr, SpawnExtras{gauge, nullptr});
   head.adoptChild(ref, name);
   r.setRoutee(index, ref.id(), gauge);
 }

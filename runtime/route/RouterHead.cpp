@@ -11,7 +11,7 @@
 namespace coreactor::detail {
 
 RouterState& RouterHead::state() const {
-  return setup_->core->routers().at(setup_->slot);
+  return setup_->core->routers().table().at(setup_->slot);
 }
 
 std::vector<ActorRef> RouterHead::routees() const {
@@ -73,7 +73,7 @@ void RouterHead::replace(ReceiveContext& ctx, const ActorRef& gone) {
   while (i < n && r.routee(i) != gone.id()) ++i;
   if (i == n) return;  // one the pool let go (a shrink)
   if (setup_->routee) {
-    setup_->core->spawnRoutee(ActorCell::of(ctx), r, i, setup_);
+    setup_->core->routers().spawnRoutee(ActorCell::of(ctx), r, i, setup_);
     ctx.watch(setup_->core->makeRef(r.routee(i)));
     return;
   }
@@ -93,7 +93,7 @@ void RouterHead::resize(ReceiveContext& ctx, std::int64_t change) {
   const std::int64_t target = std::clamp(n + change, lower, upper);
   if (target > n) {
     for (auto i = static_cast<std::uint32_t>(n); i < target; ++i) {
-      setup_->core->spawnRoutee(ActorCell::of(ctx), r, i, setup_);
+      setup_->core->routers().spawnRoutee(ActorCell::of(ctx), r, i, setup_);
       ctx.watch(setup_->core->makeRef(r.routee(i)));
     }
     r.count.store(static_cast<std::uint32_t>(target), std::memory_order_release);
@@ -142,9 +142,9 @@ void RouterHead::gather(ReceiveContext& ctx) {
   SystemCore& core = *setup_->core;
   const std::uint32_t n = r.count.load(std::memory_order_relaxed);
   if (n == 0 || (n > 1 && !ctx.message().copyable())) {
-    core.unrouted(setup_->router, Envelope{std::move(ctx.message()), ctx.sender()},
-                  n == 0 ? "the router has no routee"
-                         : "a message that cannot be copied, for several routees");
+    core.routers().unrouted(setup_->router, Envelope{std::move(ctx.message()), ctx.sender()},
+                            n == 0 ? "the router has no routee"
+                                   : "a message that cannot be copied, for several routees");
     return;
   }
   const std::uint64_t id = nextGather_++;

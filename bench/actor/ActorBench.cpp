@@ -1,6 +1,6 @@
 // bench/actor/ActorBench.cpp — what the actor runtime costs on top of the
-// loop: a tell, a ping-pong exchange, an ask, a spawn, and an idle actor's
-// memory.
+// loop: a tell, a ping-pong exchange, an ask, a spawn, an idle actor's
+// memory, and a tell through a router.
 //
 // The families, a file each, in the order they run (each file says what one
 // "op" is in each of its rows):
@@ -10,10 +10,12 @@
 //   from-driver
 //   actor/spawn/100, 10000, 100000               Spawn.cpp
 //   actor/memory                                 Memory.cpp
+//   router/direct, router/<logic>                Router.cpp
 // The sizes are bench/harness/Workloads.hpp's, shared with the CAF arm
-// (bench/caf/), which runs every row above but actor/ask/from-driver under
-// the same names, in files of the same names, so that coreactor-bench can
-// set them side by side.
+// (bench/caf/), which runs every row above but actor/ask/from-driver,
+// router/consistent-hash and router/smallest-mailbox (CAF's actor_pool has
+// neither logic) under the same names, in files of the same names, so that
+// coreactor-bench can set them side by side.
 //
 // Every system runs in manual mode (manualSystem, bench/actor/Families.hpp):
 // the benchmark's thread is the loop thread, tells from it take the local
@@ -27,9 +29,10 @@
 // mismatch fails the benchmark instead of producing a figure. The system and
 // the long-lived actors are built outside the timed region; where spawning
 // is the point, the spawns are timed and the clean-up is not. Each timed row
-// but actor/ask/from-driver and the populations pairs every round with a
-// round of the ring floor right after it (FloorPairing,
-// bench/harness/RingFloor.hpp).
+// but actor/ask/from-driver, the populations and the router rows pairs
+// every round with a round of the ring floor right after it (FloorPairing,
+// bench/harness/RingFloor.hpp); a routed row pairs its rounds with
+// router/direct's instead (DirectPairing, bench/harness/RouterTallies.hpp).
 #include "actor/ActorBench.hpp"
 
 #include "actor/Families.hpp"
@@ -42,6 +45,7 @@ void registerActorBenchmarks() {
   actor::registerAskRows();
   actor::registerSpawnRows();
   actor::registerMemoryRows();
+  actor::registerRouterRows();
 }
 
 }  // namespace coreactor::bench

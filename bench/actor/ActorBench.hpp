@@ -11,8 +11,8 @@ namespace coreactor::bench {
 /// of actor/memory (a fresh heap for each measurement): it must come alone.
 inline constexpr const char* kMemoryProbeFlag = "--actor-memory-probe";
 
-/// Registers actor/tell/*, actor/pingpong/*, actor/ask/*, actor/spawn/* and
-/// actor/memory with Google Benchmark. Call once, before
+/// Registers actor/tell/*, actor/pingpong/*, actor/ask/*, actor/spawn/*,
+/// actor/memory and router/* with Google Benchmark. Call once, before
 /// benchmark::RunSpecifiedBenchmarks.
 void registerActorBenchmarks();
 

@@ -27,5 +27,7 @@ void registerAskRows();
 void registerSpawnRows();
 /// actor/memory (Memory.cpp).
 void registerMemoryRows();
+/// router/<logic> (Router.cpp).
+void registerRouterRows();
 
 }  // namespace coreactor::bench::actor

@@ -83,6 +83,13 @@ class Arm {
     return actor;
   }
 
+  /// Keeps an actor made elsewhere (an actor_pool) until the row ends, as
+  /// spawn() keeps its own.
+  caf::actor keep(caf::actor actor) {
+    keep_.push_back(actor);
+    return actor;
+  }
+
   /// A round that never finished: the row is reported failed and the
   /// process ends (the actor system could not shut down with a stuck actor).
   [[noreturn]] void lost(std::chrono::seconds waited) const {

@@ -20,9 +20,11 @@
 //   actor/ask/*, isolates/ask/*           Ask.cpp
 //   actor/spawn/<N>                       Spawn.cpp (the spawner: Spawner.hpp)
 //   actor/memory                          Memory.cpp
+//   router/direct, router/<logic>         Router.cpp (caf::actor_pool)
 //   parallel/<workload>/<n>               Pairs.cpp, ForkJoin.cpp, Ring.cpp,
 //                                         AllToAll.cpp, Pipeline.cpp
 //                                         (ParallelRow.hpp)
+//   pool/cpu/<n>                          Pool.cpp (caf::actor_pool)
 // The system each row runs on: Arm.hpp; the messages: Messages.hpp. Every
 // workload is written again against CAF's API, and the arm is built only
 // where CAF is: it links CAF and no coreactor library, and shares with our
@@ -129,11 +131,13 @@ void registerBenchmarks() {
   registerAskRows();
   registerSpawnRows();
   registerMemoryRows();
+  registerRouterRows();
   registerPairsRows();
   registerForkJoinRows();
   registerRingRows();
   registerAllToAllRows();
   registerPipelineRows();
+  registerPoolRows();
 }
 
 void printUsage(std::FILE* out) {
@@ -142,7 +146,8 @@ void printUsage(std::FILE* out) {
       "usage: %s [--quick] [--malloc-defaults] [--benchmark_<flag>=<value> ...]\n"
       "\n"
       "The CAF arm of coreactor-bench: the shared actor rows (bench/harness/Workloads.hpp) on\n"
-      "CAF %d.%d.%d with one scheduler thread, and parallel/<workload>/<n> with n.\n"
+      "CAF %d.%d.%d with one scheduler thread, and parallel/<workload>/<n> and\n"
+      "pool/cpu/<n> with n.\n"
       "coreactor-bench runs it and reads its stdout: 'config <key> <value>',\n"
       "'sample <row> <counter> <value>' per repetition, 'failed <row> <reason>', and\n"
       "'rows <n>' at the end.\n"

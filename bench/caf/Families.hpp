@@ -29,5 +29,9 @@ void registerRingRows();
 void registerAllToAllRows();
 /// parallel/pipeline/<n> (Pipeline.cpp).
 void registerPipelineRows();
+/// router/direct, router/<logic> (Router.cpp).
+void registerRouterRows();
+/// pool/cpu/<n> (Pool.cpp).
+void registerPoolRows();
 
 }  // namespace coreactor::bench::cafarm

@@ -63,6 +63,9 @@ struct Flow {
   std::uint64_t value;
 };
 
+// pool/cpu/<n>'s (ours: bench/parallel/Pool.cpp); its jobs are Items.
+struct EndOfJobs {};
+
 }  // namespace coreactor::bench::cafarm
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::Go)
@@ -84,3 +87,4 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::PeerRequest)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::PeerReply)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::Feed)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::Flow)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(coreactor::bench::cafarm::EndOfJobs)

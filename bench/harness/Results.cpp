@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "harness/BenchSupport.hpp"
+#include "harness/RouterTallies.hpp"
 #include "harness/Workloads.hpp"
 #include "isolates/IsolatesBench.hpp"
 #include "parallel/ParallelBench.hpp"
@@ -198,6 +199,23 @@ std::string describeParallelOp(std::string_view name) {
   return "";
 }
 
+/// What one op of a router/* or pool/cpu/* row is (bench/actor/Router.cpp,
+/// bench/parallel/Pool.cpp), or "".
+std::string describeRouterOp(std::string_view name) {
+  if (name.starts_with(workloads::kPoolCpuFamily)) {
+    const std::string n(name.substr(std::string_view(workloads::kPoolCpuFamily).size()));
+    return "one fork-join item of 50,000 through a round-robin pool, a routee per isolate, of " +
+           n + (n == "1" ? " isolate (CAF: thread)" : " isolates (CAF: threads)");
+  }
+  if (!name.starts_with(workloads::kRouterFamily)) return "";
+  const std::string_view logic = name.substr(std::string_view(workloads::kRouterFamily).size());
+  if (logic == "direct") return "one of 10000 tells from an actor to 4 actors in turn, handled";
+  if (logic == "broadcast") {
+    return "one of 10000 tells to a broadcast pool of 4 on the isolate (4 deliveries)";
+  }
+  return "one of 10000 tells through a " + std::string(logic) + " pool of 4 on the isolate";
+}
+
 /// What one op of a balanced row is (bench/parallel/ParallelRow.hpp).
 std::string describeBalancedOp(std::string_view name) {
   if (name == kConvergeRow) {
@@ -258,6 +276,7 @@ std::string describeOp(std::string_view name) {
   }
   if (name == "actor/memory") return "RSS per idle actor: 100k, one message each";
   if (name.starts_with(workloads::kParallelFamily)) return describeParallelOp(name);
+  if (std::string routed = describeRouterOp(name); !routed.empty()) return routed;
   if (name.starts_with(workloads::kBalancedFamily)) return describeBalancedOp(name);
   if (name.starts_with("schedule/add+cancel/")) {
     return "one scheduleOnce or cancel by " + std::string(name.substr(20)) + ", 1M live";
@@ -385,6 +404,20 @@ constexpr Target kTargets[] = {
      "", false, nullptr, true},
     {"pipeline: {n} x 1 isolate / {n} isolates", "parallel/pipeline/", "parallel/pipeline/1",
      1 / 0.8, "", true},
+    // Routers (bench/actor/Router.cpp): a routed tell against the sender
+    // picking its 4 actors in turn itself, each round paired with one of
+    // router/direct right after it (vs_direct).
+    {"round-robin pool tell / direct tell", "router/round-robin", "router/direct", 1.3, "", false,
+     kVsDirectCounter},
+    {"random pool tell / direct tell", "router/random", "router/direct", 1.3, "", false,
+     kVsDirectCounter},
+    {"consistent-hash pool tell / direct tell", "router/consistent-hash", "router/direct", 1.3, "",
+     false, kVsDirectCounter},
+    {"smallest-mailbox pool tell / direct tell", "router/smallest-mailbox", "router/direct", 2.0,
+     "", false, kVsDirectCounter},
+    // A CPU-bound round-robin pool, a routee per isolate: a speedup of at
+    // least 1.7 on two isolates, i.e. ns(2) / ns(1) <= 1 / 1.7.
+    {"cpu pool: 2 isolates / 1 (speedup >= 1.7x)", "pool/cpu/2", "pool/cpu/1", 1 / 1.7},
 };
 
 /// The largest n of the rows `family`<n> that ran, or 0.
@@ -505,6 +538,16 @@ std::size_t balancedIsolates(const std::string& name, std::string_view workload)
 }  // namespace
 
 void addSpeedups(ArmFigures& arm) {
+  // pool/cpu/<n> over pool/cpu/1.
+  std::string absent;
+  if (const std::optional<double> one = medianOf(arm, workloads::poolCpuRow(1), absent)) {
+    for (const std::size_t n : workloads::kPoolCpuIsolates) {
+      const std::string name = workloads::poolCpuRow(n);
+      if (const std::optional<double> at = medianOf(arm, name, absent)) {
+        arm.figureFor(name).extras[kSpeedupCounter] = {*one / *at};
+      }
+    }
+  }
   for (const char* workload : workloads::kParallelWorkloads) {
     std::string why;
     const std::optional<double> one = medianOf(arm, workloads::parallelRow(workload, 1), why);

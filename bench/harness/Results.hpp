@@ -178,7 +178,8 @@ inline constexpr const char* kBalancedSpeedupCounter = "speedup_vs_balanced_1";
 /// placement/<workload>/* and balanced/<workload>/<n> row of `arm` whose
 /// parallel/<workload>/1 has a figure: median(<workload>/1) / median(row);
 /// and kBalancedSpeedupCounter on the balanced rows (balanced/pairs-rr/<n>
-/// counts as a pairs row) when balanced/<workload>/1 has one.
+/// counts as a pairs row) when balanced/<workload>/1 has one; and
+/// kSpeedupCounter on pool/cpu/<n>, over pool/cpu/1.
 void addSpeedups(ArmFigures& arm);
 
 /// One isolate count of a parallel workload, in both arms: ns per op (the

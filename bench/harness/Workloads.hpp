@@ -211,6 +211,37 @@ inline std::string balancedRow(std::string_view workload, std::size_t isolates) 
   return std::string(kBalancedFamily) + std::string(workload) + "/" + std::to_string(isolates);
 }
 
+// ---- routers: router/<logic> and pool/cpu/<n> ---------------------------------------------
+
+/// router/<logic>: one actor tells kRoutedMessages one-int messages at once
+/// to kRoutees actors on its own isolate (CAF: its one thread), all handled:
+/// picking them in turn itself (router/direct, the floor of a routed tell),
+/// or through a pool of kRoutees routees of the row's logic (ours:
+/// coreactor/Router.hpp; CAF: caf::actor_pool). router/broadcast sends each
+/// message to every routee.
+inline constexpr std::int64_t kRoutedMessages = 10'000;
+inline constexpr std::int64_t kRoutees = 4;
+static_assert(kRoutedMessages % kRoutees == 0, "router/direct gives each actor the same share");
+inline constexpr const char* kRouterFamily = "router/";
+inline std::string routerRow(std::string_view logic) {
+  return std::string(kRouterFamily) + std::string(logic);
+}
+
+/// pool/cpu/<n>: an actor hands kPoolCpuJobs jobs at once to a round-robin
+/// pool of one routee per isolate (CAF: n routees on n threads), n of
+/// kPoolCpuIsolates; a job is a fork-join item (job i: work(i)), each
+/// routee sums its results, and the sum is checked against
+/// poolCpuExpectedSum(), computed off the clock.
+inline constexpr std::int64_t kPoolCpuJobs = kForkJoinItems;
+inline constexpr std::size_t kPoolCpuIsolates[] = {1, 2};
+inline std::uint64_t poolCpuExpectedSum() {
+  return forkJoinExpectedSum();  // the same items
+}
+inline constexpr const char* kPoolCpuFamily = "pool/cpu/";
+inline std::string poolCpuRow(std::size_t isolates) {
+  return std::string(kPoolCpuFamily) + std::to_string(isolates);
+}
+
 /// The isolate (CAF: thread) counts of the parallel rows: 1 .. N, N the CPUs
 /// this process may run on (its affinity mask; at least 2, so that there is
 /// a speedup to read; past 8, powers of two and N). Both arms call it, in

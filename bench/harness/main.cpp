@@ -94,10 +94,10 @@ void printUsage(std::FILE* out) {
       "\n"
       "Runs coreactor's dispatch benchmarks (floor/*, hop/*, volley/*, */backlog/*,\n"
       "lateness/*), actor benchmarks (actor/tell/*, actor/pingpong/*, actor/ask/*,\n"
-      "actor/spawn/*, actor/memory), scheduler benchmarks (schedule/*) and cross-isolate\n"
-      "benchmarks with their two-thread floors (isolates/*, floor/spsc-bulk,\n"
+      "actor/spawn/*, actor/memory, router/*), scheduler benchmarks (schedule/*) and\n"
+      "cross-isolate benchmarks with their two-thread floors (isolates/*, floor/spsc-bulk,\n"
       "floor/busy-poll-rtt, floor/eventfd-rtt) and parallel workloads on 1..N isolates\n"
-      "(parallel/*), then the same actor and parallel rows on CAF 0.17\n"
+      "(parallel/*, pool/cpu/*), then the same actor, router and parallel rows on CAF 0.17\n"
       "(%s, next to this program, in its own process), and prints on stdout each\n"
       "figure (median over repetitions: ns per op, bytes per idle actor, us of timer\n"
       "lateness, ns of a median ask, %% of a core), coreactor against CAF with their\n"
@@ -370,6 +370,9 @@ void printArms(const RunResults& results) {
       "   ask's deadline on its timer thread; .../no-deadline is CAF without one, beside our\n"
       "   ask, which always has one)\n");
   if (anyParallel) std::printf("  (parallel/*, n CAF threads against n isolates: below)\n");
+  if (results.caf.figures.find(workloads::poolCpuRow(1)) != nullptr) {
+    std::printf("  (pool/cpu/<n>: n CAF threads and an actor_pool of n against n isolates)\n");
+  }
   for (const std::string& name : caf.figures.order()) {
     const Figure& figure = *caf.figures.find(name);
     if (figure.failed()) std::printf("  CAF %s FAILED: %s\n", name.c_str(), figure.error.c_str());

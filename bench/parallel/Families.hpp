@@ -21,5 +21,7 @@ void registerPipelineRows();
 void registerSkewRows();
 /// balanced/converge/ring (Converge.cpp).
 void registerConvergeRow();
+/// pool/cpu/<n> (Pool.cpp).
+void registerPoolRows();
 
 }  // namespace coreactor::bench::parallel

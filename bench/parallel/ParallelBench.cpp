@@ -12,7 +12,9 @@
 //   parallel/all-to-all/<n>                         AllToAll.cpp
 //   parallel/pipeline/<n>                           Pipeline.cpp
 //   parallel/skew/<n> (ours only)                   Skew.cpp
-// How a workload becomes its rows: ParallelRow.hpp.
+// How a workload becomes its rows: ParallelRow.hpp. Last, pool/cpu/<n>
+// (Pool.cpp): fork-join items through a round-robin pool of one routee per
+// isolate, on 1 and 2 isolates, timed and checked as the workloads are.
 // The figure is ns per op, all isolates together (aggregate); beside it, ops
 // per second (items_per_second) and the messages that crossed between
 // isolates per op (crossings_per_op, from ActorSystem::transportStats). After
@@ -67,6 +69,7 @@ void registerParallelBenchmarks() {
   parallel::registerPipelineRows();
   parallel::registerSkewRows();
   parallel::registerConvergeRow();
+  parallel::registerPoolRows();
 }
 
 }  // namespace coreactor::bench

@@ -29,8 +29,8 @@ inline constexpr const char* kOneIsolateCounter = "one_isolate_hops_per_s";
 inline constexpr const char* kLastVsOneCounter = "last_vs_one";
 
 /// Registers parallel/<workload>/<n> for every workload and every n of
-/// workloads::parallelCounts(), and the placement/* and balanced/* rows,
-/// with Google Benchmark. Call once, from the main thread, before
+/// workloads::parallelCounts(), the placement/* and balanced/* rows, and
+/// pool/cpu/<n>, with Google Benchmark. Call once, from the main thread, before
 /// benchmark::RunSpecifiedBenchmarks.
 void registerParallelBenchmarks();
 

@@ -69,6 +69,12 @@ void ActorRef::send(detail::PayloadArg<P> payload, ActorRef sender) const {
         }
       }
       // An actor that moved away: the general path sends it on (deliverUncommon).
+    } else if (isolateIndex() == detail::SystemCore::kRouterIsolate && system_->isRouter(*this))
+        [[unlikely]] {
+      // A router: its routee is picked here and told as directly as it
+      // would be (runtime/route/Route.cpp).
+      system_->routers().route<P>(*this, std::move(payload), sender);
+      return;
     }
   }
   sendAcross<P>(std::move(payload), sender);
@@ -101,10 +107,6 @@ template <class P>
 template <class P>
 [[gnu::noinline]] void ActorRef::sendElsewhere(detail::PayloadArg<P> payload,
                                                ActorRef sender) const {
-  if (system_ != nullptr && system_->isRouter(*this)) {
-    system_->routers().route<P>(*this, std::move(payload), sender);  // runtime/route/Route.cpp
-    return;
-  }
   // The empty reference's dead letter goes to the sender's system.
   detail::SystemCore* core = system_ != nullptr ? system_ : sender.system_;
   if (core == nullptr) [[unlikely]] {

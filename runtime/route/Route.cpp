@@ -50,23 +50,23 @@ RouterCursor& cursorOf(RouterState& r, const IsolateRuntime* here, bool& shared)
   return r.cursors[shared ? r.cursorCount - 1 : here->index];
 }
 
-std::uint64_t nextTurn(RouterCursor& c, bool shared) noexcept {
-  if (shared) return c.turn.fetch_add(1, std::memory_order_relaxed);
-  const std::uint64_t turn = c.turn.load(std::memory_order_relaxed);
-  c.turn.store(turn + 1, std::memory_order_relaxed);  // one writer: its isolate
+// The next routee in turn, below n: an isolate's cursor wraps by a compare
+// (a division costs more than the rest of the pick), the shared one counts.
+std::uint32_t nextTurn(RouterCursor& c, bool shared, std::uint32_t n) noexcept {
+  if (shared) return static_cast<std::uint32_t>(c.turn.fetch_add(1, std::memory_order_relaxed) % n);
+  auto turn = static_cast<std::uint32_t>(c.turn.load(std::memory_order_relaxed));
+  if (turn >= n) turn = 0;                                               // the pool shrank
+  c.turn.store(turn + 1 < n ? turn + 1 : 0, std::memory_order_relaxed);  // one writer: its isolate
   return turn;
 }
 
-std::uint32_t nextRandom(RouterCursor& c, bool shared, std::uint32_t n) noexcept {
-  // xorshift64*; threads that are no isolate share a state, raced benignly.
-  std::uint64_t x = c.random.load(std::memory_order_relaxed);
-  x ^= x >> 12;
-  x ^= x << 25;
-  x ^= x >> 27;
+std::uint32_t nextRandom(RouterCursor& c, std::uint32_t n) noexcept {
+  // A 64-bit LCG step, its high half scaled to [0, n) (a multiply, no
+  // division); threads that are no isolate share a state, raced benignly.
+  const std::uint64_t x =
+      c.random.load(std::memory_order_relaxed) * 6364136223846793005ull + 1442695040888963407ull;
   c.random.store(x, std::memory_order_relaxed);
-  static_cast<void>(shared);
-  const std::uint64_t r = (x * 0x2545F4914F6CDD1Dull) >> 32;
-  return static_cast<std::uint32_t>((r * n) >> 32);
+  return static_cast<std::uint32_t>(((x >> 32) * n) >> 32);
 }
 
 // The routee with the fewest queued messages, looked at from a turning
@@ -74,7 +74,7 @@ std::uint32_t nextRandom(RouterCursor& c, bool shared, std::uint32_t n) noexcept
 // pick from here sees it.
 std::uint32_t smallest(RouterState& r, RouterCursor& c, bool shared, std::uint32_t n) noexcept {
   const RouteeArray* a = r.routees.load(std::memory_order_acquire);
-  std::uint32_t at = static_cast<std::uint32_t>(nextTurn(c, shared) % n);
+  std::uint32_t at = nextTurn(c, shared, n);
   std::uint32_t best = at;
   std::uint32_t least = ~std::uint32_t{0};
   for (std::uint32_t k = 0; k < n; ++k) {
@@ -122,13 +122,13 @@ std::uint32_t pick(RouterState& r, const IsolateRuntime* here, std::uint32_t n, 
   RouterCursor& c = cursorOf(r, here, shared);
   switch (r.logic) {
     case RoutingLogic::Random:
-      return nextRandom(c, shared, n);
+      return nextRandom(c, n);
     case RoutingLogic::ConsistentHash:
       return jumpHash(key(), n);
     case RoutingLogic::SmallestMailbox:
       return smallest(r, c, shared, n);
     default:
-      return static_cast<std::uint32_t>(nextTurn(c, shared) % n);
+      return nextTurn(c, shared, n);
   }
 }
 
@@ -167,8 +167,22 @@ void Routers::route(const ActorRef& router, PayloadArg<P> payload, const ActorRe
     }
     return;
   }
-  const std::uint32_t i = pick(*r, core_.currentRuntime(), n, [&] { return keyOf(*r, payload); });
-  core_.sendTo<P>(r->routee(i), std::move(payload), sender);
+  IsolateRuntime* here = core_.currentRuntime();
+  const std::uint32_t i = pick(*r, here, n, [&] { return keyOf(*r, payload); });
+  const std::uint64_t id = r->routee(i);
+  if (here != nullptr && (id >> 52) == here->index) {
+    // A routee of this isolate, with room in place: as ActorRef::send's own
+    // first step does, without looking up this thread's isolate again.
+    Endpoint* endpoint = here->table.find((id >> 28) & 0xFFFFFF, id & 0xFFFFFFF);
+    if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Cell) [[likely]] {
+      auto* cell = static_cast<ActorCell*>(endpoint);
+      if (cell->pushInPlace(std::move(payload), sender, &core_)) [[likely]] {
+        if (cell->wantsTurn()) cell->scheduleTurn();
+        return;
+      }
+    }
+  }
+  core_.sendTo<P>(id, std::move(payload), sender);
 }
 
 template void Routers::route<Word>(const ActorRef&, Word, const ActorRef&);

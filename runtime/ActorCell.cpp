@@ -44,6 +44,7 @@ ActorCell::ActorCell(IsolateRuntime& home, ActorRef self, ActorRef parent, std::
       path_(path),
       factory_(std::move(factory)) {
   pinned_ = options.pinned();
+  sampled_ = home.sampling != nullptr;  // a balancer: every actor spawned once it runs
   if (options.stashCapacity() != ActorOptions::kDefaultStashCapacity ||
       options.stashOnRestart() != StashOnRestart::Keep) {
     Tools& t = tools();
@@ -501,20 +502,35 @@ void ActorCell::invoke(ReceiveContext& ctx, Message& message, const ActorRef& se
   ctx.message_ = &message;
   ctx.sender_ = sender;
   active_ = true;
-  if (Sampling* sampling = home_->sampling.get(); sampling != nullptr) [[unlikely]] {
-    if (--sampling->countdown == 0) {
-      invokeSampled(ctx, *sampling);
-      return;
-    }
-  }
-  if (tooled_) [[unlikely]] {
-    invokeTooled(ctx);
+  // One test of one byte for what few actors need: a balancer's samples,
+  // the behaviour tools.
+  if (sampled_ | tooled_) [[unlikely]] {
+    invokeNoted(ctx);
     return;
   }
   try {
     actor_->receive(ctx);
   } catch (...) {
     // SPEC D10: to the parent's supervision, never to the dispatcher.
+    fail(std::current_exception());
+  }
+}
+
+void ActorCell::invokeNoted(ReceiveContext& ctx) {
+  if (sampled_) {
+    Sampling* sampling = home_->sampling.get();
+    if (sampling != nullptr && --sampling->countdown == 0) {
+      invokeSampled(ctx, *sampling);
+      return;
+    }
+  }
+  if (tooled_) {
+    invokeTooled(ctx);
+    return;
+  }
+  try {
+    actor_->receive(ctx);
+  } catch (...) {
     fail(std::current_exception());
   }
 }

@@ -355,6 +355,8 @@ class ActorCell final : public Task, public Endpoint {
   void enqueueSlow(Envelope&& envelope);
   [[gnu::always_inline]] inline void invoke(ReceiveContext& ctx, Message& message,
                                             const ActorRef& sender);
+  // invoke() for an actor with tools or under a balancer's sampling.
+  [[gnu::noinline]] void invokeNoted(ReceiveContext& ctx);
   [[gnu::noinline]] void invokeSampled(ReceiveContext& ctx, Sampling& sampling);
   void handleSystem(SystemMessage& message);
   void start();
@@ -407,6 +409,7 @@ class ActorCell final : public Task, public Endpoint {
   bool bound_ : 1 = false;       // bindToIsolate()
   bool tooled_ : 1 = false;      // rare_->tools has behaviours or a receive timeout
   bool gauged_ : 1 = false;      // rare_->gauge: its depth is published (a routee)
+  bool sampled_ : 1 = false;     // its isolates sample messages for a balancer
   // What the turn must look at before the user messages, in one byte, so
   // that the common turn tests it once: a Start not yet handled, a Stop not
   // yet handled (enqueueSystem), and system messages in rare_->system.

@@ -72,8 +72,9 @@ void ActorRef::send(detail::PayloadArg<P> payload, ActorRef sender) const {
     } else if (isolateIndex() == detail::SystemCore::kRouterIsolate && system_->isRouter(*this))
         [[unlikely]] {
       // A router: its routee is picked here and told as directly as it
-      // would be (runtime/route/Route.cpp).
-      system_->routers().route<P>(*this, std::move(payload), sender);
+      // would be. A tail call, as the others here, so that this path still
+      // saves no registers.
+      sendRouted<P>(std::move(payload), sender);
       return;
     }
   }
@@ -82,6 +83,11 @@ void ActorRef::send(detail::PayloadArg<P> payload, ActorRef sender) const {
 
 void detail::ActorCell::scheduleTurn() {
   schedule();
+}
+
+template <class P>
+[[gnu::noinline]] void ActorRef::sendRouted(detail::PayloadArg<P> payload, ActorRef sender) const {
+  system_->routers().route<P>(*this, std::move(payload), sender);  // runtime/route/Route.cpp
 }
 
 template <class P>

@@ -132,6 +132,9 @@ class ActorRef {
   // Everything else: the system's general path (SystemCore::send).
   template <class P>
   void sendElsewhere(detail::PayloadArg<P> payload, ActorRef sender) const;
+  // To a router (coreactor/Router.hpp): its routee picked on this thread.
+  template <class P>
+  void sendRouted(detail::PayloadArg<P> payload, ActorRef sender) const;
 
   detail::SystemCore* system_ = nullptr;
   std::uint64_t id_ = 0;

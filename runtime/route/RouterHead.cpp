@@ -72,14 +72,31 @@ void RouterHead::replace(ReceiveContext& ctx, const ActorRef& gone) {
   std::uint32_t i = 0;
   while (i < n && r.routee(i) != gone.id()) ++i;
   if (i == n) return;  // one the pool let go (a shrink)
-  if (setup_->routee) {
+  if (setup_->routee && mayReplace(ctx)) {
     setup_->core->routers().spawnRoutee(ActorCell::of(ctx), r, i, setup_);
     ctx.watch(setup_->core->makeRef(r.routee(i)));
     return;
   }
-  // A group: its last routee takes the place.
+  // A group, or a pool whose routees keep stopping: the last routee takes the place.
   if (i + 1 < n) r.setRoutee(i, r.routee(n - 1), nullptr);
   r.count.store(n - 1, std::memory_order_release);
+}
+
+bool RouterHead::mayReplace(ReceiveContext& ctx) {
+  // A routee that stops at once (its constructor or preStart throws) would
+  // be replaced for ever: past kReplacementsPerSecond in one second, the
+  // pool lets routees go instead, and says so.
+  const Clock::time_point now = setup_->core->clock().now();
+  while (!replaced_.empty() && now - replaced_.front() > std::chrono::seconds(1)) {
+    replaced_.pop_front();
+  }
+  if (replaced_.size() >= kReplacementsPerSecond) {
+    ctx.log().error("router {}: its routees keep stopping; the pool lets this one go",
+                    setup_->router.path());
+    return false;
+  }
+  replaced_.push_back(now);
+  return true;
 }
 
 void RouterHead::resize(ReceiveContext& ctx, std::int64_t change) {

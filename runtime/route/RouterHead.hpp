@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -62,6 +63,9 @@ class RouterHead final : public Actor {
   RouterState& state() const;
   void resume(ReceiveContext& ctx);
   void replace(ReceiveContext& ctx, const ActorRef& gone);
+  bool mayReplace(ReceiveContext& ctx);
+  static constexpr std::size_t kReplacementsPerSecond = 100;
+  std::deque<Clock::time_point> replaced_;  // the replacements of the last second
   void resize(ReceiveContext& ctx, std::int64_t change);
   void resizeByPressure(ReceiveContext& ctx);
   void gather(ReceiveContext& ctx);

@@ -147,6 +147,33 @@ TEST(Router, AStoppedRouteeOfAPoolIsReplacedAndAGroupLetsItGo) {
   EXPECT_EQ(probe.expectMsg<Routees>().routees, std::vector<ActorRef>{b});
 }
 
+TEST(Router, APoolWhoseRouteesCannotStartLetsThemGoInsteadOfReplacingThemForEver) {
+  TestKit kit;
+  auto probe = kit.probe();
+  std::atomic<int> made{0};
+  ActorRef pool = kit.system().spawnPool(
+      "broken", RouterOptions::roundRobin().withSize(2), ActorFactory([&made] {
+        made.fetch_add(1);
+        struct Broken : Actor {
+          void preStart(ReceiveContext&) override { throw std::runtime_error("cannot start"); }
+          void receive(ReceiveContext&) override {}
+        };
+        return std::unique_ptr<Actor>(std::make_unique<Broken>());
+      }));
+  kit.run();  // returns: the replacements stop
+  pool.tell(GetRoutees{}, probe.ref());
+  kit.run();
+  EXPECT_TRUE(probe.expectMsg<Routees>().routees.empty());
+  EXPECT_GT(made.load(), 2);
+  EXPECT_LE(made.load(), 2 + 100);
+  std::vector<DeadLetter> dead;
+  kit.system().eventStream().subscribe<DeadLetter>([&](const DeadLetter& d) { dead.push_back(d); });
+  pool.tell(Job{1});
+  kit.run();
+  ASSERT_EQ(dead.size(), 1u);
+  EXPECT_EQ(dead[0].reason, "the router has no routee");
+}
+
 TEST(Router, ConsistentHashingSendsOneKeyToOneRouteeAndAMessageWithoutAKeyIsErrNoRouteKey) {
   TestKit kit;
   auto probe = kit.probe();

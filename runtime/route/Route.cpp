@@ -141,9 +141,62 @@ bool perMessage(RoutingLogic logic) noexcept {
 
 // ---- the tell ----------------------------------------------------------------------
 
+namespace {
+
+// The routee `id` told, from `here` (null: a thread of no isolate): a
+// routee of this isolate with room is pushed in place, as ActorRef::send's
+// own first step does, without looking up this thread's isolate again.
+template <class P>
+[[gnu::always_inline]] inline void tellRoutee(SystemCore& core, IsolateRuntime* here,
+                                              std::uint64_t id, PayloadArg<P> payload,
+                                              const ActorRef& sender) {
+  if (here != nullptr && (id >> 52) == here->index) {
+    Endpoint* endpoint = here->table.find((id >> 28) & 0xFFFFFF, id & 0xFFFFFFF);
+    if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Cell) [[likely]] {
+      auto* cell = static_cast<ActorCell*>(endpoint);
+      if (cell->pushInPlace(std::move(payload), sender, &core)) [[likely]] {
+        if (cell->wantsTurn()) cell->scheduleTurn();
+        return;
+      }
+    }
+  }
+  core.sendTo<P>(id, std::move(payload), sender);
+}
+
+}  // namespace
+
+// The common case, a logic with no key from an isolate, in as few steps and
+// registers as it takes; everything else in routeGeneral().
 template <class P>
 void Routers::route(const ActorRef& router, PayloadArg<P> payload, const ActorRef& sender) {
   RouterState* r = table_.find(router.slot(), router.generation());
+  IsolateRuntime* here = core_.currentRuntime();
+  const MessageType* type = typeOf(payload);
+  if (r != nullptr && here != nullptr && here->index + 1 < r->cursorCount &&
+      r->logic != RoutingLogic::ConsistentHash && perMessage(r->logic) &&
+      (type == nullptr || !type->routedSpecially)) [[likely]] {
+    const std::uint32_t n = r->count.load(std::memory_order_acquire);
+    if (n != 0) [[likely]] {
+      RouterCursor& c = r->cursors[here->index];
+      std::uint32_t i;
+      if (r->logic == RoutingLogic::RoundRobin) {
+        i = nextTurn(c, false, n);
+      } else if (r->logic == RoutingLogic::Random) {
+        i = nextRandom(c, n);
+      } else {
+        i = smallest(*r, c, false, n);
+      }
+      tellRoutee<P>(core_, here, r->routee(i), std::move(payload), sender);
+      return;
+    }
+  }
+  routeGeneral<P>(router, r, here, std::move(payload), sender);
+}
+
+template <class P>
+[[gnu::noinline]] void Routers::routeGeneral(const ActorRef& router, RouterState* r,
+                                             IsolateRuntime* here, PayloadArg<P> payload,
+                                             const ActorRef& sender) {
   if (r == nullptr) [[unlikely]] {
     unrouted(router, Envelope{asMessage(payload), sender}, "the router has stopped");
     return;
@@ -167,22 +220,8 @@ void Routers::route(const ActorRef& router, PayloadArg<P> payload, const ActorRe
     }
     return;
   }
-  IsolateRuntime* here = core_.currentRuntime();
   const std::uint32_t i = pick(*r, here, n, [&] { return keyOf(*r, payload); });
-  const std::uint64_t id = r->routee(i);
-  if (here != nullptr && (id >> 52) == here->index) {
-    // A routee of this isolate, with room in place: as ActorRef::send's own
-    // first step does, without looking up this thread's isolate again.
-    Endpoint* endpoint = here->table.find((id >> 28) & 0xFFFFFF, id & 0xFFFFFFF);
-    if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Cell) [[likely]] {
-      auto* cell = static_cast<ActorCell*>(endpoint);
-      if (cell->pushInPlace(std::move(payload), sender, &core_)) [[likely]] {
-        if (cell->wantsTurn()) cell->scheduleTurn();
-        return;
-      }
-    }
-  }
-  core_.sendTo<P>(id, std::move(payload), sender);
+  tellRoutee<P>(core_, here, r->routee(i), std::move(payload), sender);
 }
 
 template void Routers::route<Word>(const ActorRef&, Word, const ActorRef&);

@@ -17,6 +17,7 @@ namespace coreactor::detail {
 
 class ActorCell;
 class SystemCore;
+struct IsolateRuntime;
 struct Envelope;
 struct RouterSetup;
 
@@ -57,6 +58,12 @@ class Routers {
   void unrouted(const ActorRef& router, Envelope&& envelope, const char* reason);
 
  private:
+  // route() past its common case: every logic, every thread, every message
+  // (`r` as route() found it, null for a router that stopped; `here`, this
+  // thread's isolate or null).
+  template <class P>
+  void routeGeneral(const ActorRef& router, RouterState* r, IsolateRuntime* here,
+                    PayloadArg<P> payload, const ActorRef& sender);
   // A message a router acts on itself (kRoutedSpecially).
   void routeSpecially(RouterState& r, const ActorRef& router, Message&& message,
                       const ActorRef& sender);

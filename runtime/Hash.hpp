@@ -1,23 +1,16 @@
-// Hashing helpers. A stable 64-bit string hash (FNV-1a): the same key gives
-// the same value in every run and on every machine (placement by key relies
-// on it). And the rule of backward-shift deletion for the runtime's
-// linear-probing table (ScheduleNames).
+// Hashing helpers: the stable string hash (FNV-1a, coreactor/detail/Fnv.hpp:
+// placement by key and a router's string keys rely on it), and the rule of
+// backward-shift deletion for the runtime's linear-probing table
+// (ScheduleNames).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
-namespace coreactor::detail {
+#include "coreactor/detail/Fnv.hpp"
 
-inline std::uint64_t fnv1a(std::string_view key) noexcept {
-  std::uint64_t h = 14695981039346656037ull;
-  for (const char c : key) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ull;
-  }
-  return h;
-}
+namespace coreactor::detail {
 
 /// Backward-shift deletion in a linear-probing table: true if the entry at
 /// slot `i`, whose home slot is `home`, may move into the hole at `hole`,

@@ -32,6 +32,7 @@
 #include "coreactor/ActorRef.hpp"
 #include "coreactor/Message.hpp"
 #include "coreactor/SupervisorStrategy.hpp"
+#include "coreactor/detail/Fnv.hpp"
 
 namespace coreactor {
 
@@ -69,14 +70,7 @@ struct HashKeyed {
   template <class M>
   HashKeyed(std::string_view key, M&& m) : key(hashKey(key)), message(std::forward<M>(m)) {}
   /// The fixed hash of a string key.
-  static std::uint64_t hashKey(std::string_view key) noexcept {
-    std::uint64_t h = 14695981039346656037ull;
-    for (const char c : key) {
-      h ^= static_cast<unsigned char>(c);
-      h *= 1099511628211ull;
-    }
-    return h;
-  }
+  static std::uint64_t hashKey(std::string_view key) noexcept { return detail::fnv1a(key); }
   std::uint64_t key;  ///< the key
   Message message;    ///< what the routee gets
 };

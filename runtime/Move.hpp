@@ -20,8 +20,9 @@
 // the way it sent so far, then sends to the new entry directly; the Hold
 // keeps what comes directly until the Marker arrives behind K's earlier
 // messages, then hands all it kept to the actor, in order, and becomes one
-// of the actor's entries. An actor with a Hold open does not move until it
-// closes (its Marker is already on its way).
+// of the actor's entries. A move does not wait for an open Hold: the Hold
+// stays behind, and when its Marker passes through, what it kept follows
+// the way the Marker came (to the actor's new home).
 //
 // The sender's side. An actor's messages to a third isolate C went through
 // the ring from its old isolate to C; sent from its new isolate, they go

@@ -15,10 +15,10 @@
 // actor is there, right before its first turn there is due. Each call is
 // followed at once by a probe, which a move that takes effect at the
 // actor's next turn carries along with whatever was queued; but a move
-// waits while the actor has an entry open for another isolate's sends
-// (runtime/Move.hpp, "No lasting extra hop"), and the actor handles its
-// mailbox meanwhile. So the time of the actor's first turn there is not
-// always a time of the move, and the completion is. Beside the figure:
+// takes effect between two turns, and a turn under way goes on with up to
+// its throughput of queued messages first, here on the old isolate. So the
+// time of the actor's first turn there is not always a time of the move,
+// and the completion is. Beside the figure:
 // probes_after_move_pct, the share of probes handled on the new isolate,
 // behind the move, and queued_moved_pct, the share of the queued messages
 // that went with it (isolates/move/1000).

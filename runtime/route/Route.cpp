@@ -13,21 +13,6 @@ namespace coreactor::detail {
 
 namespace {
 
-// Lamping and Veach's jump consistent hash: a bucket in [0, n) for `key`.
-// Going from n to n + 1 buckets moves only the keys the new bucket takes.
-std::uint32_t jumpHash(std::uint64_t key, std::uint32_t n) noexcept {
-  std::int64_t bucket = -1;
-  std::int64_t next = 0;
-  while (next < static_cast<std::int64_t>(n)) {
-    bucket = next;
-    key = key * 2862933555777941757ull + 1;
-    next = static_cast<std::int64_t>(
-        static_cast<double>(bucket + 1) *
-        (static_cast<double>(1ll << 31) / static_cast<double>((key >> 33) + 1)));
-  }
-  return static_cast<std::uint32_t>(bucket);
-}
-
 // Keys spread before the jump (a key of 1, 2, 3 is as good as any).
 std::uint64_t spread(std::uint64_t x) noexcept {
   x ^= x >> 30;
@@ -124,7 +109,7 @@ std::uint32_t pick(RouterState& r, const IsolateRuntime* here, std::uint32_t n, 
     case RoutingLogic::Random:
       return nextRandom(c, n);
     case RoutingLogic::ConsistentHash:
-      return jumpHash(key(), n);
+      return r.hashed(key(), n);
     case RoutingLogic::SmallestMailbox:
       return smallest(r, c, shared, n);
     default:
@@ -165,15 +150,15 @@ template <class P>
 
 }  // namespace
 
-// The common case, a logic with no key from an isolate, in as few steps and
-// registers as it takes; everything else in routeGeneral().
+// The common case, a logic that needs no key, from an isolate, in as few
+// steps and registers as it takes (a key's function call would make every
+// pick keep more registers); everything else in routeGeneral().
 template <class P>
 void Routers::route(const ActorRef& router, PayloadArg<P> payload, const ActorRef& sender) {
   RouterState* r = table_.find(router.slot(), router.generation());
   IsolateRuntime* here = core_.currentRuntime();
   const MessageType* type = typeOf(payload);
-  if (r != nullptr && here != nullptr && here->index + 1 < r->cursorCount &&
-      r->logic != RoutingLogic::ConsistentHash && perMessage(r->logic) &&
+  if (r != nullptr && here != nullptr && here->index + 1 < r->cursorCount && perMessage(r->logic) &&
       (type == nullptr || !type->routedSpecially)) [[likely]] {
     const std::uint32_t n = r->count.load(std::memory_order_acquire);
     if (n != 0) [[likely]] {
@@ -245,7 +230,7 @@ void Routers::routeSpecially(RouterState& r, const ActorRef& router, Message&& m
       return;
     }
     const std::uint64_t key = spread(keyed->key);
-    core_.makeRef(r.routee(jumpHash(key, n))).deliver(std::move(inner), sender);
+    core_.makeRef(r.routee(r.hashed(key, n))).deliver(std::move(inner), sender);
     return;
   }
   // PoisonPill, GetRoutees, AdjustPoolSize: the head's.
@@ -286,7 +271,7 @@ ActorRef Routers::resolve(const ActorRef& router, Message& message) {
     const std::uint32_t n = r->count.load(std::memory_order_acquire);
     if (n == 0) return ActorRef();
     return r->logic == RoutingLogic::ConsistentHash
-               ? core_.makeRef(r->routee(jumpHash(key, n)))
+               ? core_.makeRef(r->routee(r->hashed(key, n)))
                : core_.makeRef(r->routee(pick(*r, core_.currentRuntime(), n, [&] { return key; })));
   }
   const MessageType* type = MessageAccess::type(message);
@@ -361,6 +346,9 @@ ActorRef Routers::spawn(ActorCell* parent, std::string name, const RouterOptions
   r.logic = options.logic();
   r.gauged = pool && (options.logic() == RoutingLogic::SmallestMailbox || options.resizer());
   r.keys = options.hashKeys();
+  if (r.logic == RoutingLogic::ConsistentHash) {
+    r.slots = std::make_unique<std::atomic<std::uint32_t>[]>(RouterState::kSlots);
+  }
   r.cursorCount = core_.isolateCount_ + 1;
   r.cursors = std::make_unique<RouterCursor[]>(r.cursorCount);
   for (std::uint32_t i = 0; i < r.cursorCount; ++i) {
@@ -384,7 +372,7 @@ ActorRef Routers::spawn(ActorCell* parent, std::string name, const RouterOptions
         r.setRoutee(i, group[i].id(), nullptr);
       }
     }
-    r.count.store(static_cast<std::uint32_t>(n), std::memory_order_release);
+    r.setCount(static_cast<std::uint32_t>(n));
   };
   const SpawnExtras extras{nullptr, &takeRoutees};
   const ActorOptions headOptions = ActorOptions::create().withPinned();

@@ -79,7 +79,7 @@ void RouterHead::replace(ReceiveContext& ctx, const ActorRef& gone) {
   }
   // A group, or a pool whose routees keep stopping: the last routee takes the place.
   if (i + 1 < n) r.setRoutee(i, r.routee(n - 1), nullptr);
-  r.count.store(n - 1, std::memory_order_release);
+  r.setCount(n - 1);
 }
 
 bool RouterHead::mayReplace(ReceiveContext& ctx) {
@@ -113,7 +113,7 @@ void RouterHead::resize(ReceiveContext& ctx, std::int64_t change) {
       setup_->core->routers().spawnRoutee(ActorCell::of(ctx), r, i, setup_);
       ctx.watch(setup_->core->makeRef(r.routee(i)));
     }
-    r.count.store(static_cast<std::uint32_t>(target), std::memory_order_release);
+    r.setCount(static_cast<std::uint32_t>(target));
     ActorCell::of(ctx).home().counts.poolsGrown.fetch_add(1, std::memory_order_relaxed);
   } else if (target < n) {
     std::vector<ActorRef> leaving;
@@ -121,7 +121,7 @@ void RouterHead::resize(ReceiveContext& ctx, std::int64_t change) {
       leaving.push_back(setup_->core->makeRef(r.routee(i)));
     }
     // Senders stop picking them first; what they were sent is handled before the pill.
-    r.count.store(static_cast<std::uint32_t>(target), std::memory_order_release);
+    r.setCount(static_cast<std::uint32_t>(target));
     for (const ActorRef& routee : leaving) {
       ctx.unwatch(routee);
       routee.tell(PoisonPill{}, ctx.self());

@@ -25,6 +25,21 @@
 
 namespace coreactor::detail {
 
+/// Lamping and Veach's jump consistent hash: a bucket in [0, n) for `key`.
+/// Going from n to n + 1 buckets moves only the keys the new bucket takes.
+inline std::uint32_t jumpHash(std::uint64_t key, std::uint32_t n) noexcept {
+  std::int64_t bucket = -1;
+  std::int64_t next = 0;
+  while (next < static_cast<std::int64_t>(n)) {
+    bucket = next;
+    key = key * 2862933555777941757ull + 1;
+    next = static_cast<std::int64_t>(
+        static_cast<double>(bucket + 1) *
+        (static_cast<double>(1ll << 31) / static_cast<double>((key >> 33) + 1)));
+  }
+  return static_cast<std::uint32_t>(bucket);
+}
+
 /// The queue depth a routee of a smallest-mailbox pool (or a pool with a
 /// resizer) publishes at the end of each of its turns, and senders raise
 /// as they route to it. Its address stays put for the system's life.
@@ -71,6 +86,37 @@ struct RouterState {
   std::vector<std::unique_ptr<RouteeArray>> arrays;
   std::deque<RouteeGauge> gauges;
   std::uint64_t nextName = 0;  // a pool's routees are "$0", "$1", ...
+  // Consistent hashing: a (spread) key falls in one of kSlots slots, and a
+  // slot's routee is the jump hash of the slot over the routee count. The
+  // head keeps the routee of every slot here as the count changes
+  // (setCount), so that a pick reads one entry instead of running the
+  // jump's divisions; an entry not below the count a sender read (a resize
+  // under way) is computed instead. Null for the other logics.
+  static constexpr std::uint32_t kSlotBits = 12;
+  static constexpr std::uint32_t kSlots = 1u << kSlotBits;
+  std::unique_ptr<std::atomic<std::uint32_t>[]> slots;
+
+  /// The routee of a spread key among `n` > 0 (consistent hashing).
+  std::uint32_t hashed(std::uint64_t key, std::uint32_t n) const noexcept {
+    const auto slot = static_cast<std::uint32_t>(key >> (64 - kSlotBits));
+    if (slots != nullptr) {
+      const std::uint32_t at = slots[slot].load(std::memory_order_relaxed);
+      if (at < n) return at;
+    }
+    return jumpHash(slotKey(slot), n);
+  }
+  /// The routee count becomes `n` (the slots first, then the count).
+  void setCount(std::uint32_t n) {
+    if (slots != nullptr && n > 0) {
+      for (std::uint32_t s = 0; s < kSlots; ++s) {
+        slots[s].store(jumpHash(slotKey(s), n), std::memory_order_relaxed);
+      }
+    }
+    count.store(n, std::memory_order_release);
+  }
+  static std::uint64_t slotKey(std::uint32_t slot) noexcept {
+    return (slot + 1) * 0x9E3779B97F4A7C15ull;
+  }
 
   /// The routee at `i` < count, or 0.
   std::uint64_t routee(std::uint32_t i) const noexcept {

@@ -53,7 +53,8 @@ ActorRef ActorSystem::spawnWith(std::string name, ActorFactory factory, ActorOpt
 
 ActorRef ActorSystem::spawnRouterWith(std::string name, RouterOptions options, ActorFactory routee,
                                       std::vector<ActorRef> group) {
-  return core_->routers().spawn(nullptr, std::move(name), options, std::move(routee), std::move(group));
+  return core_->routers().spawn(nullptr, std::move(name), options, std::move(routee),
+                                std::move(group));
 }
 
 void ActorSystem::stop(const ActorRef& actor) {

@@ -54,7 +54,7 @@ struct alignas(64) IsolateRuntime {
     std::atomic<std::uint64_t> balancerMoves{0};  // moves of the balancer that arrived here
     std::atomic<std::uint64_t> poolsGrown{0};     // resizer decisions of router heads here
     std::atomic<std::uint64_t> poolsShrunk{0};
-    std::atomic<std::uint64_t> busyPermille{0};   // the balancer's last estimate
+    std::atomic<std::uint64_t> busyPermille{0};  // the balancer's last estimate
   };
   Counts counts;
   // The cells that keep their mailbox's high-water mark

@@ -50,7 +50,7 @@ ActorRef ReceiveContext::spawnWith(std::string name, ActorFactory factory, Actor
 ActorRef ReceiveContext::spawnRouterWith(std::string name, RouterOptions options,
                                          ActorFactory routee, std::vector<ActorRef> group) {
   return cell_.core().routers().spawn(&cell_, std::move(name), options, std::move(routee),
-                                  std::move(group));
+                                      std::move(group));
 }
 
 void ReceiveContext::askFrom(const ActorRef& target, Message message,

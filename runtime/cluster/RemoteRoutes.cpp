@@ -183,6 +183,10 @@ ActorRef RemoteRoutes::serviceOf(int rank) const {
 
 WireRef RemoteRoutes::toWire(const ActorRef& ref) const {
   if (ref.isNone()) return WireRef{};
+  if (core_.isRouter(ref)) {
+    throwError(Error::ErrNotSerializable,
+               "a router's reference cannot cross to another rank (its routees' can)");
+  }
   if (!core_.isOursOrRemote(ref)) {
     throwError(Error::ErrNotSerializable,
                "a reference of another actor system cannot cross to another rank");

@@ -552,6 +552,9 @@ TEST(Cluster, BadInputIsANamedErrorAtTheSendAndNothingIsLostSilently) {
               }),
               Error::ErrNotSerializable);
     other->shutdown();
+    // A router's reference inside a message (docs/routers.md).
+    const ActorRef pool = system->spawnPool<Echoer>("pool", RouterOptions::roundRobin());
+    EXPECT_EQ(test::errorOf([&] { echo.tell(Forward{pool, 1, "x"}); }), Error::ErrNotSerializable);
     // A rank the cluster does not have; a name no rank has.
     EXPECT_EQ(test::errorOf([&] { system->lookup(ranks, "echo"); }), Error::ErrInvalidOption);
     EXPECT_FALSE(system->lookup((me + 1) % ranks, "nobody").get());
@@ -559,7 +562,7 @@ TEST(Cluster, BadInputIsANamedErrorAtTheSendAndNothingIsLostSilently) {
     system->shutdown();
     stats = system->clusterStats();
   }
-  EXPECT_EQ(stats.refusedAtSend, 3u);
+  EXPECT_EQ(stats.refusedAtSend, 4u);
   EXPECT_EQ(stats.undecodable, 0u);
   EXPECT_EQ(sumOverRanks(stats.sent), sumOverRanks(stats.received));
 }

@@ -524,6 +524,10 @@ void ActorCell::invokeNoted(ReceiveContext& ctx) {
       return;
     }
   }
+  receiveNow(ctx);
+}
+
+void ActorCell::receiveNow(ReceiveContext& ctx) {
   if (tooled_) {
     invokeTooled(ctx);
     return;
@@ -540,15 +544,7 @@ void ActorCell::invokeNoted(ReceiveContext& ctx) {
 void ActorCell::invokeSampled(ReceiveContext& ctx, Sampling& sampling) {
   sampling.countdown = sampling.nextGap();
   const auto start = std::chrono::steady_clock::now();
-  if (tooled_) {
-    invokeTooled(ctx);
-  } else {
-    try {
-      actor_->receive(ctx);
-    } catch (...) {
-      fail(std::current_exception());
-    }
-  }
+  receiveNow(ctx);
   const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
       std::chrono::steady_clock::now() - start);
   const ActorRef& sender = ctx.sender_;

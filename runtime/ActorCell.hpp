@@ -293,6 +293,8 @@ class ActorCell final : public Task, public Endpoint {
     std::uint64_t timeoutToken = 0;
   };
   Tools& tools();
+  // tooled_ from `t`: after each change of the behaviours or the receive timeout.
+  void retool(const Tools& t) noexcept;
   /// A message for an actor with tools: its behaviour (or receive) runs,
   /// and the time of the last message is noted for a receive timeout.
   [[gnu::noinline]] void invokeTooled(ReceiveContext& ctx);
@@ -357,6 +359,8 @@ class ActorCell final : public Task, public Endpoint {
                                             const ActorRef& sender);
   // invoke() for an actor with tools or under a balancer's sampling.
   [[gnu::noinline]] void invokeNoted(ReceiveContext& ctx);
+  // The handler (a behaviour, or receive), its throw to supervision.
+  void receiveNow(ReceiveContext& ctx);
   [[gnu::noinline]] void invokeSampled(ReceiveContext& ctx, Sampling& sampling);
   void handleSystem(SystemMessage& message);
   void start();

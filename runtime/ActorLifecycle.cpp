@@ -260,22 +260,17 @@ void ActorCell::finishStop() {
     core().deadLetter(me, std::move(left), "the actor stopped");
   }
   dropContinuations("the actor stopped");
+  // A router's head stands for its router: its watchers watched that.
+  const ActorRef told =
+      rare_ != nullptr && rare_->publicId != kNoAddress ? core().makeRef(rare_->publicId) : me;
   while (hasSystem()) {
     SystemMessage m = popSystem();
-    if (m.kind == SysKind::Watch) {
-      m.ref.tell(Terminated{rare_ != nullptr && rare_->publicId != kNoAddress
-                                ? core().makeRef(rare_->publicId)
-                                : me},
-                 me);
-    }
+    if (m.kind == SysKind::Watch) m.ref.tell(Terminated{told}, told);
     if (m.kind == SysKind::Continue) {
       core().dropContinuation(me, std::move(m.continuation), "the actor stopped");
     }
     if (m.kind == SysKind::Move) m.order->finish(make_error_code(Error::ErrDead));
   }
-  // A router's head stands for its router: its watchers watched that.
-  const ActorRef told =
-      rare_ != nullptr && rare_->publicId != kNoAddress ? core().makeRef(rare_->publicId) : me;
   if (rare_ != nullptr) {
     for (const auto& watcher : rare_->watchers) watcher.tell(Terminated{told}, told);
     rare_->watchers.clear();

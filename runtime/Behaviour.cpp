@@ -8,6 +8,11 @@
 
 namespace coreactor::detail {
 
+void ActorCell::retool(const Tools& t) noexcept {
+  // What invoke() tests per message, kept from the tools' own state.
+  tooled_ = !t.behaviours.empty() || t.receiveTimeout > Clock::duration::zero();
+}
+
 ActorCell::Tools& ActorCell::tools() {
   Rare& r = rare();
   if (r.tools == nullptr) r.tools = std::make_unique<Tools>();
@@ -44,7 +49,7 @@ void ActorCell::become(ReceiveContext::Behavior&& behavior, bool discardOld) {
   } else {
     t.behaviours.push_back(std::move(held));
   }
-  tooled_ = true;
+  retool(t);
 }
 
 void ActorCell::unbecome() {
@@ -52,7 +57,7 @@ void ActorCell::unbecome() {
   Tools& t = *rare_->tools;
   t.retired.push_back(std::move(t.behaviours.back()));
   t.behaviours.pop_back();
-  tooled_ = !t.behaviours.empty() || t.receiveTimeout > Clock::duration::zero();
+  retool(t);
 }
 
 // ---- the stash ------------------------------------------------------------------
@@ -114,7 +119,7 @@ void ActorCell::resetTools() {
   t.behaviours.clear();
   t.receiveTimeout = Clock::duration::zero();
   ++t.timeoutToken;
-  tooled_ = false;
+  retool(t);
   if (t.dropStashOnRestart) {
     dropStash("the actor restarted and its stash is dropped (StashOnRestart::Drop)");
   } else {
@@ -136,7 +141,7 @@ void ActorCell::setReceiveTimeout(Clock::duration idle) {
   t.receiveTimeout = idle;
   t.lastMessage = home_->isolate->coarseNow();
   ++t.timeoutToken;
-  tooled_ = true;
+  retool(t);
   armReceiveTimeout(idle);
 }
 
@@ -145,7 +150,7 @@ void ActorCell::cancelReceiveTimeout() {
   Tools& t = *rare_->tools;
   t.receiveTimeout = Clock::duration::zero();
   ++t.timeoutToken;  // the armed check finds a newer token and does nothing
-  tooled_ = !t.behaviours.empty();
+  retool(t);
 }
 
 void ActorCell::armReceiveTimeout(Clock::duration after) {

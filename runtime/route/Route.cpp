@@ -270,9 +270,8 @@ ActorRef Routers::resolve(const ActorRef& router, Message& message) {
     message = std::move(inner);
     const std::uint32_t n = r->count.load(std::memory_order_acquire);
     if (n == 0) return ActorRef();
-    return r->logic == RoutingLogic::ConsistentHash
-               ? core_.makeRef(r->routee(r->hashed(key, n)))
-               : core_.makeRef(r->routee(pick(*r, core_.currentRuntime(), n, [&] { return key; })));
+    // The key picks for consistent hashing; the other logics pick as they do.
+    return core_.makeRef(r->routee(pick(*r, core_.currentRuntime(), n, [&] { return key; })));
   }
   const MessageType* type = MessageAccess::type(message);
   if ((type != nullptr && type->routedSpecially) || !perMessage(r->logic)) {

@@ -12,6 +12,7 @@
 #include "ActorTable.hpp"
 #include "AskTimeouts.hpp"
 #include "CrossingReceiver.hpp"
+#include "RouteMap.hpp"
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/Isolate.hpp"
 #include "runtime/ForeignReceiver.hpp"
@@ -67,7 +68,7 @@ struct alignas(64) IsolateRuntime {
   // Where this isolate sends actors spawned elsewhere that moved, by their
   // own id: the entry their isolate gave this one (runtime/Move.cpp).
   // Isolate-local; read on the send path only while not empty.
-  std::unordered_map<std::uint64_t, std::uint64_t> routes;
+  RouteMap routes;
   // Whose messages a Forward here sends on at the moment: kOwnSends (this
   // isolate's actors and timers, and the letters of its foreign inbox,
   // which it forwards as its own), a peer's index while its ring is taken.

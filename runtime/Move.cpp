@@ -245,8 +245,8 @@ void SystemCore::takeRoute(std::uint32_t at, std::uint64_t actor, std::uint64_t 
     if (e == nullptr || e->kind != Endpoint::Kind::Forward) return;  // it stopped, or is back here
     own = static_cast<Forward*>(e);
     old = own->to;
-  } else if (const auto it = rt.routes.find(actor); it != rt.routes.end()) {
-    old = it->second;
+  } else if (const std::uint64_t* route = rt.routes.find(actor)) {
+    old = *route;
   }
   // The Marker goes that way, behind everything this isolate sent it so
   // far; what it sends from now on goes to the new entry, which keeps it
@@ -256,7 +256,7 @@ void SystemCore::takeRoute(std::uint32_t at, std::uint64_t actor, std::uint64_t 
     own->to = entry;
     own->asked.clear();  // a new way: whose sends come through it is asked anew
   } else {
-    rt.routes[actor] = entry;
+    rt.routes.set(actor, entry);
   }
 }
 

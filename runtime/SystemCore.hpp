@@ -161,8 +161,8 @@ class SystemCore {
                   const ActorRef& sender) {
     if (!here.routes.empty()) [[unlikely]] {
       // An actor that moved gave this isolate an entry of its own.
-      if (const auto route = here.routes.find(target.id()); route != here.routes.end()) {
-        send(refOf(route->second), std::forward<P>(payload), sender);
+      if (const std::uint64_t* route = here.routes.find(target.id())) {
+        sendRouted(here, *route, std::forward<P>(payload), sender);
         return;
       }
     }
@@ -176,6 +176,20 @@ class SystemCore {
     } else {
       here.link->send(to, target.id(), Crossing{idOf(sender), std::move(payload)});
     }
+  }
+  /// To `entry`, the entry a moved actor gave `here` (RouteMap): in place
+  /// when the actor lives here now, as a local send finds it; else as any send.
+  template <class P>
+  void sendRouted(IsolateRuntime& here, std::uint64_t entry, P&& payload, const ActorRef& sender) {
+    const ActorRef to = refOf(entry);
+    if (to.isolateIndex() == here.index) {
+      Endpoint* endpoint = here.table.find(to.slot(), to.generation());
+      if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Cell) {
+        static_cast<ActorCell*>(endpoint)->enqueue(std::forward<P>(payload), sender);
+        return;
+      }
+    }
+    send(to, std::forward<P>(payload), sender);
   }
   /// Another isolate's (or no) actor: through the inbox, or a dead letter.
   void sendElsewhere(const ActorRef& target, Envelope&& envelope);

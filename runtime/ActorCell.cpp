@@ -504,9 +504,15 @@ void ActorCell::invoke(ReceiveContext& ctx, Message& message, const ActorRef& se
   active_ = true;
   // One test of one byte for what few actors need: a balancer's samples,
   // the behaviour tools.
+  // A balancer's countdown is counted here, so that the messages it does
+  // not sample take the plain path below.
   if (sampled_ | tooled_) [[unlikely]] {
-    invokeNoted(ctx);
-    return;
+    Sampling* sampling = sampled_ ? home_->sampling.get() : nullptr;
+    const bool due = sampling != nullptr && --sampling->countdown == 0;
+    if (due || tooled_) {
+      invokeNoted(ctx, due ? sampling : nullptr);
+      return;
+    }
   }
   try {
     actor_->receive(ctx);
@@ -516,13 +522,10 @@ void ActorCell::invoke(ReceiveContext& ctx, Message& message, const ActorRef& se
   }
 }
 
-void ActorCell::invokeNoted(ReceiveContext& ctx) {
-  if (sampled_) {
-    Sampling* sampling = home_->sampling.get();
-    if (sampling != nullptr && --sampling->countdown == 0) {
-      invokeSampled(ctx, *sampling);
-      return;
-    }
+void ActorCell::invokeNoted(ReceiveContext& ctx, Sampling* sampling) {
+  if (sampling != nullptr) {
+    invokeSampled(ctx, *sampling);
+    return;
   }
   receiveNow(ctx);
 }

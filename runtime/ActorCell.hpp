@@ -357,8 +357,9 @@ class ActorCell final : public Task, public Endpoint {
   void enqueueSlow(Envelope&& envelope);
   [[gnu::always_inline]] inline void invoke(ReceiveContext& ctx, Message& message,
                                             const ActorRef& sender);
-  // invoke() for an actor with tools or under a balancer's sampling.
-  [[gnu::noinline]] void invokeNoted(ReceiveContext& ctx);
+  // invoke() for an actor with tools, or for the message a balancer samples
+  // (`sampling` set).
+  [[gnu::noinline]] void invokeNoted(ReceiveContext& ctx, Sampling* sampling);
   // The handler (a behaviour, or receive), its throw to supervision.
   void receiveNow(ReceiveContext& ctx);
   [[gnu::noinline]] void invokeSampled(ReceiveContext& ctx, Sampling& sampling);

@@ -167,6 +167,7 @@ TransportStats SystemCore::transportStats() const noexcept {
   if (balancer_ != nullptr) {
     stats.balancerRounds = balancer_->rounds();
     stats.balancerMoves = balancer_->moves();
+    stats.balancerUndone = balancer_->undone();
   }
   stats.foreignBlocked = foreignBlocked_.load(std::memory_order_relaxed);
   return stats;

@@ -235,7 +235,9 @@ void runConvergeRow(benchmark::State& state) {
       static_cast<double>(crossed) / static_cast<double>(run.total);
   state.counters[kForwardedPerOpCounter] =
       static_cast<double>(forwarded) / static_cast<double>(run.total);
-  state.counters[kMovesCounter] = static_cast<double>(system->transportStats().balancerMoves);
+  const TransportStats stats = system->transportStats();
+  state.counters[kMovesCounter] = static_cast<double>(stats.balancerMoves);
+  state.counters[kUndoneCounter] = static_cast<double>(stats.balancerUndone);
 }
 
 }  // namespace

@@ -15,6 +15,9 @@ inline constexpr const char* kCrossingsPerOpCounter = "crossings_per_op";
 inline constexpr const char* kMovesCounter = "moves";
 /// Of those, the moves made while the row was timed.
 inline constexpr const char* kTimedMovesCounter = "moves_timed";
+/// Beside a balanced row's figure: the balancer's steps it undid because
+/// the throughput fell after them (TransportStats::balancerUndone).
+inline constexpr const char* kUndoneCounter = "undone";
 /// Beside a balanced row's figure: the messages an entry a moved actor left
 /// sent on, per op (TransportStats::forwarded).
 inline constexpr const char* kForwardedPerOpCounter = "forwarded_per_op";

@@ -13,8 +13,9 @@
 // those of the timed rounds (and of runParallelRounds' one warm-up round);
 // `moves` counts every move the balancer made, the settling included,
 // `moves_timed` those it made in the timed rounds (0: the placement had
-// settled), and `forwarded_per_op` the messages that went through an entry
-// a moved actor left, per op of the timed rounds (TransportStats::forwarded).
+// settled), `undone` the steps it undid (the throughput fell after them), and `forwarded_per_op`
+// the messages that went through an entry a moved actor left, per op of the timed rounds
+// (TransportStats::forwarded).
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -106,6 +107,7 @@ void runParallelRow(benchmark::State& state, RowSystem row) {
     state.counters[kMovesCounter] = static_cast<double>(stats.balancerMoves);
     state.counters[kTimedMovesCounter] =
         static_cast<double>(stats.balancerMoves - before.balancerMoves);
+    state.counters[kUndoneCounter] = static_cast<double>(stats.balancerUndone);
     state.counters[kForwardedPerOpCounter] =
         static_cast<double>(stats.forwarded - before.forwarded) / ops;
   }

@@ -68,7 +68,8 @@ struct TransportStats {
   std::uint64_t moves = 0;           ///< actors that moved to another isolate (ActorSystem::move)
   std::uint64_t forwarded = 0;       ///< messages and signals an entry a moved actor left sent on
   std::uint64_t balancerRounds = 0;  ///< periods the balancer decided in (withBalancer)
-  std::uint64_t balancerMoves = 0;   ///< moves it ordered that were done
+  std::uint64_t balancerMoves = 0;   ///< moves it ordered that were done (undoing ones too)
+  std::uint64_t balancerUndone = 0;  ///< its steps it undid: the throughput fell after them
 };
 
 /// How a move ends (ActorSystem::move): an empty error once the actor is on

@@ -46,7 +46,8 @@ struct BalancerOptions {
   /// Periods an actor it moved stays where it went before it may move again.
   std::uint32_t cooldownPeriods = 3;
   /// Moves of one actor by the balancer, at most, over the actor's life: an
-  /// actor that keeps being pulled two ways stays where it is.
+  /// actor that keeps being pulled two ways stays where it is. Undoing a
+  /// step that made things worse is not counted.
   std::uint32_t maxMovesPerActor = 8;
 };
 
@@ -168,9 +169,10 @@ class ActorSystemOptions {
   ActorSystemOptions withPlacementRun(std::size_t run) const;
   /// Placement that learns (docs/isolates.md, "The balancer"): each isolate
   /// samples which actors send to which and what their messages cost, and
-  /// every period the balancer moves actors (ActorSystem::move) so that
-  /// actors that talk much share an isolate while busy ones spread over
-  /// all of them. Off by default. ErrInvalidOption for a period that is
+  /// every period the balancer tries one step (ActorSystem::move): groups
+  /// that talk gathered on one isolate, or busy work spread over all of
+  /// them; a step after which the system handles fewer messages is undone
+  /// and not tried again for a while. Off by default. ErrInvalidOption for a period that is
   /// not positive, a sampleEvery or a maxMovesPerActor of 0.
   ActorSystemOptions withBalancer(BalancerOptions options = {}) const;
   /// The settings of withBalancer(); empty: no balancer.

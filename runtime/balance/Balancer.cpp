@@ -11,12 +11,16 @@ Balancer::Balancer(SystemCore& core, BalancerOptions options) : core_(core), opt
 
 void Balancer::start() {
   if (core_.isolateCount() < 2) return;  // nowhere to move: no samples, no periods
+  reports_.resize(core_.isolateCount());
+  in_.assign(core_.isolateCount(), false);
+  const Clock::time_point now = core_.clock().now();
   for (std::size_t i = 0; i < core_.isolateCount(); ++i) {
     IsolateRuntime& rt = core_.runtime(i);
     auto sampling = std::make_unique<Sampling>();
     sampling->every = options_.sampleEvery;
     sampling->seed += i * 0x632BE59BD9B4E019ull;
     sampling->countdown = sampling->nextGap();
+    sampling->since = now;
     rt.sampling = std::move(sampling);
     arm(rt);
   }
@@ -31,37 +35,68 @@ void Balancer::arm(IsolateRuntime& rt) {
 }
 
 void Balancer::tick(IsolateRuntime& rt) {
+  Sampling& sampling = *rt.sampling;
+  const Clock::time_point now = core_.clock().now();
   balance::Report report;
   report.isolate = rt.index;
-  report.samples.swap(rt.sampling->taken);
+  report.samples.swap(sampling.taken);
+  report.spanNanos = static_cast<double>((now - sampling.since).count());
+  sampling.since = now;
   double nanos = 0;
   for (const balance::Sample& s : report.samples) nanos += static_cast<double>(s.nanos);
   const double period = static_cast<double>(options_.period.count());
   const double share = nanos * static_cast<double>(options_.sampleEvery) / period;
   rt.counts.busyPermille.store(static_cast<std::uint64_t>(std::min(1.0, share) * 1000.0),
                                std::memory_order_relaxed);
+  std::vector<balance::Report> complete;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    reports_.push_back(std::move(report));
+    balance::Report& mine = reports_[rt.index];
+    if (in_[rt.index]) {
+      // A second period of this isolate before the others' first (its timer
+      // ran ahead): one longer report.
+      mine.samples.insert(mine.samples.end(), report.samples.begin(), report.samples.end());
+      mine.spanNanos += report.spanNanos;
+    } else {
+      mine = std::move(report);
+      in_[rt.index] = true;
+      ++reported_;
+    }
+    if (reported_ == reports_.size()) {
+      complete.swap(reports_);
+      reports_.resize(complete.size());
+      in_.assign(complete.size(), false);
+      reported_ = 0;
+    }
   }
-  if (rt.index == 0) decide();
+  if (!complete.empty()) decide(std::move(complete));
   arm(rt);
 }
 
-void Balancer::decide() {
-  std::vector<balance::Report> reports;
+void Balancer::decide(std::vector<balance::Report> reports) {
   std::vector<std::uint64_t> failed;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    reports.swap(reports_);
     failed.swap(unmovable_);
   }
-  for (const std::uint64_t actor : failed) memory_.unmovable.insert(actor);
-  const std::vector<balance::Move> moves =
-      balance::plan(reports, core_.isolateCount(), static_cast<double>(options_.period.count()),
-                    options_, memory_);
-  // What it keeps of an actor lasts long past its cooldown, then goes.
-  memory_.forgetOlderThan(std::uint64_t{100} * (options_.cooldownPeriods + 1));
+  std::vector<balance::Move> moves;
+  {
+    std::lock_guard<std::mutex> lock(planning_);
+    for (const std::uint64_t actor : failed) memory_.unmovable.insert(actor);
+    moves = balance::plan(reports, core_.isolateCount(),
+                          static_cast<double>(options_.period.count()), options_, memory_);
+    // What it keeps of an actor lasts long past its cooldown, then goes.
+    memory_.forgetOlderThan(std::uint64_t{100} * (options_.cooldownPeriods + 1));
+    undone_.store(memory_.undone, std::memory_order_relaxed);
+    if (!moves.empty()) {
+      const char* step = !memory_.trial                                                ? "none"
+                         : memory_.trial->kind == balance::Memory::Trial::Kind::Undo   ? "undo"
+                         : memory_.trial->kind == balance::Memory::Trial::Kind::Gather ? "gather"
+                                                                                       : "spread";
+      core_.log().debug("balancer period {}: {} moves ({}), {} steps kept, {} undone",
+                        memory_.round, moves.size(), step, memory_.kept, memory_.undone);
+    }
+  }
   rounds_.fetch_add(1, std::memory_order_relaxed);
   for (const balance::Move& m : moves) {
     try {

@@ -1,8 +1,9 @@
 // The balancer of a system (ActorSystemOptions::withBalancer): each
 // isolate samples its messages (ActorCell::invoke, one in sampleEvery)
 // into its Sampling; every period each isolate hands its samples in on its
-// own loop, and isolate 0 makes the plan (Plan.hpp) and orders the moves
-// (ActorSystem::move). docs/isolates.md, "The balancer".
+// own loop, and the isolate whose report completes the period's set makes
+// the plan (Plan.hpp) and orders the moves (ActorSystem::move).
+// docs/isolates.md, "The balancer".
 #pragma once
 
 #include <atomic>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "coreactor/ActorSystemOptions.hpp"
+#include "coreactor/Clock.hpp"
 #include "runtime/balance/Plan.hpp"
 
 namespace coreactor::detail {
@@ -24,6 +26,8 @@ struct Sampling {
   std::uint32_t countdown = 16;  // messages until the next sample
   std::uint64_t seed = 0x9E3779B97F4A7C15ull;
   std::vector<balance::Sample> taken;
+  /// When the samples in `taken` began (the system's clock).
+  Clock::time_point since{};
   /// The next gap: 1 .. 2 x every - 1, every on average. A fixed gap would
   /// sample the same actors over and over where traffic is periodic (a
   /// ring's token visits its members in turn).
@@ -47,22 +51,30 @@ class Balancer {
   /// Periods decided so far, and moves ordered that were done.
   std::uint64_t rounds() const noexcept { return rounds_.load(std::memory_order_relaxed); }
   std::uint64_t moves() const noexcept { return moves_.load(std::memory_order_relaxed); }
+  /// Steps it undid because the throughput fell after them.
+  std::uint64_t undone() const noexcept { return undone_.load(std::memory_order_relaxed); }
 
  private:
-  /// On `rt`'s loop, each period: its samples in; on isolate 0, the plan.
+  /// On `rt`'s loop, each period: its samples in; the last of a period's
+  /// set makes the plan.
   void tick(IsolateRuntime& rt);
   void arm(IsolateRuntime& rt);
-  /// On isolate 0's loop.
-  void decide();
+  /// With the period's reports, one at a time (planning_).
+  void decide(std::vector<balance::Report> reports);
 
   SystemCore& core_;
   BalancerOptions options_;
-  std::mutex mutex_;  // reports_, unmovable_
+  std::mutex mutex_;  // reports_, reported_, unmovable_
+  /// This period's report of each isolate so far (by index), and how many are in.
   std::vector<balance::Report> reports_;
+  std::vector<bool> in_;
+  std::size_t reported_ = 0;
   std::vector<std::uint64_t> unmovable_;  // failed for good since the last plan
-  balance::Memory memory_;                // isolate 0's
+  std::mutex planning_;                   // memory_
+  balance::Memory memory_;
   std::atomic<std::uint64_t> rounds_{0};
   std::atomic<std::uint64_t> moves_{0};
+  std::atomic<std::uint64_t> undone_{0};
 };
 
 }  // namespace coreactor::detail

@@ -2,30 +2,48 @@
 #include "runtime/balance/Plan.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace coreactor::detail::balance {
 
 void Memory::forgetOlderThan(std::uint64_t rounds) {
   std::erase_if(actors, [&](const auto& entry) { return round - entry.second.lastMove > rounds; });
+  std::erase_if(lessons, [&](const auto& entry) {
+    const std::uint64_t until =
+        std::max(entry.second.gatherBarredUntil, entry.second.spreadBarredUntil);
+    return until + rounds < round;
+  });
 }
 
 namespace {
 
 // The period's picture: where each sampled actor lives, what its messages
-// cost (estimated: sampled time x sampleEvery), and whom it talks with
-// (sampled messages, both ways, between actors whose isolate is known).
+// cost (estimated: sampled time x sampleEvery), whom it talks with
+// (sampled messages, both ways, between actors whose isolate is known),
+// which group it belongs to, and the period's throughput.
 struct Picture {
   std::unordered_map<std::uint64_t, std::uint32_t> where;
   std::unordered_map<std::uint64_t, double> load;
   std::unordered_map<std::uint64_t, std::unordered_map<std::uint64_t, double>> talks;
   std::vector<double> isolateLoad;
+  /// Each actor's group, named by its least actor; and each group's members.
+  std::unordered_map<std::uint64_t, std::uint64_t> groupOf;
+  std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> groups;
+  /// Messages handled per period, all isolates together (estimated), and
+  /// the samples that estimate rests on.
+  double rate = 0;
+  double samples = 0;
 };
 
-Picture picture(const std::vector<Report>& reports, std::size_t isolates, double every) {
+Picture picture(const std::vector<Report>& reports, std::size_t isolates, double every,
+                double capacity) {
   Picture p;
   p.isolateLoad.assign(isolates, 0.0);
   for (const Report& r : reports) {
+    const double span = r.spanNanos > 0 ? r.spanNanos : capacity;
+    p.rate += static_cast<double>(r.samples.size()) * every * capacity / span;
+    p.samples += static_cast<double>(r.samples.size());
     for (const Sample& s : r.samples) {
       p.where[s.actor] = r.isolate;
       const double cost = (static_cast<double>(s.nanos) + kMessageNanos) * every;
@@ -42,19 +60,208 @@ Picture picture(const std::vector<Report>& reports, std::size_t isolates, double
       p.talks[s.sender][s.actor] += 1.0;
     }
   }
+  // Groups: the connected parts of the talk graph, each named by its least
+  // actor (a name that stays from one period to the next).
+  std::unordered_set<std::uint64_t> seen;
+  std::vector<std::uint64_t> ids;
+  ids.reserve(p.where.size());
+  for (const auto& [actor, at] : p.where) ids.push_back(actor);
+  std::sort(ids.begin(), ids.end());
+  std::vector<std::uint64_t> stack;
+  for (const std::uint64_t first : ids) {
+    if (!seen.insert(first).second) continue;
+    std::vector<std::uint64_t>& members = p.groups[first];
+    stack.assign(1, first);
+    while (!stack.empty()) {
+      const std::uint64_t a = stack.back();
+      stack.pop_back();
+      members.push_back(a);
+      p.groupOf[a] = first;
+      if (const auto peers = p.talks.find(a); peers != p.talks.end()) {
+        for (const auto& [peer, weight] : peers->second) {
+          if (seen.insert(peer).second) stack.push_back(peer);
+        }
+      }
+    }
+  }
   return p;
 }
 
-// Its conversations by the isolate of the other side.
-std::vector<double> talksByIsolate(const Picture& p, std::uint64_t actor, std::size_t isolates) {
-  std::vector<double> by(isolates, 0.0);
-  const auto it = p.talks.find(actor);
-  if (it == p.talks.end()) return by;
-  for (const auto& [peer, weight] : it->second) {
-    const auto at = p.where.find(peer);
-    if (at != p.where.end() && at->second < isolates) by[at->second] += weight;
+class Planner {
+ public:
+  Planner(Picture& p, std::size_t isolates, double capacity, const BalancerOptions& options,
+          Memory& memory)
+      : p_(p), isolates_(isolates), capacity_(capacity), options_(options), memory_(memory) {}
+
+  // 1. Every group spread over several isolates, whole onto one.
+  bool gather(Memory::Trial& trial) {
+    std::vector<std::pair<double, std::uint64_t>> spread;  // (load, group)
+    for (const auto& [group, members] : p_.groups) {
+      if (members.size() < 2 || barred(group, Memory::Trial::Kind::Gather)) continue;
+      const std::uint32_t first = p_.where[members.front()];
+      bool several = false;
+      double load = 0;
+      for (const std::uint64_t a : members) {
+        several = several || p_.where[a] != first;
+        load += p_.load[a];
+      }
+      if (several) spread.emplace_back(load, group);
+    }
+    // The heaviest first, each where it keeps the isolates most even.
+    std::sort(spread.begin(), spread.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    std::vector<double> share(isolates_);
+    for (const auto& [load, group] : spread) {
+      const std::vector<std::uint64_t>& members = p_.groups[group];
+      // Members that cannot move now fix the isolate (all on one, or no gathering).
+      std::optional<std::uint32_t> fixed;
+      bool stuck = false;
+      std::fill(share.begin(), share.end(), 0.0);
+      for (const std::uint64_t a : members) {
+        share[p_.where[a]] += p_.load[a];
+        if (mayMove(a)) continue;
+        if (fixed && *fixed != p_.where[a]) stuck = true;
+        fixed = p_.where[a];
+      }
+      if (stuck) continue;
+      std::uint32_t to = fixed.value_or(0);
+      if (!fixed) {
+        double best = std::numeric_limits<double>::infinity();
+        for (std::uint32_t k = 0; k < isolates_; ++k) {
+          // The isolate's work without this group's, plus all of it; ties
+          // go where most of it already is (the fewest moves).
+          const double after = p_.isolateLoad[k] - share[k] + load;
+          if (after < best - 1e-9 || (after <= best + 1e-9 && share[k] > share[to])) {
+            best = after;
+            to = k;
+          }
+        }
+      }
+      std::size_t movers = 0;
+      for (const std::uint64_t a : members) movers += p_.where[a] != to ? 1 : 0;
+      if (moves_.size() + movers > options_.maxMovesPerPeriod) continue;
+      for (const std::uint64_t a : members) {
+        if (p_.where[a] != to) order(a, to, trial);
+      }
+      trial.groups.push_back(group);
+    }
+    return !moves_.empty();
   }
-  return by;
+
+  // 2. From the busiest isolate to the idlest, while they are uneven.
+  bool spread(Memory::Trial& trial) {
+    std::vector<std::uint64_t> unit;
+    std::vector<std::uint64_t> best;
+    std::unordered_set<std::uint64_t> touched;
+    while (moves_.size() < options_.maxMovesPerPeriod) {
+      const auto hi = static_cast<std::uint32_t>(
+          std::max_element(p_.isolateLoad.begin(), p_.isolateLoad.end()) - p_.isolateLoad.begin());
+      const auto lo = static_cast<std::uint32_t>(
+          std::min_element(p_.isolateLoad.begin(), p_.isolateLoad.end()) - p_.isolateLoad.begin());
+      const double gap = p_.isolateLoad[hi] - p_.isolateLoad[lo];
+      if (p_.isolateLoad[hi] < kActive * capacity_ || gap <= kImbalance * p_.isolateLoad[hi]) {
+        break;
+      }
+      double bestCost = std::numeric_limits<double>::infinity();
+      std::uint64_t bestFirst = 0;
+      for (const auto& [actor, at] : p_.where) {
+        if (at != hi || !movable(actor)) continue;
+        unit.assign(1, actor);
+        if (const auto peers = p_.talks.find(actor); peers != p_.talks.end()) {
+          for (const auto& [peer, weight] : peers->second) {
+            if (p_.where[peer] != hi || !movable(peer)) continue;
+            double total = 0;
+            for (const auto& [other, w] : p_.talks[peer]) total += w;
+            if (weight >= 0.5 * total) unit.push_back(peer);
+          }
+        }
+        double load = 0;
+        double cut = 0;  // conversations the move cuts, less those it joins
+        for (const std::uint64_t member : unit) {
+          load += p_.load[member];
+          const auto peers = p_.talks.find(member);
+          if (peers == p_.talks.end()) continue;
+          for (const auto& [peer, weight] : peers->second) {
+            if (std::find(unit.begin(), unit.end(), peer) != unit.end()) continue;
+            const std::uint32_t other = p_.where[peer];
+            cut += other == hi ? weight : (other == lo ? -weight : 0.0);
+          }
+        }
+        // A move that would overshoot (the idlest ends busier than the
+        // busiest was) does not help.
+        if (load <= 0 || load >= gap) continue;
+        const double cost = (std::max(cut, 0.0) + 1.0) / load;
+        if (cost < bestCost || (cost == bestCost && actor < bestFirst)) {
+          bestCost = cost;
+          bestFirst = actor;
+          best = unit;
+        }
+      }
+      if (bestCost == std::numeric_limits<double>::infinity()) break;
+      for (const std::uint64_t member : best) {
+        order(member, lo, trial);
+        if (touched.insert(p_.groupOf[member]).second) trial.groups.push_back(p_.groupOf[member]);
+      }
+    }
+    return !moves_.empty();
+  }
+
+  std::vector<Move> take() { return std::move(moves_); }
+
+ private:
+  bool barred(std::uint64_t group, Memory::Trial::Kind kind) const {
+    const auto it = memory_.lessons.find(group);
+    if (it == memory_.lessons.end()) return false;
+    const std::uint64_t until = kind == Memory::Trial::Kind::Gather ? it->second.gatherBarredUntil
+                                                                    : it->second.spreadBarredUntil;
+    return memory_.round < until;
+  }
+  bool mayMove(std::uint64_t actor) const {
+    if (movedNow_.contains(actor) || memory_.unmovable.contains(actor)) return false;
+    const auto it = memory_.actors.find(actor);
+    if (it == memory_.actors.end()) return true;
+    return it->second.moves < options_.maxMovesPerActor &&
+           (it->second.moves == 0 ||
+            memory_.round - it->second.lastMove > options_.cooldownPeriods);
+  }
+  // May move, and its group may be spread.
+  bool movable(std::uint64_t actor) const {
+    return mayMove(actor) && !barred(p_.groupOf.at(actor), Memory::Trial::Kind::Spread);
+  }
+  void order(std::uint64_t actor, std::uint32_t to, Memory::Trial& trial) {
+    const std::uint32_t from = p_.where[actor];
+    const double load = p_.load[actor];
+    p_.isolateLoad[from] -= load;
+    p_.isolateLoad[to] += load;
+    p_.where[actor] = to;
+    movedNow_.insert(actor);
+    Memory::Actor& m = memory_.actors[actor];
+    m.lastMove = memory_.round;
+    ++m.moves;
+    moves_.push_back(Move{actor, to});
+    trial.undo.push_back(Move{actor, from});
+  }
+
+  Picture& p_;
+  std::size_t isolates_;
+  double capacity_;
+  const BalancerOptions& options_;
+  Memory& memory_;
+  std::vector<Move> moves_;
+  std::unordered_set<std::uint64_t> movedNow_;
+};
+
+// Bars the trial's groups from its kind of step, for longer after each failure.
+void learn(Memory& memory, const Memory::Trial& trial) {
+  for (const std::uint64_t group : trial.groups) {
+    Memory::Lesson& lesson = memory.lessons[group];
+    const bool gather = trial.kind == Memory::Trial::Kind::Gather;
+    std::uint32_t& failures = gather ? lesson.gatherFailures : lesson.spreadFailures;
+    std::uint64_t& until = gather ? lesson.gatherBarredUntil : lesson.spreadBarredUntil;
+    until = memory.round + (kRetryPeriods << std::min(failures, kMaxBackoff));
+    ++failures;
+  }
 }
 
 }  // namespace
@@ -65,134 +272,67 @@ std::vector<Move> plan(const std::vector<Report>& reports, std::size_t isolates,
   ++memory.round;
   std::vector<Move> moves;
   if (isolates < 2) return moves;
-  Picture p = picture(reports, isolates, static_cast<double>(options.sampleEvery));
+  Picture p = picture(reports, isolates, static_cast<double>(options.sampleEvery), capacityNanos);
   if (busy != nullptr) {
     busy->assign(isolates, 0.0);
     for (std::size_t i = 0; i < isolates; ++i) {
       (*busy)[i] = std::min(1.0, p.isolateLoad[i] / capacityNanos);
     }
   }
-  const double capacity = capacityNanos;
-  std::unordered_set<std::uint64_t> movedNow;
-  auto mayMove = [&](std::uint64_t actor) {
-    if (movedNow.contains(actor) || memory.unmovable.contains(actor)) return false;
-    const auto it = memory.actors.find(actor);
-    if (it == memory.actors.end()) return true;
-    return it->second.moves < options.maxMovesPerActor &&
-           (it->second.moves == 0 || memory.round - it->second.lastMove > options.cooldownPeriods);
-  };
-  auto order = [&](std::uint64_t actor, std::uint32_t to) {
-    const std::uint32_t from = p.where[actor];
-    const double load = p.load[actor];
-    p.isolateLoad[from] -= load;
-    p.isolateLoad[to] += load;
-    p.where[actor] = to;
-    movedNow.insert(actor);
-    Memory::Actor& m = memory.actors[actor];
-    m.lastMove = memory.round;
-    ++m.moves;
-    moves.push_back(Move{actor, to});
-  };
-
-  // 1. Together: the actors that talk most first.
-  std::vector<std::pair<double, std::uint64_t>> talkers;
-  talkers.reserve(p.talks.size());
-  for (const auto& [actor, peers] : p.talks) {
-    double total = 0;
-    for (const auto& [peer, weight] : peers) total += weight;
-    talkers.emplace_back(total, actor);
+  using Kind = Memory::Trial::Kind;
+  if (memory.trial) {
+    const Memory::Trial& trial = *memory.trial;
+    // Its moves land in the period after the one that ordered them; the
+    // period after that is the one it is judged on.
+    if (memory.round <= trial.ordered + 1) return moves;
+    if (trial.kind != Kind::Undo) {
+      // A gathering may cost a little within the noise (it saves crossings,
+      // which frees the isolates for other work); a spreading must not
+      // lose, or a run of slightly worse ones would add up.
+      const double noise =
+          trial.kind == Kind::Gather
+              ? std::max(kWorse, 2.0 / std::sqrt(std::max(trial.baselineSamples, 1.0)))
+              : 0.0;
+      if (p.rate < trial.baseline * (1.0 - noise)) {
+        // Worse: everyone back, and not again soon. Undoing is free: it
+        // counts neither as a move of the actor nor against its cooldown.
+        learn(memory, trial);
+        ++memory.undone;
+        for (const Move& m : trial.undo) {
+          if (!memory.unmovable.contains(m.actor)) moves.push_back(m);
+        }
+        memory.trial = Memory::Trial{Kind::Undo, memory.round, 0, 0, {}, {}};
+        return moves;
+      }
+      ++memory.kept;
+      for (const std::uint64_t group : trial.groups) {
+        Memory::Lesson& lesson = memory.lessons[group];
+        (trial.kind == Kind::Gather ? lesson.gatherFailures : lesson.spreadFailures) = 0;
+      }
+    }
+    memory.trial.reset();
   }
-  std::sort(talkers.begin(), talkers.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first > b.first : a.second < b.second;
-  });
-  double systemLoad = 0;
-  for (const double l : p.isolateLoad) systemLoad += l;
-  const bool light = systemLoad < kLight * capacity;
-  for (const auto& [total, actor] : talkers) {
-    if (moves.size() >= options.maxMovesPerPeriod) break;
-    if (!mayMove(actor)) continue;
-    const std::uint32_t here = p.where[actor];
-    const std::vector<double> by = talksByIsolate(p, actor, isolates);
-    std::uint32_t best = here;
-    for (std::uint32_t k = 0; k < isolates; ++k) {
-      if (by[k] > by[best]) best = k;
+  // The first period holds the system's start (spawns, first messages): no
+  // figure to judge a step against.
+  if (p.samples == 0 || memory.round < 2) return moves;
+  Memory::Trial trial;
+  trial.ordered = memory.round;
+  trial.baseline = p.rate;
+  trial.baselineSamples = p.samples;
+  {
+    Planner planner(p, isolates, capacityNanos, options, memory);
+    trial.kind = Kind::Gather;
+    if (planner.gather(trial)) {
+      moves = planner.take();
+      memory.trial = std::move(trial);
+      return moves;
     }
-    if (best == here || by[best] - by[here] < std::max(kMargin * total, 2.0)) {
-      // No clear pull. While the work is light, an even one will do: the
-      // lowest isolate it talks with about as much as with its own (the
-      // samples make an exact tie rare).
-      best = here;
-      if (light) {
-        for (std::uint32_t k = 0; k < here; ++k) {
-          if (by[k] > 0 && by[k] >= 0.5 * by[here]) {
-            best = k;
-            break;
-          }
-        }
-      }
-      if (best == here) continue;
-    }
-    const double load = p.load[actor];
-    // Room: the isolate stays under kBusy, or the two end no further apart
-    // than the spread pass tolerates (so it will not move it back).
-    const bool room =
-        p.isolateLoad[best] + load <= kBusy * capacity ||
-        (p.isolateLoad[best] + load) - (p.isolateLoad[here] - load) <= kImbalance * capacity;
-    if (room) order(actor, best);
   }
-
-  // 2. Spread: from the busiest to the idlest, the unit whose move cuts the
-  // fewest conversations per unit of work. A unit is an actor and those of
-  // its peers on the busiest that talk mostly with it (a ping-pong partner,
-  // a ring's neighbours): they go together, so a pair stays a pair and a
-  // chain is cut in one place, not everywhere.
-  std::vector<std::uint64_t> unit;
-  std::vector<std::uint64_t> best;
-  while (moves.size() < options.maxMovesPerPeriod) {
-    const auto hi = static_cast<std::uint32_t>(
-        std::max_element(p.isolateLoad.begin(), p.isolateLoad.end()) - p.isolateLoad.begin());
-    const auto lo = static_cast<std::uint32_t>(
-        std::min_element(p.isolateLoad.begin(), p.isolateLoad.end()) - p.isolateLoad.begin());
-    const double gap = p.isolateLoad[hi] - p.isolateLoad[lo];
-    if (p.isolateLoad[hi] < kSpreadAbove * capacity || gap <= kImbalance * capacity) break;
-    double bestCost = std::numeric_limits<double>::infinity();
-    std::uint64_t bestFirst = 0;
-    for (const auto& [actor, at] : p.where) {
-      if (at != hi || !mayMove(actor)) continue;
-      unit.assign(1, actor);
-      if (const auto peers = p.talks.find(actor); peers != p.talks.end()) {
-        for (const auto& [peer, weight] : peers->second) {
-          const auto where = p.where.find(peer);
-          if (where == p.where.end() || where->second != hi || !mayMove(peer)) continue;
-          double total = 0;
-          for (const auto& [other, w] : p.talks[peer]) total += w;
-          if (weight >= 0.5 * total) unit.push_back(peer);
-        }
-      }
-      double load = 0;
-      double cut = 0;  // conversations the move cuts, less those it joins
-      for (const std::uint64_t member : unit) {
-        load += p.load[member];
-        const auto peers = p.talks.find(member);
-        if (peers == p.talks.end()) continue;
-        for (const auto& [peer, weight] : peers->second) {
-          if (std::find(unit.begin(), unit.end(), peer) != unit.end()) continue;
-          const std::uint32_t other = p.where[peer];
-          cut += other == hi ? weight : (other == lo ? -weight : 0.0);
-        }
-      }
-      // A move that would overshoot (the idlest ends busier than the
-      // busiest was) does not help.
-      if (load <= 0 || load >= gap) continue;
-      const double cost = (std::max(cut, 0.0) + 1.0) / load;
-      if (cost < bestCost || (cost == bestCost && actor < bestFirst)) {
-        bestCost = cost;
-        bestFirst = actor;
-        best = unit;
-      }
-    }
-    if (bestCost == std::numeric_limits<double>::infinity()) break;
-    for (const std::uint64_t member : best) order(member, lo);
+  Planner planner(p, isolates, capacityNanos, options, memory);
+  trial.kind = Kind::Spread;
+  if (planner.spread(trial)) {
+    moves = planner.take();
+    memory.trial = std::move(trial);
   }
   return moves;
 }

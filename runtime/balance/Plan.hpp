@@ -1,31 +1,35 @@
 // The balancer's decision (docs/isolates.md, "The balancer"): from one
 // period's samples of every isolate, which actors move where. A pure
-// function of its inputs and of what it remembers of past moves, so that it
-// is tested on made-up traffic at any number of isolates
+// function of its inputs and of what it remembers of past periods, so that
+// it is tested on made-up traffic at any number of isolates
 // (tests/runtime/BalancerPlanTest.cpp); runtime/balance/Balancer.cpp feeds
 // it from the isolates and carries its moves out.
 //
-// How it decides, in two passes over the period's picture (where each
-// sampled actor lives, whom it talks with, what its messages cost):
-//   1. Together. An actor that talks more with the actors of another
-//      isolate than with those of its own, by a clear margin, goes there,
-//      if that isolate has room (it stays below kBusy of the period, or the
-//      move leaves the two no further apart than they were). The picture is
-//      updated after each move, so a group gathers on one side instead of
-//      its halves swapping. While the whole system's work is light
-//      (kLight), an even split is enough: the actor goes to the lower
-//      isolate, so a ring spread in blocks collapses onto one.
-//   2. Spread. While the busiest isolate is over kSpreadAbove busy and
-//      ahead of the idlest by more than kImbalance, the actor of the
-//      busiest whose move cuts the fewest conversations per unit of work
-//      goes to the idlest.
-// An actor moves at most once a period, then not again for
-// cooldownPeriods, and at most maxMovesPerActor times in its life: a tug
-// between the passes cannot move it back and forth for ever.
+// It learns by trying. The samples say who talks with whom (the actors
+// fall into groups: the connected parts of that graph) and roughly what
+// each actor costs, but not whether a group gains from a second core: a
+// ring with one token does not, the same ring with many tokens may, a
+// pipeline does. So each step is a trial, judged by the throughput it
+// brings (messages handled per period, all isolates together):
+//   1. Gather. Each group spread over several isolates goes whole to one,
+//      the one that keeps the isolates' work most even.
+//   2. Spread. While the busiest isolate is ahead of the idlest by more
+//      than kImbalance of its work, the unit of the busiest whose move cuts
+//      the fewest conversations per unit of work goes to the idlest (a unit
+//      is an actor and those of its peers that talk mostly with it, so a
+//      pair stays a pair and a chain is cut in one place).
+// One step at a time: its moves land in the next period, the period after
+// is measured, and a step that lowered the throughput is undone (a
+// gathering only if by more than the noise). What was undone is not tried again on those groups for
+// kRetryPeriods, twice as long after each failure, so a ring with one token
+// stays on one isolate and a pipeline stays cut, and nothing is moved back
+// and forth. An actor a kept step moved stays for cooldownPeriods, and is
+// moved at most maxMovesPerActor times in its life (undoing is free).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -43,10 +47,12 @@ struct Sample {
   std::uint64_t nanos = 0;
 };
 
-/// What one isolate sampled in one period.
+/// What one isolate sampled over one period.
 struct Report {
   std::uint32_t isolate = 0;
   std::vector<Sample> samples;
+  /// The time the samples were taken over, ns (0: exactly one period).
+  double spanNanos = 0;
 };
 
 /// One move the plan orders.
@@ -67,7 +73,33 @@ class Memory {
   std::unordered_map<std::uint64_t, Actor> actors;
   /// Actors a move of failed for good (pinned, bound, gone): never again.
   std::unordered_set<std::uint64_t> unmovable;
-  /// Forgets what it keeps of actors not seen for a while (the map stays bounded).
+
+  /// The step being judged, if any.
+  struct Trial {
+    enum class Kind : std::uint8_t { Gather, Spread, Undo };
+    Kind kind = Kind::Gather;
+    std::uint64_t ordered = 0;          // the round that ordered it
+    double baseline = 0;                // messages per period in the period before it
+    double baselineSamples = 0;         // samples that figure rests on
+    std::vector<Move> undo;             // each moved actor back where it was
+    std::vector<std::uint64_t> groups;  // the groups it moved, by their least actor
+  };
+  std::optional<Trial> trial;
+  /// What the trials taught, per group (by its least actor): until which
+  /// round each kind of step is not tried on it, and how often it failed.
+  struct Lesson {
+    std::uint64_t gatherBarredUntil = 0;
+    std::uint64_t spreadBarredUntil = 0;
+    std::uint32_t gatherFailures = 0;
+    std::uint32_t spreadFailures = 0;
+  };
+  std::unordered_map<std::uint64_t, Lesson> lessons;
+  /// Steps kept and steps undone so far.
+  std::uint64_t kept = 0;
+  std::uint64_t undone = 0;
+
+  /// Forgets what it keeps of actors not moved for `rounds`, and lessons
+  /// long expired (the maps stay bounded).
   void forgetOlderThan(std::uint64_t rounds);
 };
 
@@ -78,21 +110,20 @@ std::vector<Move> plan(const std::vector<Report>& reports, std::size_t isolates,
                        double capacityNanos, const BalancerOptions& options, Memory& memory,
                        std::vector<double>* busy = nullptr);
 
-/// The spread pass acts while the busiest isolate is over this share...
-inline constexpr double kSpreadAbove = 0.6;
-/// ...and an isolate this busy has no room for a group's move: the same
-/// share, so that what one pass does the other does not undo.
-inline constexpr double kBusy = kSpreadAbove;
-/// Below this share of one isolate for the whole system, the work is
-/// light (it all fits on one isolate): a group gathers on the lowest
-/// isolate it touches even when its conversations are split evenly (a
-/// chain's ends, a ring's blocks).
-inline constexpr double kLight = 0.9;
-/// ...and ahead of the idlest by more than this.
+/// The spread step acts while the busiest isolate's estimated work is at
+/// least this share of a period (below it the system is idle enough that
+/// where its actors run does not matter)...
+inline constexpr double kActive = 0.25;
+/// ...and it is ahead of the idlest by more than this share of its work.
 inline constexpr double kImbalance = 0.25;
-/// A group's move needs this share of the actor's conversations more on
-/// the other side than on its own.
-inline constexpr double kMargin = 0.25;
+/// A spreading step is undone when the throughput after it is lower at
+/// all; a gathering one when it is lower by more than this share, or by
+/// more than the samples' noise (2 / sqrt(samples)).
+inline constexpr double kWorse = 0.05;
+/// Periods a step that was undone is not tried again on the same group,
+/// doubled after each further failure (up to 2^kMaxBackoff times).
+inline constexpr std::uint64_t kRetryPeriods = 32;
+inline constexpr std::uint32_t kMaxBackoff = 5;
 /// What a message costs its isolate besides its handler (the mailbox, the
 /// turn, the dispatch), added to each sample's measured time.
 inline constexpr double kMessageNanos = 50.0;

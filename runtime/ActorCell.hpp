@@ -207,6 +207,9 @@ class ActorCell final : public Task, public Endpoint {
   /// On the new isolate: the order carries this cell; it takes its entry
   /// there, and its turns run there from now on.
   void arrive(IsolateRuntime& to, std::unique_ptr<MoveOrder, MoveOrderDelete> order);
+  /// Arrived on the isolate its reference names: takes its own entry back
+  /// (a Hold until what it forwarded before has come back).
+  void retakeOwnEntry(IsolateRuntime& home);
   /// One ring it sent on from its old isolate is drained: its first turn
   /// here runs once all are (Move.hpp, "The sender's side").
   void barrierAck();

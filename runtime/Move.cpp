@@ -205,7 +205,8 @@ bool SystemCore::closeLeftHold(IsolateRuntime& rt, const ActorRef& entry, std::u
   // it from now on, follows the same way.
   std::unique_ptr<Hold> owned(hold);
   const std::uint64_t next = via != 0 ? via : hold->to;
-  rt.table.publish(entry.slot(), new Forward(next));
+  rt.table.publish(entry.slot(), new Forward(next),
+                   rt.table.isTopLevel(entry.slot(), entry.generation()));
   const ActorRef to = refOf(next);
   for (Hold::Kept& kept : hold->kept) {
     try {
@@ -322,7 +323,9 @@ void ActorCell::leave() {
                      from.table.isTopLevel(entry.slot(), entry.generation()));
   rare_->trail.push_back(entry.id());
   for (const std::uint64_t alias : rare_->aliases) {
-    from.table.publish(system.makeRef(alias).slot(), new Forward(arrival.id()));
+    const ActorRef left = system.makeRef(alias);
+    from.table.publish(left.slot(), new Forward(arrival.id()),
+                       from.table.isTopLevel(left.slot(), left.generation()));
     rare_->trail.push_back(alias);
   }
   rare_->aliases.clear();
@@ -400,10 +403,32 @@ void ActorCell::arrive(IsolateRuntime& to, std::unique_ptr<MoveOrder, MoveOrderD
     r.barrier = waiting;
     r.arriving = std::move(order);
     scheduled_ = true;
-    return;
+  } else {
+    if (!scheduled_ && (pending_ != 0 || !mailbox_.empty())) schedule();
+    order->finish({});
   }
-  if (!scheduled_ && (pending_ != 0 || !mailbox_.empty())) schedule();
-  order->finish({});
+  retakeOwnEntry(to);
+}
+
+void ActorCell::retakeOwnEntry(IsolateRuntime& home) {
+  SystemCore& system = core();
+  const ActorRef own = system.makeRef(selfId_);
+  if (own.isolateIndex() != home.index) return;
+  Endpoint* e = home.table.find(own.slot(), own.generation());
+  if (e == nullptr || e->kind != Endpoint::Kind::Forward) return;
+  // Back on the isolate its reference names: its own entry leads to it
+  // again, so that senders here and elsewhere reach it with no detour.
+  // What that entry sent on before is still on its way back here, through
+  // the entries it left: until a Marker sent the same way arrives behind
+  // it, the entry keeps what comes directly (a Hold), then hands it over.
+  std::unique_ptr<Forward> forward(static_cast<Forward*>(e));
+  home.table.publish(own.slot(), new Hold(*this, selfId_),
+                     home.table.isTopLevel(own.slot(), own.generation()));
+  Rare& r = rare();
+  r.holds.push_back(own.id());
+  std::erase(r.trail, own.id());
+  system.sendSystem(system.refOf(forward->to),
+                    SystemMessage{SystemMessage::Kind::Marker, own, nullptr});
 }
 
 void ActorCell::barrierAck() {
@@ -454,7 +479,7 @@ void ActorCell::closeHold(const ActorRef& entry) {
   }
   std::unique_ptr<Hold> hold(static_cast<Hold*>(e));
   // From now on the entry leads straight here; what it kept comes first.
-  rt.table.publish(entry.slot(), this);
+  rt.table.publish(entry.slot(), this, rt.table.isTopLevel(entry.slot(), entry.generation()));
   Rare& r = rare();
   std::erase(r.holds, entry.id());
   r.aliases.push_back(entry.id());

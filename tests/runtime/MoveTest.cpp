@@ -1093,10 +1093,12 @@ TEST(Move, AfterAMovedActorStopsItsMessagesAreDeadLettersAndTheCountsAddUp) {
   system->move(counter, 2).get();
   system->move(counter, 0).get();
   EXPECT_EQ(system->transportStats().moves, 3u);
+  // Back on the isolate its reference names, it took its own entry back:
+  // nothing is forwarded any more.
   before = system->transportStats();
   for (int i = 0; i < 50; ++i) counter.tell(Add{1});
   system->runUntilIdle();
-  EXPECT_GE(system->transportStats().forwarded - before.forwarded, 50u);
+  EXPECT_EQ(system->transportStats().forwarded - before.forwarded, 0u);
   EXPECT_EQ(stateOf(*system, counter).total, 150);
   EXPECT_EQ(system->deadLetterCount(), 0u);
 

@@ -64,6 +64,8 @@ void ActorCell::handleSystem(SystemMessage& message) {
     case SysKind::Marker:
     case SysKind::BarrierToken:
     case SysKind::BarrierAck:
+    case SysKind::Probe:
+    case SysKind::ProbeDone:
       // Addressed to table entries, never queued for a cell
       // (SystemCore::entrySignal).
       break;

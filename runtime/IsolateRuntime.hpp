@@ -12,6 +12,7 @@
 #include "ActorTable.hpp"
 #include "AskTimeouts.hpp"
 #include "CrossingReceiver.hpp"
+#include "Move.hpp"
 #include "RouteMap.hpp"
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/Isolate.hpp"
@@ -77,6 +78,9 @@ struct alignas(64) IsolateRuntime {
   // Barrier acknowledgements that came before the cell they are for, by
   // the id of the entry it will take (runtime/Move.cpp).
   std::unordered_map<std::uint64_t, std::uint32_t> earlyAcks;
+  // Whose messages this isolate passed on where, its open Holds and the
+  // flushes of moving senders open here (runtime/Move.hpp). Isolate-local.
+  Relays relays;
   // The balancer's samples of this period (runtime/balance/Balancer.hpp);
   // null without a balancer, and then the message path samples nothing.
   std::unique_ptr<Sampling> sampling;

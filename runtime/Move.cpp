@@ -102,7 +102,9 @@ void SystemCore::forward(IsolateRuntime& rt, Forward& entry, Envelope&& envelope
   // From this isolate's loop: through the ring to where the actor went,
   // behind the cell and everything forwarded before (or in place, on a
   // manual system's driving thread).
-  send(refOf(entry.to), std::move(envelope.message), envelope.sender);
+  const ActorRef to = refOf(entry.to);
+  noteRelay(rt, envelope.sender, to);
+  send(to, std::move(envelope.message), envelope.sender);
 }
 
 void SystemCore::keep(Hold& entry, Envelope&& envelope) {
@@ -134,8 +136,28 @@ void SystemCore::entrySignal(IsolateRuntime& rt, const ActorRef& target, SystemM
     }
     case SysKind::BarrierToken:
       // Everything the moved actor sent through the ring this came in is
-      // delivered: its new entry hears so.
-      sendSystem(message.ref, SystemMessage{SysKind::BarrierAck, {}, nullptr});
+      // here: once what of it went on from here is where it goes, its new
+      // entry hears so.
+      if (openFlush(rt, message.order->mover, message.ref.id(), 0, 0)) {
+        sendSystem(message.ref, SystemMessage{SysKind::BarrierAck, {}, nullptr});
+      }
+      return;
+    case SysKind::Probe: {
+      const std::uint32_t parent = message.ref.isolateIndex();
+      const std::uint64_t parentFlush = message.order->flush;
+      if (openFlush(rt, message.order->mover, 0, parent, parentFlush)) {
+        probeDone(rt, parent, parentFlush);
+      }
+      return;
+    }
+    case SysKind::ProbeDone:
+      for (Relays::Flush& f : rt.relays.open) {
+        if (f.id == message.order->flush && f.pending != 0) {
+          --f.pending;
+          break;
+        }
+      }
+      stepFlushes(rt);
       return;
     default:
       break;
@@ -160,6 +182,7 @@ void SystemCore::entrySignal(IsolateRuntime& rt, const ActorRef& target, SystemM
       } else if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Hold) {
         rt.table.release(target.slot());
         dropHold(std::unique_ptr<Hold>(static_cast<Hold*>(endpoint)));
+        stepFlushes(rt);
       }
       return;
     case SysKind::RouteRequest:
@@ -213,12 +236,15 @@ bool SystemCore::closeLeftHold(IsolateRuntime& rt, const ActorRef& entry, std::u
       if (kept.system != nullptr) {
         sendSystem(to, std::move(*kept.system));
       } else {
+        noteRelay(rt, kept.envelope.sender, to);
         send(to, std::move(kept.envelope.message), kept.envelope.sender);
       }
     } catch (...) {
       reportDispatcherError("moves", std::current_exception(), to);
     }
   }
+  owned.reset();
+  stepFlushes(rt);
   return true;
 }
 
@@ -259,6 +285,89 @@ void SystemCore::takeRoute(std::uint32_t at, std::uint64_t actor, std::uint64_t 
   } else {
     rt.routes.set(actor, entry);
   }
+}
+
+// ---- flushes: a moving sender's messages ahead of what it sends later ---------------
+
+void SystemCore::noteRelay(IsolateRuntime& rt, const ActorRef& sender, const ActorRef& to) {
+  if (options_.manualRun() || sender.isNone() || !isOurs(sender) || to.isolateIndex() == rt.index) {
+    return;  // in place, or a sender that is no actor of this system
+  }
+  Relays& relays = rt.relays;
+  const auto now = std::chrono::steady_clock::now();
+  if (relays.bySender.size() >= relays.forgetAbove) {
+    std::erase_if(relays.bySender,
+                  [&](const auto& entry) { return now - entry.second.at > Relays::kHorizon; });
+    relays.forgetAbove = std::max<std::size_t>(1024, 2 * relays.bySender.size());
+  }
+  Relays::Passed& passed = relays.bySender[sender.id()];
+  const std::uint32_t at = to.isolateIndex();
+  if (std::find(passed.to.begin(), passed.to.end(), at) == passed.to.end()) {
+    passed.to.push_back(at);
+  }
+  passed.at = now;
+}
+
+bool SystemCore::openFlush(IsolateRuntime& rt, std::uint64_t mover, std::uint64_t ackTo,
+                           std::uint32_t parent, std::uint64_t parentFlush) {
+  Relays::Flush flush{rt.relays.nextFlush++, mover, 0, ackTo, parent, parentFlush};
+  if (stepFlush(rt, flush)) return true;
+  rt.relays.open.push_back(flush);
+  return false;
+}
+
+bool SystemCore::stepFlush(IsolateRuntime& rt, Relays::Flush& flush) {
+  Relays& relays = rt.relays;
+  if (const auto it = relays.bySender.find(flush.mover); it != relays.bySender.end()) {
+    // Behind what went on from here, through the same rings.
+    const std::vector<std::uint32_t> to = std::move(it->second.to);
+    relays.bySender.erase(it);
+    for (const std::uint32_t isolate : to) {
+      std::unique_ptr<MoveOrder, MoveOrderDelete> probe(new MoveOrder);
+      probe->mover = flush.mover;
+      probe->flush = flush.id;
+      signalIsolate(rt, isolate,
+                    SystemMessage{SysKind::Probe, makeRef(rt.index, 0, 0), nullptr, nullptr,
+                                  std::move(probe)});
+      ++flush.pending;
+    }
+  }
+  if (flush.pending != 0) return false;
+  return std::none_of(relays.holds.begin(), relays.holds.end(),
+                      [&](const Hold* hold) { return hold->keeps(flush.mover); });
+}
+
+void SystemCore::stepFlushes(IsolateRuntime& rt) {
+  std::vector<Relays::Flush>& open = rt.relays.open;
+  for (std::size_t i = 0; i < open.size();) {
+    if (!stepFlush(rt, open[i])) {
+      ++i;
+      continue;
+    }
+    const Relays::Flush done = open[i];
+    open.erase(open.begin() + static_cast<std::ptrdiff_t>(i));
+    if (done.ackTo != 0) {
+      sendSystem(refOf(done.ackTo), SystemMessage{SysKind::BarrierAck, {}, nullptr});
+    } else {
+      probeDone(rt, done.parent, done.parentFlush);
+    }
+  }
+}
+
+void SystemCore::probeDone(IsolateRuntime& rt, std::uint32_t parent, std::uint64_t flush) {
+  std::unique_ptr<MoveOrder, MoveOrderDelete> done(new MoveOrder);
+  done->flush = flush;
+  signalIsolate(rt, parent,
+                SystemMessage{SysKind::ProbeDone, {}, nullptr, nullptr, std::move(done)});
+}
+
+void SystemCore::signalIsolate(IsolateRuntime& from, std::uint32_t to, SystemMessage&& message) {
+  IsolateRuntime& there = *isolates_[to];
+  from.link->send(
+      *there.link, makeRef(there.index, 0, 0).id(),
+      Crossing{Crossing::kNoSender,
+               Message(CrossingSystemMessage{std::make_unique<SystemMessage>(std::move(message))})},
+      /*refusable=*/false);
 }
 
 // ---- the cell's side -------------------------------------------------------------
@@ -350,20 +459,20 @@ void ActorCell::leave() {
     rare_->anchorsLeft.emplace_back(from.index, rare_->scheduleAnchor);
     rare_->scheduleAnchor = Scheduler::kNil;
   }
-  // What it sent from here to a third isolate must arrive before what it
-  // sends from there (Move.hpp, "The sender's side"): a token through each
-  // such ring, which that isolate passes on to the new entry.
-  if (!system.options().manualRun() && system.isolateCount() > 2) {
+  // What it sent from here must arrive before what it sends from there
+  // (Move.hpp, "The sender's side"): a token through the ring to each third
+  // isolate, whose flush acknowledges to the new entry, and a flush here.
+  if (!system.options().manualRun()) {
     for (std::size_t c = 0; c < system.isolateCount(); ++c) {
       if (c == from.index || c == to.index) continue;
-      IsolateRuntime& third = system.runtime(c);
-      from.link->send(*third.link, system.makeRef(third.index, 0, 0).id(),
-                      Crossing{Crossing::kNoSender,
-                               Message(CrossingSystemMessage{std::make_unique<SystemMessage>(
-                                   SystemMessage{SysKind::BarrierToken, arrival, nullptr})})},
-                      /*refusable=*/false);
+      std::unique_ptr<MoveOrder, MoveOrderDelete> token(new MoveOrder);
+      token->mover = selfId_;
+      system.signalIsolate(
+          from, static_cast<std::uint32_t>(c),
+          SystemMessage{SysKind::BarrierToken, arrival, nullptr, nullptr, std::move(token)});
       ++order->barrier;
     }
+    if (!system.openFlush(from, selfId_, arrival.id(), 0, 0)) ++order->barrier;
   }
   order->cell = this;
   // From here on the cell belongs to the new isolate's loop: nothing below
@@ -397,6 +506,11 @@ void ActorCell::arrive(IsolateRuntime& to, std::unique_ptr<MoveOrder, MoveOrderD
     waiting -= early->second;
     to.earlyAcks.erase(early);
   }
+  // What it sent before and this isolate passed on or keeps (Move.hpp,
+  // "The sender's side").
+  if (!core().options().manualRun() && !core().openFlush(to, selfId_, entry.id(), 0, 0)) {
+    ++waiting;
+  }
   if (waiting != 0) {
     // Its turns wait for the rings it sent on: marked scheduled, nothing
     // hands it a turn until barrierAck() does.
@@ -422,7 +536,7 @@ void ActorCell::retakeOwnEntry(IsolateRuntime& home) {
   // the entries it left: until a Marker sent the same way arrives behind
   // it, the entry keeps what comes directly (a Hold), then hands it over.
   std::unique_ptr<Forward> forward(static_cast<Forward*>(e));
-  home.table.publish(own.slot(), new Hold(*this, selfId_),
+  home.table.publish(own.slot(), new Hold(*this, selfId_, home.relays.holds),
                      home.table.isTopLevel(own.slot(), own.generation()));
   Rare& r = rare();
   r.holds.push_back(own.id());
@@ -446,7 +560,7 @@ void ActorCell::giveRoute(std::uint32_t source) {
   IsolateRuntime& rt = *home_;
   const ActorTable::Reservation r = rt.table.reserve(/*onOwner=*/true);
   const ActorRef entry = system.makeRef(rt.index, r.slot, r.generation);
-  rt.table.publish(r.slot, new Hold(*this, selfId_));
+  rt.table.publish(r.slot, new Hold(*this, selfId_, rt.relays.holds));
   Rare& rr = rare();
   rr.holds.push_back(entry.id());
   if (std::find(rr.routedFrom.begin(), rr.routedFrom.end(), source) == rr.routedFrom.end()) {
@@ -494,6 +608,8 @@ void ActorCell::closeHold(const ActorRef& entry) {
       // A full bounded mailbox with the Fail policy: already a dead letter.
     }
   }
+  hold.reset();
+  core().stepFlushes(rt);
   retryMove();
 }
 
@@ -514,6 +630,7 @@ void ActorCell::releaseTrail() noexcept {
     system.dropHold(std::unique_ptr<Hold>(static_cast<Hold*>(e)));
   }
   rare_->holds.clear();
+  system.stepFlushes(rt);
   for (const std::uint64_t entry : rare_->trail) {
     try {
       system.sendSystem(system.makeRef(entry), SystemMessage{SysKind::Unforward, {}, nullptr});

@@ -24,18 +24,31 @@
 // stays behind, and when its Marker passes through, what it kept follows
 // the way the Marker came (to the actor's new home).
 //
-// The sender's side. An actor's messages to a third isolate C went through
-// the ring from its old isolate to C; sent from its new isolate, they go
-// through another ring and could overtake them. So with more than two
-// isolates, the move sends a BarrierToken through the ring to every other
-// isolate, which each passes on to the actor's new entry as a BarrierAck;
-// the actor's first turn there waits for all of them.
+// The sender's side. What an actor sent from its old isolate may still be on
+// its way when it starts sending from the new one: in the ring to a third
+// isolate C, in a Forward's hop onwards, or kept in a Hold. Sent from the new
+// isolate, its messages take other ways and could overtake them. So its
+// first turn there waits for a flush of everything it sent before:
+//   - the move sends a BarrierToken through the ring to every other isolate
+//     (behind what it sent there), and the old and the new isolate each
+//     flush on the spot;
+//   - a flush on an isolate K waits until no Hold on K keeps a message of the
+//     mover, and sends a Probe through the ring to each isolate K passed the
+//     mover's messages on to (Relays: a Forward's hop, a Hold's release),
+//     where the same flush runs and answers with a ProbeDone;
+//   - when the flush of a token is done, K sends the actor's new entry a
+//     BarrierAck; the actor's turns begin with the last one.
+// The mover sends nothing during its flush, so the probes follow a finite
+// set of its messages and end.
 #pragma once
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <system_error>
+#include <unordered_map>
 #include <vector>
 
 #include "ActorTable.hpp"
@@ -59,7 +72,14 @@ struct Forward final : Endpoint {
 /// An entry the actor gave one isolate for its direct sends: until that
 /// isolate's Marker arrives, what comes here waits, in order.
 struct Hold final : Endpoint {
-  Hold(ActorCell& c, std::uint64_t id) noexcept : Endpoint(Kind::Hold), cell(&c), actor(id) {}
+  /// Registered in `open` (its isolate's Relays::holds) for as long as it lives.
+  Hold(ActorCell& c, std::uint64_t id, std::vector<Hold*>& open)
+      : Endpoint(Kind::Hold), cell(&c), actor(id), registry(&open) {
+    open.push_back(this);
+  }
+  Hold(const Hold&) = delete;
+  Hold& operator=(const Hold&) = delete;
+  ~Hold() { std::erase(*registry, this); }
   ActorCell* cell;       // null once the actor moved on with the Hold still open
   std::uint64_t actor;   // the actor's own id, for the dead letters of a stop
   std::uint64_t to = 0;  // where the actor went, once it moved on (cell null)
@@ -69,6 +89,48 @@ struct Hold final : Endpoint {
     std::unique_ptr<SystemMessage> system;  // set: a signal, not a message
   };
   std::vector<Kept> kept;
+  std::vector<Hold*>* registry;
+  /// Whether it keeps a user message of `sender`.
+  bool keeps(std::uint64_t sender) const noexcept {
+    for (const Kept& k : kept) {
+      if (k.system == nullptr && k.envelope.sender.id() == sender) return true;
+    }
+    return false;
+  }
+};
+
+/// What one isolate keeps so that a sender that moves keeps its order
+/// ("The sender's side" above). Isolate-local.
+struct Relays {
+  /// The isolates this one passed an actor's messages on to, by the
+  /// actor's id, and when it last did.
+  struct Passed {
+    std::vector<std::uint32_t> to;
+    std::chrono::steady_clock::time_point at;
+  };
+  std::unordered_map<std::uint64_t, Passed> bySender;
+  /// Above this many senders, those not passed on for kHorizon are
+  /// forgotten (and the bound doubles while that frees too few).
+  std::size_t forgetAbove = 1024;
+  /// A message passed on this long ago has long arrived where it went:
+  /// the flushes need no record of it.
+  static constexpr std::chrono::seconds kHorizon{10};
+  /// A flush open here: of `mover`'s messages, waiting for `pending`
+  /// ProbeDones and for the Holds here that keep its messages. When done,
+  /// it acknowledges `ackTo` (a BarrierAck to the mover's new entry) or, if
+  /// 0, its parent flush on isolate `parent`.
+  struct Flush {
+    std::uint64_t id = 0;
+    std::uint64_t mover = 0;
+    std::uint32_t pending = 0;
+    std::uint64_t ackTo = 0;
+    std::uint32_t parent = 0;
+    std::uint64_t parentFlush = 0;
+  };
+  std::vector<Flush> open;
+  std::uint64_t nextFlush = 1;
+  /// The Holds open on this isolate.
+  std::vector<Hold*> holds;
 };
 
 /// A move of one actor: where to, and who hears how it ended.
@@ -87,6 +149,10 @@ struct MoveOrder {
   std::uint32_t generation = 0;
   /// The BarrierAcks the cell's first turn there waits for.
   std::uint32_t barrier = 0;
+  /// A flush's signals (BarrierToken, Probe, ProbeDone): whose messages, and
+  /// which flush a ProbeDone answers (the sender's flush for a Probe).
+  std::uint64_t mover = 0;
+  std::uint64_t flush = 0;
 
   /// Calls `done` (once) with `error`; what it throws goes to the system's log.
   void finish(std::error_code error) noexcept;

@@ -266,6 +266,26 @@ class SystemCore {
   bool closeLeftHold(IsolateRuntime& rt, const ActorRef& entry, std::uint64_t via);
   /// What a Hold of a stopped actor kept: dead letters (and failed asks).
   void dropHold(std::unique_ptr<Hold> hold);
+  /// `rt` (this thread's) passed a message of `sender` on to `to` (a
+  /// Forward's hop, a Hold's release): noted for the flushes of a sender
+  /// that moves (Move.hpp, "The sender's side").
+  void noteRelay(IsolateRuntime& rt, const ActorRef& sender, const ActorRef& to);
+  /// Opens a flush of `mover`'s messages on `rt` (this thread's): true if
+  /// it is done at once (nothing of it went on from here, no Hold here keeps
+  /// any), else it answers later, to `ackTo` (a BarrierAck) or, with ackTo
+  /// 0, to the flush `parentFlush` of isolate `parent` (a ProbeDone).
+  bool openFlush(IsolateRuntime& rt, std::uint64_t mover, std::uint64_t ackTo, std::uint32_t parent,
+                 std::uint64_t parentFlush);
+  /// Probes what of the flush's mover went on from here since; true once
+  /// it has no probe out and no Hold here keeps a message of the mover.
+  bool stepFlush(IsolateRuntime& rt, Relays::Flush& flush);
+  /// After a ProbeDone, or a Hold closed or dropped on `rt`: answers the
+  /// flushes open there that are done.
+  void stepFlushes(IsolateRuntime& rt);
+  void probeDone(IsolateRuntime& rt, std::uint32_t parent, std::uint64_t flush);
+  /// A signal to isolate `to` itself, from `from`'s loop, through the ring
+  /// of that pair (behind everything `from` sent there).
+  void signalIsolate(IsolateRuntime& from, std::uint32_t to, SystemMessage&& message);
   /// On isolate `at`'s loop: the actor `actor` gave it the entry `entry`
   /// for its direct sends (Move.hpp, "No lasting extra hop").
   void takeRoute(std::uint32_t at, std::uint64_t actor, std::uint64_t entry);

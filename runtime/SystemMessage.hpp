@@ -59,8 +59,10 @@ struct SystemMessage {
     Unforward,     // to an entry a stopped actor left behind: free it
     RouteRequest,  // to the actor's entry: give isolate order->to an entry of its own
     Marker,        // ends the hold of the entry `ref` (sent behind what came the old way)
-    BarrierToken,  // through a ring the moved actor sent on: pass on as a BarrierAck
-    BarrierAck,    // to the actor's new entry: one ring it sent on is drained
+    BarrierToken,  // through a ring the moved actor sent on: a flush of what it sent
+    BarrierAck,    // to the actor's new entry: one flush of what it sent is done
+    Probe,         // to an isolate: flush what a sender's messages went on to from here
+    ProbeDone,     // to the isolate that sent a Probe: that flush is done
   };
   Kind kind;
   ActorRef ref;

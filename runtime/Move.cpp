@@ -197,9 +197,14 @@ void SystemCore::entrySignal(IsolateRuntime& rt, const ActorRef& target, SystemM
         return;
       }
       if (target == message.ref) {
-        // Sent to the Hold itself, from the actor it had gone on to: closed
-        // unless it already is.
-        closeLeftHold(rt, message.ref, 0);
+        // Sent to the Hold itself: from the actor it had gone on to, or
+        // from an isolate that needs no route. Closed unless it already is.
+        if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Hold &&
+            static_cast<Hold*>(endpoint)->cell != nullptr) {
+          static_cast<Hold*>(endpoint)->cell->closeHold(message.ref);
+        } else {
+          closeLeftHold(rt, message.ref, 0);
+        }
         return;
       }
       // Passing an entry the actor left: the Hold it closes may be here,
@@ -269,7 +274,12 @@ void SystemCore::takeRoute(std::uint32_t at, std::uint64_t actor, std::uint64_t 
   std::uint64_t old = actor;
   if (ref.isolateIndex() == at) {
     Endpoint* e = rt.table.find(ref.slot(), ref.generation());
-    if (e == nullptr || e->kind != Endpoint::Kind::Forward) return;  // it stopped, or is back here
+    if (e == nullptr || e->kind != Endpoint::Kind::Forward) {
+      // It stopped, or is back here in its own entry: no route needed, and
+      // the entry it gave keeps nothing of this isolate's; it closes.
+      sendSystem(refOf(entry), SystemMessage{SysKind::Marker, refOf(entry), nullptr});
+      return;
+    }
     own = static_cast<Forward*>(e);
     old = own->to;
   } else if (const std::uint64_t* route = rt.routes.find(actor)) {
@@ -538,9 +548,9 @@ void ActorCell::retakeOwnEntry(IsolateRuntime& home) {
   std::unique_ptr<Forward> forward(static_cast<Forward*>(e));
   home.table.publish(own.slot(), new Hold(*this, selfId_, home.relays.holds),
                      home.table.isTopLevel(own.slot(), own.generation()));
-  Rare& r = rare();
-  r.holds.push_back(own.id());
-  std::erase(r.trail, own.id());
+  // (Its id stays in the trail: the Unforward a stop sends there finds the
+  // entry freed already, by then of another generation.)
+  rare().holds.push_back(own.id());
   system.sendSystem(system.refOf(forward->to),
                     SystemMessage{SystemMessage::Kind::Marker, own, nullptr});
 }

@@ -178,9 +178,11 @@ class SystemCore {
     }
   }
   /// To `entry`, the entry a moved actor gave `here` (RouteMap): in place
-  /// when the actor lives here now, as a local send finds it; else as any send.
+  /// when the actor lives here now, as a local send finds it; else as any
+  /// send. Out of line: the path across stays small.
   template <class P>
-  void sendRouted(IsolateRuntime& here, std::uint64_t entry, P&& payload, const ActorRef& sender) {
+  [[gnu::noinline]] void sendRouted(IsolateRuntime& here, std::uint64_t entry, P&& payload,
+                                    const ActorRef& sender) {
     const ActorRef to = refOf(entry);
     if (to.isolateIndex() == here.index) {
       Endpoint* endpoint = here.table.find(to.slot(), to.generation());

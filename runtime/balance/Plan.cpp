@@ -319,21 +319,16 @@ std::vector<Move> plan(const std::vector<Report>& reports, std::size_t isolates,
   trial.ordered = memory.round;
   trial.baseline = p.rate;
   trial.baselineSamples = p.samples;
-  {
+  // One step: a gathering if there is one to try, else a spreading.
+  const auto tryStep = [&](Kind kind, bool (Planner::*step)(Memory::Trial&)) {
     Planner planner(p, isolates, capacityNanos, options, memory);
-    trial.kind = Kind::Gather;
-    if (planner.gather(trial)) {
-      moves = planner.take();
-      memory.trial = std::move(trial);
-      return moves;
-    }
-  }
-  Planner planner(p, isolates, capacityNanos, options, memory);
-  trial.kind = Kind::Spread;
-  if (planner.spread(trial)) {
+    trial.kind = kind;
+    if (!(planner.*step)(trial)) return false;
     moves = planner.take();
     memory.trial = std::move(trial);
-  }
+    return true;
+  };
+  if (!tryStep(Kind::Gather, &Planner::gather)) tryStep(Kind::Spread, &Planner::spread);
   return moves;
 }
 

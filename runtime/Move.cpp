@@ -82,40 +82,41 @@ ActorCell* SystemCore::cellHere(const IsolateRuntime& rt, const ActorRef& ref) c
 
 // ---- what comes to the entries of an actor that moved -----------------------------
 
-void SystemCore::forward(IsolateRuntime& rt, Forward& entry, Envelope&& envelope) {
+void Moves::forward(IsolateRuntime& rt, Forward& entry, Envelope&& envelope) {
   rt.counts.forwarded.fetch_add(1, std::memory_order_relaxed);
   // Whose sends these are asks, once, for an entry of its own.
-  if (!options_.manualRun()) {  // a manual system delivers in place: no crossing to save
+  if (!core_.options().manualRun()) {  // a manual system delivers in place: no crossing to save
     const std::uint32_t source = rt.source == IsolateRuntime::kOwnSends ? rt.index : rt.source;
-    if (source < isolateCount_) {
-      if (entry.asked.empty()) entry.asked.resize(isolateCount_);
+    if (source < core_.isolateCount()) {
+      if (entry.asked.empty()) entry.asked.resize(core_.isolateCount());
       if (!entry.asked[source]) {
         entry.asked[source] = true;
         std::unique_ptr<MoveOrder, MoveOrderDelete> request(new MoveOrder);
         request->to = source;
-        request->system = this;
-        sendSystem(refOf(entry.to),
-                   SystemMessage{SysKind::RouteRequest, {}, nullptr, nullptr, std::move(request)});
+        request->system = &core_;
+        core_.sendSystem(
+            core_.refOf(entry.to),
+            SystemMessage{SysKind::RouteRequest, {}, nullptr, nullptr, std::move(request)});
       }
     }
   }
   // From this isolate's loop: through the ring to where the actor went,
   // behind the cell and everything forwarded before (or in place, on a
   // manual system's driving thread).
-  const ActorRef to = refOf(entry.to);
+  const ActorRef to = core_.refOf(entry.to);
   noteRelay(rt, envelope.sender, to);
-  send(to, std::move(envelope.message), envelope.sender);
+  core_.send(to, std::move(envelope.message), envelope.sender);
 }
 
-void SystemCore::keep(Hold& entry, Envelope&& envelope) {
+void Moves::keep(Hold& entry, Envelope&& envelope) {
   entry.kept.push_back(Hold::Kept{std::move(envelope), nullptr});
 }
 
-void SystemCore::signalEntry(IsolateRuntime& rt, const ActorRef& target, Endpoint* endpoint,
-                             SystemMessage&& message) {
+void Moves::signalEntry(IsolateRuntime& rt, const ActorRef& target, Endpoint* endpoint,
+                        SystemMessage&& message) {
   if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Forward) {
     rt.counts.forwarded.fetch_add(1, std::memory_order_relaxed);
-    sendSystem(refOf(static_cast<Forward*>(endpoint)->to), std::move(message));
+    core_.sendSystem(core_.refOf(static_cast<Forward*>(endpoint)->to), std::move(message));
     return;
   }
   if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Hold) {
@@ -124,10 +125,10 @@ void SystemCore::signalEntry(IsolateRuntime& rt, const ActorRef& target, Endpoin
     static_cast<Hold*>(endpoint)->kept.push_back(std::move(kept));
     return;
   }
-  deliverToNoActor(target, std::move(message));
+  core_.deliverToNoActor(target, std::move(message));
 }
 
-void SystemCore::entrySignal(IsolateRuntime& rt, const ActorRef& target, SystemMessage&& message) {
+void Moves::entrySignal(IsolateRuntime& rt, const ActorRef& target, SystemMessage&& message) {
   switch (message.kind) {
     case SysKind::Arrive: {
       ActorCell* cell = message.order->cell;
@@ -139,7 +140,7 @@ void SystemCore::entrySignal(IsolateRuntime& rt, const ActorRef& target, SystemM
       // here: once what of it went on from here is where it goes, its new
       // entry hears so.
       if (openFlush(rt, message.order->mover, message.ref.id(), 0, 0)) {
-        sendSystem(message.ref, SystemMessage{SysKind::BarrierAck, {}, nullptr});
+        core_.sendSystem(message.ref, SystemMessage{SysKind::BarrierAck, {}, nullptr});
       }
       return;
     case SysKind::Probe: {
@@ -222,7 +223,7 @@ void SystemCore::entrySignal(IsolateRuntime& rt, const ActorRef& target, SystemM
   signalEntry(rt, target, endpoint, std::move(message));
 }
 
-bool SystemCore::closeLeftHold(IsolateRuntime& rt, const ActorRef& entry, std::uint64_t via) {
+bool Moves::closeLeftHold(IsolateRuntime& rt, const ActorRef& entry, std::uint64_t via) {
   if (entry.isolateIndex() != rt.index) return false;
   Endpoint* e = rt.table.find(entry.slot(), entry.generation());
   if (e == nullptr || e->kind != Endpoint::Kind::Hold) return false;
@@ -235,17 +236,17 @@ bool SystemCore::closeLeftHold(IsolateRuntime& rt, const ActorRef& entry, std::u
   const std::uint64_t next = via != 0 ? via : hold->to;
   rt.table.publish(entry.slot(), new Forward(next),
                    rt.table.isTopLevel(entry.slot(), entry.generation()));
-  const ActorRef to = refOf(next);
+  const ActorRef to = core_.refOf(next);
   for (Hold::Kept& kept : hold->kept) {
     try {
       if (kept.system != nullptr) {
-        sendSystem(to, std::move(*kept.system));
+        core_.sendSystem(to, std::move(*kept.system));
       } else {
         noteRelay(rt, kept.envelope.sender, to);
-        send(to, std::move(kept.envelope.message), kept.envelope.sender);
+        core_.send(to, std::move(kept.envelope.message), kept.envelope.sender);
       }
     } catch (...) {
-      reportDispatcherError("moves", std::current_exception(), to);
+      core_.reportDispatcherError("moves", std::current_exception(), to);
     }
   }
   owned.reset();
@@ -253,20 +254,21 @@ bool SystemCore::closeLeftHold(IsolateRuntime& rt, const ActorRef& entry, std::u
   return true;
 }
 
-void SystemCore::dropHold(std::unique_ptr<Hold> hold) {
+void Moves::dropHold(std::unique_ptr<Hold> hold) {
   for (Hold::Kept& kept : hold->kept) {
     if (kept.system != nullptr) {
-      deliverToNoActor(refOf(hold->actor), std::move(*kept.system));  // a watcher hears Terminated
+      core_.deliverToNoActor(core_.refOf(hold->actor),
+                             std::move(*kept.system));  // a watcher hears Terminated
     } else {
-      failAskOf(kept.envelope.sender, make_error_code(Error::ErrDead));
-      deadLetter(refOf(hold->actor), std::move(kept.envelope), "the actor stopped");
+      core_.failAskOf(kept.envelope.sender, make_error_code(Error::ErrDead));
+      core_.deadLetter(core_.refOf(hold->actor), std::move(kept.envelope), "the actor stopped");
     }
   }
 }
 
-void SystemCore::takeRoute(std::uint32_t at, std::uint64_t actor, std::uint64_t entry) {
-  IsolateRuntime& rt = *isolates_[at];
-  const ActorRef ref = refOf(actor);
+void Moves::takeRoute(std::uint32_t at, std::uint64_t actor, std::uint64_t entry) {
+  IsolateRuntime& rt = core_.runtime(at);
+  const ActorRef ref = core_.refOf(actor);
   // The way this isolate's sends to the actor went so far: the Forward it
   // left here if it was spawned here, else the route given before, else its
   // reference.
@@ -277,7 +279,8 @@ void SystemCore::takeRoute(std::uint32_t at, std::uint64_t actor, std::uint64_t 
     if (e == nullptr || e->kind != Endpoint::Kind::Forward) {
       // It stopped, or is back here in its own entry: no route needed, and
       // the entry it gave keeps nothing of this isolate's; it closes.
-      sendSystem(refOf(entry), SystemMessage{SysKind::Marker, refOf(entry), nullptr});
+      core_.sendSystem(core_.refOf(entry),
+                       SystemMessage{SysKind::Marker, core_.refOf(entry), nullptr});
       return;
     }
     own = static_cast<Forward*>(e);
@@ -288,7 +291,7 @@ void SystemCore::takeRoute(std::uint32_t at, std::uint64_t actor, std::uint64_t 
   // The Marker goes that way, behind everything this isolate sent it so
   // far; what it sends from now on goes to the new entry, which keeps it
   // until the Marker is there.
-  sendSystem(refOf(old), SystemMessage{SysKind::Marker, refOf(entry), nullptr});
+  core_.sendSystem(core_.refOf(old), SystemMessage{SysKind::Marker, core_.refOf(entry), nullptr});
   if (own != nullptr) {
     own->to = entry;
     own->asked.clear();  // a new way: whose sends come through it is asked anew
@@ -299,8 +302,9 @@ void SystemCore::takeRoute(std::uint32_t at, std::uint64_t actor, std::uint64_t 
 
 // ---- flushes: a moving sender's messages ahead of what it sends later ---------------
 
-void SystemCore::noteRelay(IsolateRuntime& rt, const ActorRef& sender, const ActorRef& to) {
-  if (options_.manualRun() || sender.isNone() || !isOurs(sender) || to.isolateIndex() == rt.index) {
+void Moves::noteRelay(IsolateRuntime& rt, const ActorRef& sender, const ActorRef& to) {
+  if (core_.options().manualRun() || sender.isNone() || !core_.isOurs(sender) ||
+      to.isolateIndex() == rt.index) {
     return;  // in place, or a sender that is no actor of this system
   }
   Relays& relays = rt.relays;
@@ -318,15 +322,15 @@ void SystemCore::noteRelay(IsolateRuntime& rt, const ActorRef& sender, const Act
   passed.at = now;
 }
 
-bool SystemCore::openFlush(IsolateRuntime& rt, std::uint64_t mover, std::uint64_t ackTo,
-                           std::uint32_t parent, std::uint64_t parentFlush) {
+bool Moves::openFlush(IsolateRuntime& rt, std::uint64_t mover, std::uint64_t ackTo,
+                      std::uint32_t parent, std::uint64_t parentFlush) {
   Relays::Flush flush{rt.relays.nextFlush++, mover, 0, ackTo, parent, parentFlush};
   if (stepFlush(rt, flush)) return true;
   rt.relays.open.push_back(flush);
   return false;
 }
 
-bool SystemCore::stepFlush(IsolateRuntime& rt, Relays::Flush& flush) {
+bool Moves::stepFlush(IsolateRuntime& rt, Relays::Flush& flush) {
   Relays& relays = rt.relays;
   if (const auto it = relays.bySender.find(flush.mover); it != relays.bySender.end()) {
     // Behind what went on from here, through the same rings.
@@ -337,7 +341,7 @@ bool SystemCore::stepFlush(IsolateRuntime& rt, Relays::Flush& flush) {
       probe->mover = flush.mover;
       probe->flush = flush.id;
       signalIsolate(rt, isolate,
-                    SystemMessage{SysKind::Probe, makeRef(rt.index, 0, 0), nullptr, nullptr,
+                    SystemMessage{SysKind::Probe, core_.makeRef(rt.index, 0, 0), nullptr, nullptr,
                                   std::move(probe)});
       ++flush.pending;
     }
@@ -347,7 +351,7 @@ bool SystemCore::stepFlush(IsolateRuntime& rt, Relays::Flush& flush) {
                       [&](const Hold* hold) { return hold->keeps(flush.mover); });
 }
 
-void SystemCore::stepFlushes(IsolateRuntime& rt) {
+void Moves::stepFlushes(IsolateRuntime& rt) {
   std::vector<Relays::Flush>& open = rt.relays.open;
   for (std::size_t i = 0; i < open.size();) {
     if (!stepFlush(rt, open[i])) {
@@ -357,24 +361,24 @@ void SystemCore::stepFlushes(IsolateRuntime& rt) {
     const Relays::Flush done = open[i];
     open.erase(open.begin() + static_cast<std::ptrdiff_t>(i));
     if (done.ackTo != 0) {
-      sendSystem(refOf(done.ackTo), SystemMessage{SysKind::BarrierAck, {}, nullptr});
+      core_.sendSystem(core_.refOf(done.ackTo), SystemMessage{SysKind::BarrierAck, {}, nullptr});
     } else {
       probeDone(rt, done.parent, done.parentFlush);
     }
   }
 }
 
-void SystemCore::probeDone(IsolateRuntime& rt, std::uint32_t parent, std::uint64_t flush) {
+void Moves::probeDone(IsolateRuntime& rt, std::uint32_t parent, std::uint64_t flush) {
   std::unique_ptr<MoveOrder, MoveOrderDelete> done(new MoveOrder);
   done->flush = flush;
   signalIsolate(rt, parent,
                 SystemMessage{SysKind::ProbeDone, {}, nullptr, nullptr, std::move(done)});
 }
 
-void SystemCore::signalIsolate(IsolateRuntime& from, std::uint32_t to, SystemMessage&& message) {
-  IsolateRuntime& there = *isolates_[to];
+void Moves::signalIsolate(IsolateRuntime& from, std::uint32_t to, SystemMessage&& message) {
+  IsolateRuntime& there = core_.runtime(to);
   from.link->send(
-      *there.link, makeRef(there.index, 0, 0).id(),
+      *there.link, core_.makeRef(there.index, 0, 0).id(),
       Crossing{Crossing::kNoSender,
                Message(CrossingSystemMessage{std::make_unique<SystemMessage>(std::move(message))})},
       /*refusable=*/false);
@@ -477,12 +481,12 @@ void ActorCell::leave() {
       if (c == from.index || c == to.index) continue;
       std::unique_ptr<MoveOrder, MoveOrderDelete> token(new MoveOrder);
       token->mover = selfId_;
-      system.signalIsolate(
+      system.moves().signalIsolate(
           from, static_cast<std::uint32_t>(c),
           SystemMessage{SysKind::BarrierToken, arrival, nullptr, nullptr, std::move(token)});
       ++order->barrier;
     }
-    if (!system.openFlush(from, selfId_, arrival.id(), 0, 0)) ++order->barrier;
+    if (!system.moves().openFlush(from, selfId_, arrival.id(), 0, 0)) ++order->barrier;
   }
   order->cell = this;
   // From here on the cell belongs to the new isolate's loop: nothing below
@@ -518,7 +522,7 @@ void ActorCell::arrive(IsolateRuntime& to, std::unique_ptr<MoveOrder, MoveOrderD
   }
   // What it sent before and this isolate passed on or keeps (Move.hpp,
   // "The sender's side").
-  if (!core().options().manualRun() && !core().openFlush(to, selfId_, entry.id(), 0, 0)) {
+  if (!core().options().manualRun() && !core().moves().openFlush(to, selfId_, entry.id(), 0, 0)) {
     ++waiting;
   }
   if (waiting != 0) {
@@ -578,7 +582,7 @@ void ActorCell::giveRoute(std::uint32_t source) {
   }
   try {
     system.runtime(source).isolate->post([&system, source, me = selfId_, there = entry.id()] {
-      system.takeRoute(source, me, there);
+      system.moves().takeRoute(source, me, there);
     });
   } catch (const std::system_error&) {
     closeHold(entry);  // that isolate stopped: nothing will come
@@ -598,7 +602,7 @@ void ActorCell::closeHold(const ActorRef& entry) {
   if (static_cast<Hold*>(e)->cell != this) {
     // One it left open here before it moved away and came back: what it
     // kept goes the way the actor went from here, and so comes back here.
-    core().closeLeftHold(rt, entry, 0);
+    core().moves().closeLeftHold(rt, entry, 0);
     return;
   }
   std::unique_ptr<Hold> hold(static_cast<Hold*>(e));
@@ -619,7 +623,7 @@ void ActorCell::closeHold(const ActorRef& entry) {
     }
   }
   hold.reset();
-  core().stepFlushes(rt);
+  core().moves().stepFlushes(rt);
   retryMove();
 }
 
@@ -637,10 +641,10 @@ void ActorCell::releaseTrail() noexcept {
     Endpoint* e = rt.table.find(entry.slot(), entry.generation());
     if (e == nullptr || e->kind != Endpoint::Kind::Hold) continue;
     rt.table.release(entry.slot());
-    system.dropHold(std::unique_ptr<Hold>(static_cast<Hold*>(e)));
+    system.moves().dropHold(std::unique_ptr<Hold>(static_cast<Hold*>(e)));
   }
   rare_->holds.clear();
-  system.stepFlushes(rt);
+  system.moves().stepFlushes(rt);
   for (const std::uint64_t entry : rare_->trail) {
     try {
       system.sendSystem(system.makeRef(entry), SystemMessage{SysKind::Unforward, {}, nullptr});

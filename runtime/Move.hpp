@@ -158,4 +158,63 @@ struct MoveOrder {
   void finish(std::error_code error) noexcept;
 };
 
+struct IsolateRuntime;
+
+/// The move protocol's side of a system: what comes to the entries an actor
+/// left or gave (Forward, Hold), the routes the isolates take to it, and
+/// the flushes of moving senders. Each call runs on the loop of the isolate
+/// it is given (or that `at` names).
+class Moves {
+ public:
+  explicit Moves(SystemCore& core) noexcept : core_(core) {}
+  Moves(const Moves&) = delete;
+  Moves& operator=(const Moves&) = delete;
+
+  /// A user message that came to `entry`, the Forward an actor left on
+  /// `rt` (this thread's): on to where the actor went.
+  void forward(IsolateRuntime& rt, Forward& entry, Envelope&& envelope);
+  /// A system message to an entry of `rt` (this thread's) that holds no
+  /// cell: the arrival of a moving cell, the freeing of a Forward, a signal
+  /// a Forward sends on, or one to no actor (deliverToNoActor).
+  void signalEntry(IsolateRuntime& rt, const ActorRef& target, Endpoint* endpoint,
+                   SystemMessage&& message);
+  /// A signal of the move protocol (SystemMessage::Kind::Arrive and after),
+  /// to an entry of `rt` (this thread's).
+  void entrySignal(IsolateRuntime& rt, const ActorRef& target, SystemMessage&& message);
+  /// A user message to `entry`, a Hold on `rt`: kept until its Marker.
+  void keep(Hold& entry, Envelope&& envelope);
+  /// The Marker of `entry`, a Hold on `rt` whose actor moved on, came
+  /// through: what it kept follows to `via` (0: where the actor went from
+  /// here), and it becomes a Forward there. False if `entry` is no such Hold.
+  bool closeLeftHold(IsolateRuntime& rt, const ActorRef& entry, std::uint64_t via);
+  /// What a Hold of a stopped actor kept: dead letters (and failed asks).
+  void dropHold(std::unique_ptr<Hold> hold);
+  /// `rt` (this thread's) passed a message of `sender` on to `to` (a
+  /// Forward's hop, a Hold's release): noted for the flushes of a sender
+  /// that moves (Move.hpp, "The sender's side").
+  void noteRelay(IsolateRuntime& rt, const ActorRef& sender, const ActorRef& to);
+  /// Opens a flush of `mover`'s messages on `rt` (this thread's): true if
+  /// it is done at once (nothing of it went on from here, no Hold here keeps
+  /// any), else it answers later, to `ackTo` (a BarrierAck) or, with ackTo
+  /// 0, to the flush `parentFlush` of isolate `parent` (a ProbeDone).
+  bool openFlush(IsolateRuntime& rt, std::uint64_t mover, std::uint64_t ackTo, std::uint32_t parent,
+                 std::uint64_t parentFlush);
+  /// Probes what of the flush's mover went on from here since; true once
+  /// it has no probe out and no Hold here keeps a message of the mover.
+  bool stepFlush(IsolateRuntime& rt, Relays::Flush& flush);
+  /// After a ProbeDone, or a Hold closed or dropped on `rt`: answers the
+  /// flushes open there that are done.
+  void stepFlushes(IsolateRuntime& rt);
+  void probeDone(IsolateRuntime& rt, std::uint32_t parent, std::uint64_t flush);
+  /// A signal to isolate `to` itself, from `from`'s loop, through the ring
+  /// of that pair (behind everything `from` sent there).
+  void signalIsolate(IsolateRuntime& from, std::uint32_t to, SystemMessage&& message);
+  /// On isolate `at`'s loop: the actor `actor` gave it the entry `entry`
+  /// for its direct sends (Move.hpp, "No lasting extra hop").
+  void takeRoute(std::uint32_t at, std::uint64_t actor, std::uint64_t entry);
+
+ private:
+  SystemCore& core_;
+};
+
 }  // namespace coreactor::detail

@@ -241,9 +241,9 @@ void SystemCore::deliverUncommon(IsolateRuntime& rt, const ActorRef& target, End
                                  Envelope&& envelope, bool urgent) {
   if (endpoint != nullptr && endpoint->kind >= Endpoint::Kind::Forward) {
     if (endpoint->kind == Endpoint::Kind::Forward) {
-      forward(rt, *static_cast<Forward*>(endpoint), std::move(envelope));
+      moves_.forward(rt, *static_cast<Forward*>(endpoint), std::move(envelope));
     } else {
-      keep(*static_cast<Hold*>(endpoint), std::move(envelope));
+      moves_.keep(*static_cast<Hold*>(endpoint), std::move(envelope));
     }
     return;
   }
@@ -306,12 +306,12 @@ void SystemCore::sendSystem(const ActorRef& target, SystemMessage&& message) {
 void SystemCore::deliverSystemLocal(IsolateRuntime& rt, const ActorRef& target,
                                     SystemMessage&& message) {
   if (message.kind >= SysKind::Arrive) [[unlikely]] {
-    entrySignal(rt, target, std::move(message));  // runtime/Move.cpp
+    moves_.entrySignal(rt, target, std::move(message));  // runtime/Move.cpp
     return;
   }
   Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
   if (endpoint == nullptr || endpoint->kind != Endpoint::Kind::Cell) [[unlikely]] {
-    signalEntry(rt, target, endpoint, std::move(message));  // runtime/Move.cpp
+    moves_.signalEntry(rt, target, endpoint, std::move(message));  // runtime/Move.cpp
     return;
   }
   static_cast<ActorCell*>(endpoint)->enqueueSystem(std::move(message));

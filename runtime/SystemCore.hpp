@@ -249,48 +249,9 @@ class SystemCore {
   /// The living actor whose own reference is `ref`, if it lives on `rt`
   /// (spawned there, or moved there), or null. Isolate-local.
   ActorCell* cellHere(const IsolateRuntime& rt, const ActorRef& ref) const noexcept;
-  /// A user message that came to `entry`, the Forward an actor left on
-  /// `rt` (this thread's): on to where the actor went.
-  void forward(IsolateRuntime& rt, Forward& entry, Envelope&& envelope);
-  /// A system message to an entry of `rt` (this thread's) that holds no
-  /// cell: the arrival of a moving cell, the freeing of a Forward, a signal
-  /// a Forward sends on, or one to no actor (deliverToNoActor).
-  void signalEntry(IsolateRuntime& rt, const ActorRef& target, Endpoint* endpoint,
-                   SystemMessage&& message);
-  /// A signal of the move protocol (SystemMessage::Kind::Arrive and after),
-  /// to an entry of `rt` (this thread's).
-  void entrySignal(IsolateRuntime& rt, const ActorRef& target, SystemMessage&& message);
-  /// A user message to `entry`, a Hold on `rt`: kept until its Marker.
-  void keep(Hold& entry, Envelope&& envelope);
-  /// The Marker of `entry`, a Hold on `rt` whose actor moved on, came
-  /// through: what it kept follows to `via` (0: where the actor went from
-  /// here), and it becomes a Forward there. False if `entry` is no such Hold.
-  bool closeLeftHold(IsolateRuntime& rt, const ActorRef& entry, std::uint64_t via);
-  /// What a Hold of a stopped actor kept: dead letters (and failed asks).
-  void dropHold(std::unique_ptr<Hold> hold);
-  /// `rt` (this thread's) passed a message of `sender` on to `to` (a
-  /// Forward's hop, a Hold's release): noted for the flushes of a sender
-  /// that moves (Move.hpp, "The sender's side").
-  void noteRelay(IsolateRuntime& rt, const ActorRef& sender, const ActorRef& to);
-  /// Opens a flush of `mover`'s messages on `rt` (this thread's): true if
-  /// it is done at once (nothing of it went on from here, no Hold here keeps
-  /// any), else it answers later, to `ackTo` (a BarrierAck) or, with ackTo
-  /// 0, to the flush `parentFlush` of isolate `parent` (a ProbeDone).
-  bool openFlush(IsolateRuntime& rt, std::uint64_t mover, std::uint64_t ackTo, std::uint32_t parent,
-                 std::uint64_t parentFlush);
-  /// Probes what of the flush's mover went on from here since; true once
-  /// it has no probe out and no Hold here keeps a message of the mover.
-  bool stepFlush(IsolateRuntime& rt, Relays::Flush& flush);
-  /// After a ProbeDone, or a Hold closed or dropped on `rt`: answers the
-  /// flushes open there that are done.
-  void stepFlushes(IsolateRuntime& rt);
-  void probeDone(IsolateRuntime& rt, std::uint32_t parent, std::uint64_t flush);
-  /// A signal to isolate `to` itself, from `from`'s loop, through the ring
-  /// of that pair (behind everything `from` sent there).
-  void signalIsolate(IsolateRuntime& from, std::uint32_t to, SystemMessage&& message);
-  /// On isolate `at`'s loop: the actor `actor` gave it the entry `entry`
-  /// for its direct sends (Move.hpp, "No lasting extra hop").
-  void takeRoute(std::uint32_t at, std::uint64_t actor, std::uint64_t entry);
+  /// What comes to the entries of actors that moved, the routes and the
+  /// flushes of moving senders (runtime/Move.hpp).
+  Moves& moves() noexcept { return moves_; }
 
   /// Spawns an actor under `parent` (nullptr: the user guardian, and the
   /// actor is top-level). The name is already checked and held by the
@@ -527,7 +488,9 @@ class SystemCore {
   // isRemote() past its null check.
   bool routedToRank(const ActorRef& ref) const noexcept;
   friend class Routers;
+  friend class Moves;
   Routers routers_{*this};
+  Moves moves_{*this};
 };
 
 inline ActorRef ActorCell::self() const noexcept {

@@ -496,7 +496,7 @@ void ActorCell::invoke(ReceiveContext& ctx, Message& message, const ActorRef& se
       return;
     }
     if (message.is<StrictTick>()) {
-      if (!core().admitTick(message)) return;  // cancelled after it was sent
+      if (!core().scheduling().admitTick(message)) return;  // cancelled after it was sent
     }
   }
   ctx.message_ = &message;

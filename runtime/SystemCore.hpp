@@ -48,8 +48,8 @@
 #include "coreactor/Isolate.hpp"
 #include "runtime/balance/Balancer.hpp"
 #include "runtime/route/Routers.hpp"
-#include "runtime/schedule/ScheduleNamespace.hpp"
 #include "runtime/schedule/Scheduler.hpp"
+#include "runtime/schedule/Scheduling.hpp"
 
 namespace coreactor::detail {
 
@@ -333,31 +333,15 @@ class SystemCore {
   void orphan();
   void runUntilIdle();
 
-  // ---- the scheduler (runtime/schedule/Scheduling.cpp) -------------------------------------
-  /// schedule()/scheduleOnce(); `owner` is the scheduling actor for a context call.
-  ScheduleResult schedule(Message&& message, const ActorRef& target, const Cadence& cadence,
-                          const ScheduleOptions& options, ActorCell* owner);
-  ScheduleResult controlSchedule(Scheduler::Op op, ScheduleHandle handle);
-  ScheduleResult controlSchedule(Scheduler::Op op, const std::string& reference);
-  std::size_t scheduleCount() const noexcept;
-  std::uint64_t skippedTickCount() const noexcept;
-  std::uint64_t tickCount() const noexcept;
-  std::uint64_t staleTickCount() const noexcept {
-    return staleTicks_.load(std::memory_order_relaxed);
-  }
-  /// Unwraps a strict-cancel tick in place; false if it is stale (counted).
-  bool admitTick(Message& message) noexcept;
+  // ---- the scheduler (runtime/schedule/Scheduling.hpp) -------------------------------------
+  /// The schedule calls, the reference namespace and the tick counts.
+  Scheduling& scheduling() noexcept { return scheduling_; }
+  const Scheduling& scheduling() const noexcept { return scheduling_; }
   /// The actor has not fully stopped. Any thread (the tables are read atomically).
   bool isAlive(const ActorRef& ref) const noexcept;
   /// isAlive, or an actor of another rank, which cannot be looked at from
   /// here: a schedule to it goes on until cancelled.
   bool mayBeAlive(const ActorRef& ref) const noexcept { return isRemote(ref) || isAlive(ref); }
-  /// The system-wide reference namespace (S2). Binding sets `hash` (what
-  /// forgetting takes) and fails when the reference is held.
-  bool bindScheduleName(const std::string& reference, ScheduleHandle handle, std::uint64_t& hash);
-  void forgetScheduleName(std::uint64_t hash, ScheduleHandle handle) noexcept;
-  /// A passivation check of `target`, on its isolate.
-  bool passivationCheck(const ActorRef& target);
 
   /// The error sink the system gives dispatchers with none: a log record and
   /// a DispatcherError event (actor: none).
@@ -465,7 +449,6 @@ class SystemCore {
   std::uint32_t isolateCount_ = 0;
   std::atomic<State> state_{State::Running};
   std::atomic<std::uint64_t> deadLetters_{0};
-  std::atomic<std::uint64_t> staleTicks_{0};
   std::atomic<std::uint64_t> foreignBlocked_{0};
   ActorRef guardian_;
 
@@ -473,7 +456,6 @@ class SystemCore {
   TopLevelRegistry topLevel_{[this] { stopLoops(); }};
   // Where the isolates run and the actors go; planned before any isolate is made.
   IsolatePlacer placer_{options_};
-  ScheduleNamespace scheduleNames_;  // the scheduler's references (SPEC S2)
   std::mutex stopMutex_;
   bool tornDown_ = false;      // guarded by stopMutex_
   std::uint32_t driving_ = 0;  // DriveScope: the driving thread's only
@@ -489,8 +471,10 @@ class SystemCore {
   bool routedToRank(const ActorRef& ref) const noexcept;
   friend class Routers;
   friend class Moves;
+  friend class Scheduling;
   Routers routers_{*this};
   Moves moves_{*this};
+  Scheduling scheduling_{*this};
 };
 
 inline ActorRef ActorCell::self() const noexcept {

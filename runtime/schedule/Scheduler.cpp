@@ -242,7 +242,7 @@ void Scheduler::release(std::uint32_t slot) noexcept {
     at(e.ownerNext).ownerPrev = e.ownerPrev;
   }
   if ((e.flags & kNamed) != 0) {
-    core_.forgetScheduleName(e.nameHash, ScheduleHandle(home_.index, slot, e.generation));
+    core_.scheduling().forgetScheduleName(e.nameHash, ScheduleHandle(home_.index, slot, e.generation));
   }
   if (e.state != State::Anchor && (e.flags & kPassivation) == 0) {
     live_.fetch_sub(1, std::memory_order_relaxed);
@@ -452,7 +452,7 @@ void Scheduler::fire(std::uint32_t slot, std::int64_t t) {
     if (!cronFires(slot, t)) return;  // not yet by the wall clock: armed again
   }
   if ((e.flags & kPassivation) != 0) {
-    if (core_.passivationCheck(target)) {
+    if (core_.scheduling().passivationCheck(target)) {
       rearmAfter();
     } else {
       release(slot);
@@ -498,7 +498,7 @@ ScheduleHandle Scheduler::add(Message&& message, const ActorRef& target, const A
   if (!reference.empty()) {
     bool bound = false;
     try {
-      bound = core_.bindScheduleName(reference, handle, e.nameHash);
+      bound = core_.scheduling().bindScheduleName(reference, handle, e.nameHash);
     } catch (...) {
       freeSlot(slot);  // never used: straight back to its chunk
       throw;

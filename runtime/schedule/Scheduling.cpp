@@ -114,40 +114,40 @@ bool SystemCore::isAlive(const ActorRef& ref) const noexcept {
   return isolates_[ref.isolateIndex()]->table.find(ref.slot(), ref.generation()) != nullptr;
 }
 
-std::uint64_t SystemCore::tickCount() const noexcept {
+std::uint64_t Scheduling::tickCount() const noexcept {
   std::uint64_t n = 0;
-  for (const auto& rt : isolates_)
+  for (const auto& rt : core_.isolates_)
     n += rt->scheduler->stats().ticks.load(std::memory_order_relaxed);
   return n;
 }
 
-std::uint64_t SystemCore::skippedTickCount() const noexcept {
+std::uint64_t Scheduling::skippedTickCount() const noexcept {
   std::uint64_t n = 0;
-  for (const auto& rt : isolates_) {
+  for (const auto& rt : core_.isolates_) {
     n += rt->scheduler->stats().skippedTicks.load(std::memory_order_relaxed);
   }
   return n;
 }
 
-std::size_t SystemCore::scheduleCount() const noexcept {
+std::size_t Scheduling::scheduleCount() const noexcept {
   std::size_t n = 0;
-  for (const auto& rt : isolates_) n += rt->scheduler->live();
+  for (const auto& rt : core_.isolates_) n += rt->scheduler->live();
   return n;
 }
 
-bool SystemCore::bindScheduleName(const std::string& reference, ScheduleHandle handle,
+bool Scheduling::bindScheduleName(const std::string& reference, ScheduleHandle handle,
                                   std::uint64_t& hash) {
-  return scheduleNames_.bind(reference, handle, hash);
+  return names_.bind(reference, handle, hash);
 }
 
-void SystemCore::forgetScheduleName(std::uint64_t hash, ScheduleHandle handle) noexcept {
-  scheduleNames_.forget(hash, handle);
+void Scheduling::forgetScheduleName(std::uint64_t hash, ScheduleHandle handle) noexcept {
+  names_.forget(hash, handle);
 }
 
-ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
+ScheduleResult Scheduling::schedule(Message&& message, const ActorRef& target,
                                     const Cadence& cadence, const ScheduleOptions& options,
                                     ActorCell* owner) {
-  if (!running()) return {fault(Error::ErrActorSystemNotStarted)};
+  if (!core_.running()) return {fault(Error::ErrActorSystemNotStarted)};
   if (cadence.cron == nullptr && cadence.every <= std::chrono::nanoseconds::zero()) {
     return {fault(Error::ErrInvalidInterval)};
   }
@@ -167,16 +167,16 @@ ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
   // another system inside, within the size limit), refused here rather than
   // at every tick; strict cancel counts epochs in this process and cannot
   // reach there.
-  const bool remote = isRemote(target);
+  const bool remote = core_.isRemote(target);
   if (remote) {
     try {
-      remote_->checkCrossable(message);
+      core_.remote_->checkCrossable(message);
     } catch (const std::system_error& refused) {
       return {refused.code()};
     }
   }
   if (remote && options.strictCancel()) return {fault(Error::ErrInvalidOption)};
-  if (!mayBeAlive(target)) return {fault(Error::ErrDead)};
+  if (!core_.mayBeAlive(target)) return {fault(Error::ErrDead)};
   if (options.strictCancel()) {
     message =
         Message(StrictTick(std::make_shared<std::atomic<std::uint32_t>>(0), std::move(message)));
@@ -186,13 +186,13 @@ ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
                               : (owner != nullptr ? owner->self() : ActorRef());
   // A schedule keeps its sender as an id of this system: another system's
   // actor would come back as one of ours.
-  if (!carriesAsId(sender)) return {fault(Error::ErrInvalidOption)};
+  if (!core_.carriesAsId(sender)) return {fault(Error::ErrInvalidOption)};
 
   // The isolate the call runs on holds the schedule (S9).
-  IsolateRuntime* here = owner != nullptr ? &owner->home() : currentRuntime();
+  IsolateRuntime* here = owner != nullptr ? &owner->home() : core_.currentRuntime();
   // A remote target's schedule is held by isolate 0 when no isolate makes the call.
   const std::size_t holder = remote ? 0 : target.isolateIndex();
-  if (here == nullptr && drivenHere()) here = isolates_[holder].get();
+  if (here == nullptr && core_.drivenHere()) here = &core_.runtime(holder);
   if (here != nullptr) {
     const std::uint32_t anchor = owner != nullptr ? owner->scheduleAnchor() : Scheduler::kNil;
     const ScheduleHandle handle = here->scheduler->add(std::move(message), target, sender, cadence,
@@ -201,13 +201,13 @@ ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
     return {std::error_code(), handle};
   }
   // From outside the system: the target's isolate holds it.
-  IsolateRuntime& rt = *isolates_[holder];
+  IsolateRuntime& rt = core_.runtime(holder);
   auto carried = std::make_shared<Message>(std::move(message));
   return post(*rt.isolate,
               [this, &rt, carried, target, sender, cadence, zone,
                reference = options.reference()]() -> Outcome {
-                if (!running()) return {fault(Error::ErrActorSystemNotStarted), {}};
-                if (!mayBeAlive(target)) return {fault(Error::ErrDead), {}};
+                if (!core_.running()) return {fault(Error::ErrActorSystemNotStarted), {}};
+                if (!core_.mayBeAlive(target)) return {fault(Error::ErrDead), {}};
                 const ScheduleHandle handle = rt.scheduler->add(
                     std::move(*carried), target, sender, cadence, zone, reference, Scheduler::kNil);
                 if (!handle.valid()) return {fault(Error::ErrScheduleAlreadyExists), {}};
@@ -215,33 +215,33 @@ ScheduleResult SystemCore::schedule(Message&& message, const ActorRef& target,
               });
 }
 
-ScheduleResult SystemCore::controlSchedule(Scheduler::Op op, ScheduleHandle handle) {
-  if (!running()) return {fault(Error::ErrActorSystemNotStarted)};
-  if (!handle.valid() || handle.isolateIndex() >= isolates_.size()) {
+ScheduleResult Scheduling::controlSchedule(Scheduler::Op op, ScheduleHandle handle) {
+  if (!core_.running()) return {fault(Error::ErrActorSystemNotStarted)};
+  if (!handle.valid() || handle.isolateIndex() >= core_.isolateCount()) {
     return {fault(Error::ErrScheduleNotFound)};
   }
-  IsolateRuntime& rt = *isolates_[handle.isolateIndex()];
-  if (isLocal(rt)) return {rt.scheduler->apply(op, handle)};
+  IsolateRuntime& rt = core_.runtime(handle.isolateIndex());
+  if (core_.isLocal(rt)) return {rt.scheduler->apply(op, handle)};
   return post(*rt.isolate, [this, &rt, op, handle]() -> Outcome {
-    if (!running()) return {fault(Error::ErrActorSystemNotStarted), {}};
+    if (!core_.running()) return {fault(Error::ErrActorSystemNotStarted), {}};
     return {rt.scheduler->apply(op, handle), {}};
   });
 }
 
-ScheduleResult SystemCore::controlSchedule(Scheduler::Op op, const std::string& reference) {
-  if (!running()) return {fault(Error::ErrActorSystemNotStarted)};
+ScheduleResult Scheduling::controlSchedule(Scheduler::Op op, const std::string& reference) {
+  if (!core_.running()) return {fault(Error::ErrActorSystemNotStarted)};
   // A cancel on the holding isolate frees the name in the look-up, under
   // the one lock it already holds, instead of taking it again from release().
-  const ScheduleHandle handle = scheduleNames_.find(reference, [&](ScheduleHandle bound) {
+  const ScheduleHandle handle = names_.find(reference, [&](ScheduleHandle bound) {
     if (op != Scheduler::Op::Cancel) return false;
-    IsolateRuntime& rt = *isolates_[bound.isolateIndex()];
-    return isLocal(rt) && rt.scheduler->forgetName(bound);
+    IsolateRuntime& rt = core_.runtime(bound.isolateIndex());
+    return core_.isLocal(rt) && rt.scheduler->forgetName(bound);
   });
   if (!handle.valid()) return {fault(Error::ErrScheduleNotFound)};
   return controlSchedule(op, handle);
 }
 
-bool SystemCore::admitTick(Message& message) noexcept {
+bool Scheduling::admitTick(Message& message) noexcept {
   StrictTick* tick = message.get<StrictTick>();
   if (tick->stale()) {
     staleTicks_.fetch_add(1, std::memory_order_relaxed);
@@ -252,12 +252,12 @@ bool SystemCore::admitTick(Message& message) noexcept {
   return true;
 }
 
-bool SystemCore::passivationCheck(const ActorRef& target) {
+bool Scheduling::passivationCheck(const ActorRef& target) {
   // On the loop of the scheduler that holds the check: an actor that moved
   // away is not here (its new isolate checks it from now on).
-  IsolateRuntime* rt = currentRuntime();
-  if (rt == nullptr) rt = isolates_[target.isolateIndex()].get();
-  ActorCell* cell = cellHere(*rt, target);
+  IsolateRuntime* rt = core_.currentRuntime();
+  if (rt == nullptr) rt = &core_.runtime(target.isolateIndex());
+  ActorCell* cell = core_.cellHere(*rt, target);
   return cell != nullptr && cell->passivationCheck();
 }
 
@@ -294,40 +294,41 @@ Scheduler::Op opOf(ScheduleControl control) noexcept {
 ScheduleResult ActorSystem::makeSchedule(Message&& message, const ActorRef& target,
                                          const detail::Cadence& cadence,
                                          const ScheduleOptions& options) {
-  return core_->schedule(std::move(message), target, cadence, options, nullptr);
+  return core_->scheduling().schedule(std::move(message), target, cadence, options, nullptr);
 }
 ScheduleResult ActorSystem::controlSchedule(ScheduleControl control, const std::string& reference) {
-  return core_->controlSchedule(opOf(control), reference);
+  return core_->scheduling().controlSchedule(opOf(control), reference);
 }
 ScheduleResult ActorSystem::controlSchedule(ScheduleControl control, ScheduleHandle handle) {
-  return core_->controlSchedule(opOf(control), handle);
+  return core_->scheduling().controlSchedule(opOf(control), handle);
 }
 std::size_t ActorSystem::scheduleCount() const noexcept {
-  return core_->scheduleCount();
+  return core_->scheduling().scheduleCount();
 }
 std::uint64_t ActorSystem::staleTickCount() const noexcept {
-  return core_->staleTickCount();
+  return core_->scheduling().staleTickCount();
 }
 std::uint64_t ActorSystem::skippedTickCount() const noexcept {
-  return core_->skippedTickCount();
+  return core_->scheduling().skippedTickCount();
 }
 std::uint64_t ActorSystem::tickCount() const noexcept {
-  return core_->tickCount();
+  return core_->scheduling().tickCount();
 }
 
 ScheduleResult ReceiveContext::makeSchedule(Message&& message, const ActorRef& target,
                                             const detail::Cadence& cadence,
                                             const ScheduleOptions& options) {
-  return awaitableHere(cell_.core().schedule(std::move(message), target, cadence, options, &cell_));
+  return awaitableHere(
+      cell_.core().scheduling().schedule(std::move(message), target, cadence, options, &cell_));
 }
 
 ScheduleResult ReceiveContext::controlSchedule(ScheduleControl control,
                                                const std::string& reference) {
-  return awaitableHere(cell_.core().controlSchedule(opOf(control), reference));
+  return awaitableHere(cell_.core().scheduling().controlSchedule(opOf(control), reference));
 }
 
 ScheduleResult ReceiveContext::controlSchedule(ScheduleControl control, ScheduleHandle handle) {
-  return awaitableHere(cell_.core().controlSchedule(opOf(control), handle));
+  return awaitableHere(cell_.core().scheduling().controlSchedule(opOf(control), handle));
 }
 
 bool ReceiveContext::awaitSchedule(const std::shared_ptr<detail::ScheduleState>& state,

@@ -242,7 +242,8 @@ void Scheduler::release(std::uint32_t slot) noexcept {
     at(e.ownerNext).ownerPrev = e.ownerPrev;
   }
   if ((e.flags & kNamed) != 0) {
-    core_.scheduling().forgetScheduleName(e.nameHash, ScheduleHandle(home_.index, slot, e.generation));
+    core_.scheduling().forgetScheduleName(e.nameHash,
+                                          ScheduleHandle(home_.index, slot, e.generation));
   }
   if (e.state != State::Anchor && (e.flags & kPassivation) == 0) {
     live_.fetch_sub(1, std::memory_order_relaxed);

@@ -117,9 +117,14 @@ std::uint32_t pick(RouterState& r, const IsolateRuntime* here, std::uint32_t n, 
   }
 }
 
-bool perMessage(RoutingLogic logic) noexcept {
+// The per-message logics that pick with no key (route()'s common case).
+bool keyless(RoutingLogic logic) noexcept {
   return logic == RoutingLogic::RoundRobin || logic == RoutingLogic::Random ||
-         logic == RoutingLogic::ConsistentHash || logic == RoutingLogic::SmallestMailbox;
+         logic == RoutingLogic::SmallestMailbox;
+}
+
+bool perMessage(RoutingLogic logic) noexcept {
+  return keyless(logic) || logic == RoutingLogic::ConsistentHash;
 }
 
 }  // namespace
@@ -158,7 +163,7 @@ void Routers::route(const ActorRef& router, PayloadArg<P> payload, const ActorRe
   RouterState* r = table_.find(router.slot(), router.generation());
   IsolateRuntime* here = core_.currentRuntime();
   const MessageType* type = typeOf(payload);
-  if (r != nullptr && here != nullptr && here->index + 1 < r->cursorCount && perMessage(r->logic) &&
+  if (r != nullptr && here != nullptr && here->index + 1 < r->cursorCount && keyless(r->logic) &&
       (type == nullptr || !type->routedSpecially)) [[likely]] {
     const std::uint32_t n = r->count.load(std::memory_order_acquire);
     if (n != 0) [[likely]] {

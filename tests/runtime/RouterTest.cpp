@@ -201,6 +201,33 @@ TEST(Router, ConsistentHashingSendsOneKeyToOneRouteeAndAMessageWithoutAKeyIsErrN
   EXPECT_EQ(keyed[0].by, keyed[1].by);
 }
 
+// The same from an actor, whose tells take the router's path for a sender
+// on an isolate.
+TEST(Router, ConsistentHashingFromAnActorSendsOneKeyToOneRoutee) {
+  TestKit kit;
+  auto probe = kit.probe();
+  ActorRef pool = kit.system().spawnPool<Worker>(
+      "pool", RouterOptions::consistentHash().withSize(4).withHashKey<Job>([](const Job& j) {
+        return static_cast<std::uint64_t>(j.n % 10);
+      }),
+      probe.ref());
+  ActorRef sender = kit.system().spawn("sender", [pool](ReceiveContext& ctx) {
+    if (ctx.is<Boom>()) {
+      for (int i = 0; i < 100; ++i) ctx.tell(pool, Job{i});
+    }
+  });
+  sender.tell(Boom{});
+  kit.run();
+  std::map<int, std::set<std::uint64_t>> routeesOfKey;
+  std::set<std::uint64_t> used;
+  for (const Said& s : probe.expectMsgs<Said>(100)) {
+    routeesOfKey[s.n % 10].insert(s.by.id());
+    used.insert(s.by.id());
+  }
+  for (const auto& [key, routees] : routeesOfKey) EXPECT_EQ(routees.size(), 1u) << key;
+  EXPECT_GT(used.size(), 1u) << "ten keys over four routees use more than one";
+}
+
 TEST(Router, ConsistentHashingMovesOnlyTheKeysTheNewRouteeTakesWhenThePoolGrows) {
   TestKit kit;
   auto probe = kit.probe();

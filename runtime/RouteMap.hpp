@@ -3,12 +3,14 @@
 // send path of every message to an actor whose reference names another
 // isolate, so it is a flat table: open addressing with linear probing over a
 // power-of-two array, a multiplicative hash (no division), and deletion by
-// shifting back (no tombstones). Isolate-local.
+// shifting back (no tombstones; Hash.hpp's rule, as ScheduleNames'). Isolate-local.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include "Hash.hpp"
 
 namespace coreactor::detail {
 
@@ -44,10 +46,9 @@ class RouteMap {
       if (slots_[i].key == kEmpty) return;
       i = (i + 1) & mask_;
     }
-    // Shift back each later key of the run that may take the freed slot (one
-    // whose home is not between the freed slot and where it sits).
+    // Shift back each later key of the run that may take the freed slot.
     for (std::size_t j = (i + 1) & mask_; slots_[j].key != kEmpty; j = (j + 1) & mask_) {
-      if (((j - home(slots_[j].key)) & mask_) >= ((j - i) & mask_)) {
+      if (mayFillHole(i, j, home(slots_[j].key))) {
         slots_[i] = slots_[j];
         i = j;
       }

@@ -44,8 +44,10 @@ void Balancer::tick(IsolateRuntime& rt) {
   sampling.since = now;
   double nanos = 0;
   for (const balance::Sample& s : report.samples) nanos += static_cast<double>(s.nanos);
-  const double period = static_cast<double>(options_.period.count());
-  const double share = nanos * static_cast<double>(options_.sampleEvery) / period;
+  // Over the time the samples cover (a timer that ran late covers more).
+  const double span =
+      report.spanNanos > 0 ? report.spanNanos : static_cast<double>(options_.period.count());
+  const double share = nanos * static_cast<double>(options_.sampleEvery) / span;
   rt.counts.busyPermille.store(static_cast<std::uint64_t>(std::min(1.0, share) * 1000.0),
                                std::memory_order_relaxed);
   std::vector<balance::Report> complete;

@@ -546,14 +546,21 @@ void ActorCell::receiveNow(ReceiveContext& ctx) {
 // how long its handler ran (runtime/balance/Balancer.hpp).
 void ActorCell::invokeSampled(ReceiveContext& ctx, Sampling& sampling) {
   sampling.countdown = sampling.nextGap();
-  const auto start = std::chrono::steady_clock::now();
-  receiveNow(ctx);
-  const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
-      std::chrono::steady_clock::now() - start);
+  // Who sent it, read before the handler (which may stop or move the actor).
   const ActorRef& sender = ctx.sender_;
-  sampling.taken.push_back(
-      balance::Sample{selfId_, core().isOurs(sender) ? sender.id() : balance::Sample::kNobody,
-                      static_cast<std::uint64_t>(nanos.count())});
+  balance::Sample sample{selfId_, core().isOurs(sender) ? sender.id() : balance::Sample::kNobody,
+                         0};
+  if (--sampling.untilTimed != 0) {
+    receiveNow(ctx);
+  } else {
+    sampling.untilTimed = Sampling::kTimedEvery;
+    const auto start = std::chrono::steady_clock::now();
+    receiveNow(ctx);
+    const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::steady_clock::now() - start);
+    sample.nanos = static_cast<std::uint64_t>(nanos.count()) * Sampling::kTimedEvery;
+  }
+  sampling.taken.push_back(sample);
 }
 
 // ---- coroutine handlers ------------------------------------------------------------

@@ -53,6 +53,7 @@ struct alignas(64) IsolateRuntime {
     std::atomic<std::uint64_t> deadLetters{0};
     std::atomic<std::uint64_t> movesIn{0};        // actors that arrived here by a move
     std::atomic<std::uint64_t> forwarded{0};      // messages and signals sent on by a Forward
+    std::atomic<std::uint64_t> routes{0};         // routes.size(), for other threads to read
     std::atomic<std::uint64_t> balancerMoves{0};  // moves of the balancer that arrived here
     std::atomic<std::uint64_t> poolsGrown{0};     // resizer decisions of router heads here
     std::atomic<std::uint64_t> poolsShrunk{0};
@@ -70,6 +71,8 @@ struct alignas(64) IsolateRuntime {
   // own id: the entry their isolate gave this one (runtime/Move.cpp).
   // Isolate-local; read on the send path only while not empty.
   RouteMap routes;
+  /// After each change of `routes`: its size where the metrics read it.
+  void routesChanged() noexcept { counts.routes.store(routes.size(), std::memory_order_relaxed); }
   // Whose messages a Forward here sends on at the moment: kOwnSends (this
   // isolate's actors and timers, and the letters of its foreign inbox,
   // which it forwards as its own), a peer's index while its ring is taken.

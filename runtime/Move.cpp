@@ -297,6 +297,7 @@ void Moves::takeRoute(std::uint32_t at, std::uint64_t actor, std::uint64_t entry
     own->asked.clear();  // a new way: whose sends come through it is asked anew
   } else {
     rt.routes.set(actor, entry);
+    rt.routesChanged();
   }
 }
 
@@ -657,8 +658,11 @@ void ActorCell::releaseTrail() noexcept {
   // The isolates it gave an entry forget their route to it.
   for (const std::uint32_t isolate : rare_->routedFrom) {
     try {
-      system.runtime(isolate).isolate->post(
-          [&system, isolate, me = selfId_] { system.runtime(isolate).routes.erase(me); });
+      system.runtime(isolate).isolate->post([&system, isolate, me = selfId_] {
+        IsolateRuntime& there = system.runtime(isolate);
+        there.routes.erase(me);
+        there.routesChanged();
+      });
     } catch (const std::system_error&) {
       // That isolate stopped.
     }

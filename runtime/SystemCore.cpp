@@ -163,6 +163,7 @@ TransportStats SystemCore::transportStats() const noexcept {
   for (const auto& rt : isolates_) {
     stats.moves += rt->counts.movesIn.load(std::memory_order_relaxed);
     stats.forwarded += rt->counts.forwarded.load(std::memory_order_relaxed);
+    stats.routes += rt->counts.routes.load(std::memory_order_relaxed);
   }
   if (balancer_ != nullptr) {
     stats.balancerRounds = balancer_->rounds();

@@ -126,13 +126,34 @@ class SystemCore {
   /// target: fewer loads that wait on one another.
   Endpoint* endpointHere(const ActorRef& target) const noexcept {
     const auto* here = static_cast<const IsolateRuntime*>(detail::IsolateHooks::currentUserData());
-    if (here != nullptr && here->core == this && here->index == target.isolateIndex()) [[likely]] {
-      return here->table.find(target.slot(), target.generation());
+    if (here != nullptr && here->core == this) [[likely]] {
+      if (here->index == target.isolateIndex()) [[likely]] {
+        return here->table.find(target.slot(), target.generation());
+      }
+      // An actor that moved here: found as a local send finds it, so that
+      // the send takes the same path (a gathered group talks as fast as
+      // one spawned together).
+      if (!here->routes.empty()) [[unlikely]] {
+        if (ActorCell* cell = routedCellHere(*here, target)) return cell;
+      }
     }
     // Only this system mints its references, but a stale one (of a system
     // destroyed at this address) must not read past the isolates.
     if (!drivenHere() || target.isolateIndex() >= isolateCount_) return nullptr;
     return isolates_[target.isolateIndex()]->table.find(target.slot(), target.generation());
+  }
+  /// The cell of the actor `target` names when it lives on `here` now and
+  /// `here` holds a route to it that leads straight to its cell; else null
+  /// (no route, or one through a Hold or a Forward: the general path).
+  ActorCell* routedCellHere(const IsolateRuntime& here, const ActorRef& target) const noexcept {
+    const std::uint64_t* route = here.routes.find(target.id());
+    if (route == nullptr) return nullptr;
+    const ActorRef to(const_cast<SystemCore*>(this), *route);
+    if (to.isolateIndex() != here.index) return nullptr;
+    Endpoint* endpoint = here.table.find(to.slot(), to.generation());
+    return endpoint != nullptr && endpoint->kind == Endpoint::Kind::Cell
+               ? static_cast<ActorCell*>(endpoint)
+               : nullptr;
   }
   /// A message that answers an ask whose reply slot lives on this thread's isolate.
   template <class P>
@@ -166,6 +187,12 @@ class SystemCore {
         return;
       }
     }
+    sendOnLink(here, target, std::forward<P>(payload), sender);
+  }
+  /// The ring's part of sendAcross: to `target`'s isolate, no route looked at.
+  template <class P>
+  void sendOnLink(IsolateRuntime& here, const ActorRef& target, P&& payload,
+                  const ActorRef& sender) {
     Link& to = *isolates_[target.isolateIndex()]->link;
     if constexpr (std::is_same_v<std::decay_t<P>, Word>) {
       here.link->send(to, target.id(), idOf(sender), payload);
@@ -178,8 +205,11 @@ class SystemCore {
     }
   }
   /// To `entry`, the entry a moved actor gave `here` (RouteMap): in place
-  /// when the actor lives here now, as a local send finds it; else as any
-  /// send. Out of line: the path across stays small.
+  /// when the actor lives here now, as a local send finds it; into the
+  /// ring to the entry's isolate when it lives on another (sendAcross's
+  /// checks hold for the entry as for the target: same isolates, same
+  /// sender); else (a Hold or Forward here) as any send. Out of line: the
+  /// path across stays small.
   template <class P>
   [[gnu::noinline]] void sendRouted(IsolateRuntime& here, std::uint64_t entry, P&& payload,
                                     const ActorRef& sender) {
@@ -190,6 +220,9 @@ class SystemCore {
         static_cast<ActorCell*>(endpoint)->enqueue(std::forward<P>(payload), sender);
         return;
       }
+    } else if (to.isolateIndex() < isolateCount_) {
+      sendOnLink(here, to, std::forward<P>(payload), sender);
+      return;
     }
     send(to, std::forward<P>(payload), sender);
   }

@@ -67,6 +67,7 @@ struct TransportStats {
   std::uint64_t foreignBlocked = 0;  ///< tells from other threads that waited for room
   std::uint64_t moves = 0;           ///< actors that moved to another isolate (ActorSystem::move)
   std::uint64_t forwarded = 0;       ///< messages and signals an entry a moved actor left sent on
+  std::uint64_t routes = 0;          ///< now: routes isolates keep to actors that moved (a gauge)
   std::uint64_t balancerRounds = 0;  ///< periods the balancer decided in (withBalancer)
   std::uint64_t balancerMoves = 0;   ///< moves it ordered that were done (undoing ones too)
   std::uint64_t balancerUndone = 0;  ///< its steps it undid: the throughput fell after them

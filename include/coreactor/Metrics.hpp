@@ -65,6 +65,7 @@ struct IsolateMetrics {
   // Moves (ActorSystem::move, the balancer).
   std::uint64_t movesIn = 0;        ///< actors that arrived on this isolate by a move
   std::uint64_t forwarded = 0;      ///< messages an entry a moved actor left here sent on
+  std::uint64_t routes = 0;         ///< gauge: routes this isolate keeps to actors that moved
   std::uint64_t balancerMoves = 0;  ///< moves of the balancer that arrived here
   /// Gauge: the share of the last balancer period this isolate's actors
   /// spent in their handlers, in thousandths (estimated from the samples).

@@ -49,6 +49,7 @@ void readIsolate(IsolateRuntime& rt, IsolateMetrics& m, std::vector<MailboxHighW
   m.inboxDepth = rt.foreign->sizeApprox();
   m.movesIn = rt.counts.movesIn.load(std::memory_order_relaxed);
   m.forwarded = rt.counts.forwarded.load(std::memory_order_relaxed);
+  m.routes = rt.counts.routes.load(std::memory_order_relaxed);
   m.balancerMoves = rt.counts.balancerMoves.load(std::memory_order_relaxed);
   m.poolsGrown = rt.counts.poolsGrown.load(std::memory_order_relaxed);
   m.poolsShrunk = rt.counts.poolsShrunk.load(std::memory_order_relaxed);
@@ -161,6 +162,8 @@ const Figure kFigures[] = {
     {&M::movesIn, "moves_in_total", "counter", "Actors that arrived here by a move."},
     {&M::forwarded, "forwarded_total", "counter",
      "Messages an entry a moved actor left here sent on."},
+    {&M::routes, "routes", "gauge",
+     "Routes this isolate keeps to actors that moved (entries of their own)."},
     {&M::balancerMoves, "balancer_moves_total", "counter",
      "Moves ordered by the balancer that arrived here."},
     {&M::busyPermille, "balancer_busy_permille", "gauge",

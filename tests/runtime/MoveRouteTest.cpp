@@ -103,6 +103,37 @@ TEST(MoveRoutes, SendersOnTheActorsNewIsolateReachItThereWithoutACrossing) {
   EXPECT_LT(stats.crossings, 1000u);
 }
 
+// SPEC X4
+TEST(MoveRoutes, AnIsolateKeepsItsRouteWhileTheActorLivesAndForgetsItWhenItStops) {
+  auto system = ActorSystem::create("routes", ActorSystemOptions::create().withIsolates(2));
+  std::atomic<std::int64_t> received{0};
+  std::atomic<std::int64_t> outOfOrder{0};
+  const ActorRef sink =
+      system->spawn<Sink>("sink", ActorOptions::create().withIsolate(1), &received, &outOfOrder);
+  const ActorRef source = system->spawn<Source>("source", ActorOptions::create().withIsolate(0));
+  constexpr std::int64_t kEach = 100;
+  std::int64_t sent = 0;
+  const auto burst = [&] {
+    source.tell(Burst{sink, sent, kEach});
+    sent += kEach;
+    EXPECT_TRUE(eventually([&] { return received.load() == sent; }));
+  };
+  EXPECT_EQ(system->transportStats().routes, 0u);
+  // Over to the source's isolate: the source's isolate is given a route.
+  system->move(sink, 0).get();
+  for (int b = 0; b < 10; ++b) burst();
+  EXPECT_EQ(system->transportStats().routes, 1u);
+  // Back home: the route stays, and the messages still arrive once, in order.
+  system->move(sink, 1).get();
+  for (int b = 0; b < 10; ++b) burst();
+  EXPECT_EQ(system->transportStats().routes, 1u);
+  EXPECT_EQ(outOfOrder.load(), 0);
+  EXPECT_EQ(system->ask<std::int64_t>(sink, Count{}, 30s).get(), sent);
+  // Its stop ends the route.
+  system->stop(sink);
+  EXPECT_TRUE(eventually([&] { return system->transportStats().routes == 0u; }));
+}
+
 // SPEC X4, A2
 TEST(MoveRoutes, ASenderThatMovesKeepsItsOrderToAnActorOfAThirdIsolate) {
   auto system = ActorSystem::create("routes", ActorSystemOptions::create().withIsolates(3));

@@ -548,8 +548,8 @@ void ActorCell::invokeSampled(ReceiveContext& ctx, Sampling& sampling) {
   sampling.countdown = sampling.nextGap();
   // Who sent it, read before the handler (which may stop or move the actor).
   const ActorRef& sender = ctx.sender_;
-  balance::Sample sample{selfId_, core().isOurs(sender) ? sender.id() : balance::Sample::kNobody,
-                         0};
+  balance::Sample sample{selfId_, core().isOurs(sender) ? sender.id() : balance::Sample::kNobody, 0,
+                         sampling.every};
   if (--sampling.untilTimed != 0) {
     receiveNow(ctx);
   } else {

@@ -43,11 +43,20 @@ void Balancer::tick(IsolateRuntime& rt) {
   report.spanNanos = static_cast<double>((now - sampling.since).count());
   sampling.since = now;
   double nanos = 0;
-  for (const balance::Sample& s : report.samples) nanos += static_cast<double>(s.nanos);
+  for (const balance::Sample& s : report.samples) {
+    nanos += static_cast<double>(s.nanos) * static_cast<double>(s.every);
+  }
   // Over the time the samples cover (a timer that ran late covers more).
   const double span =
       report.spanNanos > 0 ? report.spanNanos : static_cast<double>(options_.period.count());
-  const double share = nanos * static_cast<double>(options_.sampleEvery) / span;
+  const double share = nanos / span;
+  // The next period's gap, for about Sampling::kBudget samples.
+  if (report.samples.size() > Sampling::kBudget && sampling.every < Sampling::kMostEvery) {
+    sampling.every *= 2;
+  } else if (report.samples.size() < Sampling::kBudget / 4 &&
+             sampling.every / 2 >= options_.sampleEvery) {
+    sampling.every /= 2;
+  }
   rt.counts.busyPermille.store(static_cast<std::uint64_t>(std::min(1.0, share) * 1000.0),
                                std::memory_order_relaxed);
   std::vector<balance::Report> complete;

@@ -22,6 +22,12 @@ struct IsolateRuntime;
 
 /// One isolate's samples of the current period. Isolate-local.
 struct Sampling {
+  /// Samples an isolate takes per period at most, about: past it the gap
+  /// doubles (up to kMostEvery), below a quarter of it it halves again
+  /// (down to sampleEvery). The plan's cost grows with the samples, and it
+  /// runs on an isolate's loop; a few thousand tell the groups apart.
+  static constexpr std::size_t kBudget = 2048;
+  static constexpr std::uint32_t kMostEvery = 1u << 16;
   std::uint32_t every = 16;
   std::uint32_t countdown = 16;  // messages until the next sample
   std::uint64_t seed = 0x9E3779B97F4A7C15ull;

@@ -19,7 +19,7 @@ void Memory::forgetOlderThan(std::uint64_t rounds) {
 namespace {
 
 // The period's picture: where each sampled actor lives, what its messages
-// cost (estimated: sampled time x sampleEvery), whom it talks with
+// cost (estimated: sampled time x the messages each sample stands for), whom it talks with
 // (sampled messages, both ways, between actors whose isolate is known),
 // which group it belongs to, and the period's throughput.
 struct Picture {
@@ -42,11 +42,12 @@ Picture picture(const std::vector<Report>& reports, std::size_t isolates, double
   p.isolateLoad.assign(isolates, 0.0);
   for (const Report& r : reports) {
     const double span = r.spanNanos > 0 ? r.spanNanos : capacity;
-    p.rate += static_cast<double>(r.samples.size()) * every * capacity / span;
     p.samples += static_cast<double>(r.samples.size());
     for (const Sample& s : r.samples) {
+      const double weight = s.every != 0 ? static_cast<double>(s.every) : every;
+      p.rate += weight * capacity / span;
       p.where[s.actor] = r.isolate;
-      const double cost = (static_cast<double>(s.nanos) + kMessageNanos) * every;
+      const double cost = (static_cast<double>(s.nanos) + kMessageNanos) * weight;
       p.load[s.actor] += cost;
       if (r.isolate < isolates) p.isolateLoad[r.isolate] += cost;
     }

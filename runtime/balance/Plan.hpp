@@ -39,12 +39,15 @@
 namespace coreactor::detail::balance {
 
 /// One sampled message: who got it, who sent it (kNobody: no actor of the
-/// system), and how long its handler ran.
+/// system), how long its handler ran, and how many messages it stands for.
 struct Sample {
   static constexpr std::uint64_t kNobody = ~std::uint64_t{0};
   std::uint64_t actor = 0;
   std::uint64_t sender = kNobody;
   std::uint64_t nanos = 0;
+  /// It was one in `every` messages of its isolate (0: the options'
+  /// sampleEvery). An isolate samples more thinly when it handles many.
+  std::uint64_t every = 0;
 };
 
 /// What one isolate sampled over one period.

@@ -331,5 +331,23 @@ TEST(BalancerPlan, NoSamplesNoMoves) {
   EXPECT_EQ(memory.round, 2u);
 }
 
+TEST(BalancerPlan, ASampleCountsForTheMessagesItStandsFor) {
+  // Two isolates doing the same work: one sampled one in 64 messages (the
+  // options' default), the other, busier in messages, one in 256 with a
+  // quarter of the samples. Their estimated busy shares agree.
+  BalancerOptions options;
+  options.sampleEvery = 64;
+  Report thick{0, {}, 0};
+  Report thin{1, {}, 0};
+  for (std::uint64_t i = 0; i < 400; ++i) thick.samples.push_back(Sample{1 + i % 4, 5, 1000, 0});
+  for (std::uint64_t i = 0; i < 100; ++i) thin.samples.push_back(Sample{11 + i % 4, 15, 1000, 256});
+  Memory memory;
+  std::vector<double> busy;
+  plan({thick, thin}, 2, 1e8, options, memory, &busy);
+  ASSERT_EQ(busy.size(), 2u);
+  EXPECT_GT(busy[0], 0.0);
+  EXPECT_DOUBLE_EQ(busy[0], busy[1]);
+}
+
 }  // namespace
 }  // namespace coreactor::detail::balance

@@ -294,7 +294,10 @@ void Moves::takeRoute(std::uint32_t at, std::uint64_t actor, std::uint64_t entry
   core_.sendSystem(core_.refOf(old), SystemMessage{SysKind::Marker, core_.refOf(entry), nullptr});
   if (own != nullptr) {
     own->to = entry;
-    own->asked.clear();  // a new way: whose sends come through it is asked anew
+    // A new way: whose sends come through it is asked anew, but for this
+    // isolate's, whose entry this is (asking again would give it another).
+    own->asked.assign(core_.isolateCount(), false);
+    own->asked[at] = true;
   } else {
     rt.routes.set(actor, entry);
     rt.routesChanged();

@@ -67,6 +67,11 @@ void ActorRef::send(detail::PayloadArg<P> payload, ActorRef sender) const {
           sendToCell<P>(static_cast<detail::ActorCell*>(next), std::move(payload), sender);
           return;
         }
+        // Or into the ring to where it leads, as the entry would send it.
+        if (system_->forwardFromHere<P>(*static_cast<detail::Forward*>(endpoint), payload,
+                                        sender)) {
+          return;
+        }
       }
       // An actor that moved away: the general path sends it on (deliverUncommon).
     } else if (isolateIndex() == detail::SystemCore::kRouterIsolate && system_->isRouter(*this))

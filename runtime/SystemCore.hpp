@@ -226,6 +226,34 @@ class SystemCore {
     }
     send(to, std::forward<P>(payload), sender);
   }
+  /// A send from this thread's isolate to `forward`, an entry a moved
+  /// actor left here, that goes straight into the ring to where the entry
+  /// leads, as Moves::forward would send it: when the entry has asked for
+  /// this isolate's route already and the sender is no other isolate's
+  /// (an actor living here, or none), whose message a relay record would
+  /// have to follow. False, with `payload` untouched, for the general path.
+  template <class P>
+  [[gnu::noinline]] bool forwardFromHere(Forward& forward, PayloadArg<P>& payload,
+                                         const ActorRef& sender) {
+    IsolateRuntime* here = currentRuntime();
+    if (here == nullptr || options_.manualRun() || !carriesAsId(sender)) return false;
+    const ActorRef there(this, forward.to);
+    if (there.isolateIndex() == here->index || there.isolateIndex() >= isolateCount_) {
+      return false;
+    }
+    const std::uint32_t source =
+        here->source == IsolateRuntime::kOwnSends ? here->index : here->source;
+    if (source >= forward.asked.size() || !forward.asked[source]) return false;
+    if (!sender.isNone() &&
+        (sender.isolateIndex() != here->index || cellOf(*here, sender) == nullptr)) {
+      return false;
+    }
+    // The only writer of this count is this isolate's thread.
+    here->counts.forwarded.store(here->counts.forwarded.load(std::memory_order_relaxed) + 1,
+                                 std::memory_order_relaxed);
+    sendOnLink(*here, there, std::move(payload), sender);
+    return true;
+  }
   /// Another isolate's (or no) actor: through the inbox, or a dead letter.
   void sendElsewhere(const ActorRef& target, Envelope&& envelope);
   /// From a thread that is no loop: waits while `rt`'s foreign inbox holds

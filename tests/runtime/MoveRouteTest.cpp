@@ -134,6 +134,32 @@ TEST(MoveRoutes, AnIsolateKeepsItsRouteWhileTheActorLivesAndForgetsItWhenItStops
   EXPECT_TRUE(eventually([&] { return system->transportStats().routes == 0u; }));
 }
 
+// SPEC X4
+TEST(MoveRoutes, SendersOnTheIsolateTheActorLeftAskForTheirRouteOnce) {
+  // The sink leaves the source's isolate, the one its reference names: the
+  // entry it left there asks for that isolate's route once, and each
+  // message after crosses once, straight to the sink.
+  auto system = ActorSystem::create("routes", ActorSystemOptions::create().withIsolates(2));
+  std::atomic<std::int64_t> received{0};
+  std::atomic<std::int64_t> outOfOrder{0};
+  const ActorRef sink =
+      system->spawn<Sink>("sink", ActorOptions::create().withIsolate(0), &received, &outOfOrder);
+  const ActorRef source = system->spawn<Source>("source", ActorOptions::create().withIsolate(0));
+  system->move(sink, 1).get();
+  constexpr std::int64_t kBursts = 200;
+  constexpr std::int64_t kEach = 100;
+  const TransportStats before = system->transportStats();
+  for (std::int64_t b = 0; b < kBursts; ++b) {
+    source.tell(Burst{sink, b * kEach, kEach});
+    ASSERT_TRUE(eventually([&] { return received.load() == (b + 1) * kEach; }));
+  }
+  const TransportStats after = system->transportStats();
+  // The messages, plus the route's request and its Marker: not a new
+  // route (a request and a Marker more) for every burst.
+  EXPECT_LE(after.crossings - before.crossings, static_cast<std::uint64_t>(kBursts * kEach + 20));
+  EXPECT_EQ(outOfOrder.load(), 0);
+}
+
 // SPEC X4, A2
 TEST(MoveRoutes, ASenderThatMovesKeepsItsOrderToAnActorOfAThirdIsolate) {
   auto system = ActorSystem::create("routes", ActorSystemOptions::create().withIsolates(3));

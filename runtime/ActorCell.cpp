@@ -80,7 +80,7 @@ std::string_view ActorCell::name() const noexcept {
 
 void ActorCell::enqueueSlow(Envelope&& envelope) {
   if (state_ >= State::Terminating) {
-    core().failAskOf(envelope.sender, make_error_code(Error::ErrDead));
+    core().asks().failAskOf(envelope.sender, make_error_code(Error::ErrDead));
     core().deadLetter(self(), std::move(envelope), "the actor is stopping");
     return;
   }
@@ -92,7 +92,7 @@ void ActorCell::enqueueSlow(Envelope&& envelope) {
     // rather than at its timeout, when its reply slot (the sender) lives on
     // this isolate (asks from here, and from outside the system).
     case Mailbox::Push::Evicted:
-      core().failLocalAskOf(displaced.sender, make_error_code(Error::ErrMailboxFull));
+      core().asks().failLocalAskOf(displaced.sender, make_error_code(Error::ErrMailboxFull));
       core().deadLetter(self(), std::move(displaced), "evicted from a full bounded mailbox");
       break;
     case Mailbox::Push::Refused:
@@ -105,7 +105,7 @@ void ActorCell::enqueueSlow(Envelope&& envelope) {
       }
       {
         const bool askFailed =
-            core().failLocalAskOf(displaced.sender, make_error_code(Error::ErrMailboxFull));
+            core().asks().failLocalAskOf(displaced.sender, make_error_code(Error::ErrMailboxFull));
         core().deadLetter(self(), std::move(displaced), "refused by a full bounded mailbox");
         // Fail throws to the sender; an ask's request has its ask's result
         // for that, and the asker sees no second error.
@@ -120,7 +120,7 @@ void ActorCell::enqueueSlow(Envelope&& envelope) {
 
 void ActorCell::enqueueContinue(std::unique_ptr<Continuation> continuation) {
   if (state_ == State::Dead) {
-    core().dropContinuation(self(), std::move(continuation), "the asking actor has stopped");
+    core().asks().dropContinuation(self(), std::move(continuation), "the asking actor has stopped");
     return;
   }
   if ((pending_ & kSystemQueued) == 0) {
@@ -455,7 +455,7 @@ void ActorCell::runContinuations() {
 
 void ActorCell::handleContinue(std::unique_ptr<Continuation> continuation) {
   if (continuation->incarnation != incarnation_) {
-    core().dropContinuation(self(), std::move(continuation), "the asking actor restarted");
+    core().asks().dropContinuation(self(), std::move(continuation), "the asking actor restarted");
   } else if (state_ == State::Suspended) {
     // Runs if the parent resumes us.
     rare().held.push(SystemMessage{SysKind::Continue, {}, nullptr, std::move(continuation)});
@@ -467,7 +467,7 @@ void ActorCell::handleContinue(std::unique_ptr<Continuation> continuation) {
       fail(std::current_exception());
     }
   } else {
-    core().dropContinuation(self(), std::move(continuation), "the asking actor is stopping");
+    core().asks().dropContinuation(self(), std::move(continuation), "the asking actor is stopping");
   }
 }
 
@@ -475,7 +475,7 @@ void ActorCell::dropContinuations(const char* reason) {
   if (rare_ == nullptr) return;
   while (Continuation* c = rare_->firstContinuation) {
     rare_->firstContinuation = c->next;
-    core().dropContinuation(self(), std::unique_ptr<Continuation>(c), reason);
+    core().asks().dropContinuation(self(), std::unique_ptr<Continuation>(c), reason);
   }
   rare_->lastContinuation = nullptr;
   pending_ &= ~kContinuePending;
@@ -647,8 +647,8 @@ void ActorCell::resumeCoroutine(std::coroutine_handle<> h, std::uint64_t token) 
 
 void ActorCell::destroyCoroutines() noexcept {
   while (rare_ != nullptr && !rare_->held.empty()) {
-    core().dropContinuation(self(), std::move(rare_->held.pop().continuation),
-                            "the asking actor stopped or restarted");
+    core().asks().dropContinuation(self(), std::move(rare_->held.pop().continuation),
+                                   "the asking actor stopped or restarted");
   }
   AsyncState* st = async();
   if (st == nullptr) return;

@@ -258,7 +258,8 @@ void ActorCell::finishStop() {
   if (rare_ != nullptr && rare_->tools != nullptr) ++rare_->tools->timeoutToken;
   while (!mailbox_.empty()) {
     Envelope left = mailbox_.pop(home_->core);
-    core().failAskOf(left.sender, make_error_code(Error::ErrDead));  // an ask need not time out
+    // An ask need not time out.
+    core().asks().failAskOf(left.sender, make_error_code(Error::ErrDead));
     core().deadLetter(me, std::move(left), "the actor stopped");
   }
   dropContinuations("the actor stopped");
@@ -269,7 +270,7 @@ void ActorCell::finishStop() {
     SystemMessage m = popSystem();
     if (m.kind == SysKind::Watch) m.ref.tell(Terminated{told}, told);
     if (m.kind == SysKind::Continue) {
-      core().dropContinuation(me, std::move(m.continuation), "the actor stopped");
+      core().asks().dropContinuation(me, std::move(m.continuation), "the actor stopped");
     }
     if (m.kind == SysKind::Move) m.order->finish(make_error_code(Error::ErrDead));
   }

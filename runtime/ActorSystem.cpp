@@ -63,7 +63,7 @@ void ActorSystem::stop(const ActorRef& actor) {
 
 void ActorSystem::ask(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
                       AskCompletion completion) {
-  core_->ask(target, std::move(message), timeout, std::move(completion));
+  core_->asks().ask(target, std::move(message), timeout, std::move(completion));
 }
 
 AskFuture<void> ActorSystem::move(const ActorRef& actor, std::size_t isolate) {
@@ -87,7 +87,7 @@ void ActorSystem::move(const ActorRef& actor, std::size_t isolate, MoveCompletio
 
 detail::AskWaitGuard ActorSystem::waitGuard(const ActorRef& target) noexcept {
   // From outside, the reply slot lives on the target's isolate
-  // (SystemCore::ask); an ask to no actor of ours fails at once.
+  // (Asks::ask); an ask to no actor of ours fails at once.
   if (!core_->isOursOrRemote(target)) return {};
   const std::size_t replyIsolate = core_->isOurs(target) ? target.isolateIndex() : 0;
   return detail::AskWaitGuard{this, &core_->runtime(replyIsolate), core_->options().manualRun()};

@@ -1,5 +1,6 @@
-// Ask (SPEC A3): the reply slot (AskEndpoint.hpp) and the asks from
-// outside the system and from an actor.
+// Ask (SPEC A3): the reply slot (AskEndpoint.hpp) and Asks (Asks.hpp), the
+// asks from outside the system and from an actor and the failures that
+// complete a reply slot early.
 #include "SystemCore.hpp"
 #include "runtime/cluster/ForeignAsks.hpp"
 #include "runtime/cluster/RemoteRoutes.hpp"
@@ -89,7 +90,7 @@ void AskEndpoint::complete(Message* reply, std::error_code error, bool fromRing)
       } else if (running) {
         cell->enqueueContinue(std::move(self));
       } else {
-        core().dropContinuation(asker_, std::move(self), "the asking actor has stopped");
+        core().asks().dropContinuation(asker_, std::move(self), "the asking actor has stopped");
       }
     } catch (...) {
       core().log().error(
@@ -138,19 +139,19 @@ void checkTimeout(std::chrono::nanoseconds timeout) {
 }
 }  // namespace
 
-void SystemCore::ask(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
-                     AskCompletion completion) {
+void Asks::ask(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
+               AskCompletion completion) {
   // A message that cannot cross to another rank throws here, on the calling
   // thread, before a reply slot is taken or anything is queued.
-  if (isRemote(target)) remote_->checkCrossable(message);
+  if (core_.isRemote(target)) core_.remote_->checkCrossable(message);
   checkTimeout(timeout);
-  if (!running()) {
+  if (!core_.running()) {
     completion(nullptr, make_error_code(Error::ErrActorSystemNotStarted));
     return;
   }
-  if (isRouter(target)) {
+  if (core_.isRouter(target)) {
     // Asked of the routee its logic picks (or of its head), from here.
-    const ActorRef picked = routers_.resolve(target, message);
+    const ActorRef picked = core_.routers_.resolve(target, message);
     if (picked.isNone()) {
       completion(nullptr, make_error_code(Error::ErrDead));
       return;
@@ -158,51 +159,50 @@ void SystemCore::ask(const ActorRef& target, Message message, std::chrono::nanos
     ask(picked, std::move(message), timeout, std::move(completion));
     return;
   }
-  if (!isOursOrRemote(target)) {  // none, or another system's: no actor of ours answers
+  if (!core_.isOursOrRemote(target)) {  // none, or another system's: no actor of ours answers
     completion(nullptr, make_error_code(Error::ErrDead));
     return;
   }
-  if (isRemote(target) && currentRuntime() == nullptr && !options_.manualRun()) {
+  if (core_.isRemote(target) && core_.currentRuntime() == nullptr && !core_.options_.manualRun()) {
     askRankFromForeignThread(target, std::move(message), timeout, completion);
     return;
   }
   // From outside, the reply slot lives on the target's isolate (from an
   // actor, on the asker's: askFromActor); for an actor of another rank,
   // asked from one of this system's loops, on isolate 0.
-  IsolateRuntime& rt = *isolates_[isOurs(target) ? target.isolateIndex() : 0];
-  const auto reservation = rt.table.reserve(isLocal(rt));
+  IsolateRuntime& rt = *core_.isolates_[core_.isOurs(target) ? target.isolateIndex() : 0];
+  const auto reservation = rt.table.reserve(core_.isLocal(rt));
   auto* endpoint = new AskEndpoint(rt, reservation.slot, std::move(completion));
   startAsk(rt, endpoint, reservation.slot, reservation.generation, target, std::move(message),
            timeout);
 }
 
-void SystemCore::askRankFromForeignThread(const ActorRef& target, Message&& message,
-                                          std::chrono::nanoseconds timeout,
-                                          AskCompletion& completion) {
+void Asks::askRankFromForeignThread(const ActorRef& target, Message&& message,
+                                    std::chrono::nanoseconds timeout, AskCompletion& completion) {
   // The reply slot lives on no loop (ForeignAsks.hpp): a long turn on an
   // isolate of this rank delays neither the reply nor the timeout. The
   // request leaves from this thread, as its tells to that rank do (SPEC A2).
-  ForeignAsks& slots = remote_->foreignAsks();
+  ForeignAsks& slots = core_.remote_->foreignAsks();
   const std::uint32_t id = slots.open(completion, timeout);
   if (id == 0) {  // the system has stopped meanwhile
     completion(nullptr, make_error_code(Error::ErrActorSystemNotStarted));
     return;
   }
-  const ActorRef replyTo = makeRef(0, ForeignAsks::kForeignAskSlot, id);
-  remote_->trackAsk(target, replyTo, timeout);
+  const ActorRef replyTo = core_.makeRef(0, ForeignAsks::kForeignAskSlot, id);
+  core_.remote_->trackAsk(target, replyTo, timeout);
   try {
-    remote_->send(target, std::move(message), replyTo);
+    core_.remote_->send(target, std::move(message), replyTo);
   } catch (...) {
     slots.dismiss(id);  // nothing went out: the caller hears it from the throw
     throw;
   }
 }
 
-void SystemCore::askFromActor(ActorCell& asker, const ActorRef& target, Message&& message,
-                              std::chrono::nanoseconds timeout, AskContinuation&& continuation) {
+void Asks::askFromActor(ActorCell& asker, const ActorRef& target, Message&& message,
+                        std::chrono::nanoseconds timeout, AskContinuation&& continuation) {
   checkTimeout(timeout);
-  if (isRouter(target)) {
-    const ActorRef picked = routers_.resolve(target, message);
+  if (core_.isRouter(target)) {
+    const ActorRef picked = core_.routers_.resolve(target, message);
     askFromActor(asker, picked, std::move(message), timeout, std::move(continuation));
     return;  // none: it fails with ErrDead below
   }
@@ -211,7 +211,7 @@ void SystemCore::askFromActor(ActorCell& asker, const ActorRef& target, Message&
   const auto reservation = rt.table.reserve(true);
   auto* endpoint = new AskEndpoint(rt, reservation.slot, asker.self(), std::move(continuation));
   endpoint->incarnation = asker.incarnation();
-  if (!isOursOrRemote(target)) {  // none, or another system's: no actor of ours answers
+  if (!core_.isOursOrRemote(target)) {  // none, or another system's: no actor of ours answers
     rt.table.publish(reservation.slot, endpoint);
     endpoint->complete(nullptr, make_error_code(Error::ErrDead));
     return;
@@ -220,12 +220,12 @@ void SystemCore::askFromActor(ActorCell& asker, const ActorRef& target, Message&
            timeout);
 }
 
-void SystemCore::startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32_t slot,
-                          std::uint32_t generation, const ActorRef& target, Message&& message,
-                          std::chrono::nanoseconds timeout) {
+void Asks::startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32_t slot,
+                    std::uint32_t generation, const ActorRef& target, Message&& message,
+                    std::chrono::nanoseconds timeout) {
   rt.table.publish(slot, endpoint);
-  const ActorRef replyTo = makeRef(rt.index, slot, generation);
-  if (isLocal(rt)) {
+  const ActorRef replyTo = core_.makeRef(rt.index, slot, generation);
+  if (core_.isLocal(rt)) {
     endpoint->arm(timeout);
     try {
       sendRequest(target, std::move(message), replyTo, timeout);
@@ -237,14 +237,15 @@ void SystemCore::startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32
     }
     return;
   }
-  if (currentRuntime() == nullptr) {
+  if (core_.currentRuntime() == nullptr) {
     // From a foreign thread. Its request is one of its messages (SPEC A2):
     // it goes the way its tells go, behind the ones it sent before and ahead
     // of the ones it sends after.
-    if (isOurs(target)) {
+    if (core_.isOurs(target)) {
       // Through the target isolate's foreign inbox, where the reply slot
       // lives too: the timeout is armed as the request is delivered.
-      putForeign(rt, target, Envelope{std::move(message), replyTo}, /*inTurn=*/false, timeout);
+      core_.putForeign(rt, target, Envelope{std::move(message), replyTo}, /*inTurn=*/false,
+                       timeout);
       return;
     }
     // To another rank (a manual system's; a threaded one's reply slot is a
@@ -266,7 +267,7 @@ void SystemCore::startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32
 }
 
 template <class F>
-void SystemCore::postOrComplete(IsolateRuntime& rt, AskEndpoint* endpoint, F&& work) {
+void Asks::postOrComplete(IsolateRuntime& rt, AskEndpoint* endpoint, F&& work) {
   try {
     rt.isolate->post(std::forward<F>(work));
   } catch (const std::system_error&) {
@@ -275,20 +276,69 @@ void SystemCore::postOrComplete(IsolateRuntime& rt, AskEndpoint* endpoint, F&& w
   }
 }
 
-void SystemCore::armAsk(IsolateRuntime& rt, const ActorRef& replyTo,
-                        std::chrono::nanoseconds timeout) {
+void Asks::armAsk(IsolateRuntime& rt, const ActorRef& replyTo, std::chrono::nanoseconds timeout) {
   Endpoint* endpoint = rt.table.find(replyTo.slot(), replyTo.generation());
   if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Ask) {
     static_cast<AskEndpoint*>(endpoint)->arm(timeout);
   }
 }
 
-void SystemCore::sendRequest(const ActorRef& target, Message&& message, const ActorRef& replyTo,
-                             std::chrono::nanoseconds timeout) {
+void Asks::sendRequest(const ActorRef& target, Message&& message, const ActorRef& replyTo,
+                       std::chrono::nanoseconds timeout) {
   // An ask to another rank is kept until its timeout: if that rank leaves
   // meanwhile, it fails then.
-  if (isRemote(target)) remote_->trackAsk(target, replyTo, timeout);
-  send(target, std::move(message), replyTo);
+  if (core_.isRemote(target)) core_.remote_->trackAsk(target, replyTo, timeout);
+  core_.send(target, std::move(message), replyTo);
+}
+
+void Asks::failAskOf(const ActorRef& sender, std::error_code error) {
+  // An ask's reply slot lives on the target's isolate: an ask to a dead actor
+  // fails at once instead of waiting for its timeout.
+  if (core_.isRemote(sender)) {
+    // Asked from another rank: the failure crosses back.
+    core_.remote_->failAsk(sender, error);
+    return;
+  }
+  if (core_.remote_ != nullptr && core_.isOurs(sender) && ForeignAsks::names(sender)) {
+    // Asked by a foreign thread, of another rank: no loop holds it.
+    core_.remote_->foreignAsks().complete(sender.generation(), nullptr, error);
+    return;
+  }
+  IsolateRuntime* home = core_.runtimeOfOurs(sender);
+  if (home == nullptr) return;
+  IsolateRuntime& rt = *home;
+  if (!core_.isLocal(rt)) {
+    // The asker's reply slot lives elsewhere: look there.
+    try {
+      rt.isolate->post([this, sender, error] { failAskOf(sender, error); });
+    } catch (const std::system_error&) {
+      // That isolate stopped: its reply slots were failed with it.
+    }
+    return;
+  }
+  failAskHere(rt, sender, error);
+}
+
+bool Asks::failLocalAskOf(const ActorRef& sender, std::error_code error) {
+  IsolateRuntime* home = core_.runtimeOfOurs(sender);
+  return home != nullptr && core_.isLocal(*home) && failAskHere(*home, sender, error);
+}
+
+bool Asks::failAskHere(IsolateRuntime& rt, const ActorRef& sender, std::error_code error) {
+  Endpoint* endpoint = rt.table.find(sender.slot(), sender.generation());
+  if (endpoint == nullptr || endpoint->kind != Endpoint::Kind::Ask) return false;
+  static_cast<AskEndpoint*>(endpoint)->complete(nullptr, error);
+  return true;
+}
+
+void Asks::dropContinuation(const ActorRef& actor, std::unique_ptr<Continuation> continuation,
+                            const char* reason) {
+  // A coroutine's resumption carries nothing; an ask's reply becomes a dead letter.
+  if (continuation == nullptr) return;
+  Message* carried = continuation->carried();
+  if (carried != nullptr && !carried->empty()) {
+    core_.deadLetter(actor, Envelope{std::move(*carried), ActorRef()}, reason);
+  }
 }
 
 }  // namespace coreactor::detail

@@ -103,7 +103,7 @@ void ActorCell::dropStash(const char* reason) {
     while (!line->empty()) {
       Envelope left = std::move(line->front());
       line->pop_front();
-      core().failAskOf(left.sender, make_error_code(Error::ErrDead));
+      core().asks().failAskOf(left.sender, make_error_code(Error::ErrDead));
       core().deadLetter(me, std::move(left), reason);
     }
   }

@@ -101,7 +101,7 @@ void CrossingReceiver::refuse(std::uint64_t targetId, Crossing&& c, Refusal why)
     return;
   }
   Envelope refused = unwrap(std::move(c));
-  core_.failAskOf(refused.sender, make_error_code(Error::ErrMailboxFull));
+  core_.asks().failAskOf(refused.sender, make_error_code(Error::ErrMailboxFull));
   core_.deadLetter(core_.makeRef(targetId), std::move(refused),
                    "backpressure: the overflow list to its isolate is full");
 }

@@ -15,7 +15,7 @@ void ForeignReceiver::deliver(Letter& letter) noexcept {
       core_.deliverSystemLocal(home_, target, std::move(*letter.system));
     } else {
       if (letter.askTimeout.count() > 0) [[unlikely]] {
-        core_.armAsk(home_, letter.envelope.sender, letter.askTimeout);
+        core_.asks().armAsk(home_, letter.envelope.sender, letter.askTimeout);
       }
       core_.deliverLocal(home_, target, std::move(letter.envelope.message), letter.envelope.sender);
     }

@@ -27,7 +27,7 @@ struct ForeignLetter {
   std::unique_ptr<SystemMessage> system;  ///< set: a system message, envelope empty
   /// Positive: the envelope is an ask's request whose sender is the
   /// ask's reply slot on this isolate, and this its timeout, armed as the
-  /// request is delivered (SystemCore::startAsk), so that the request
+  /// request is delivered (Asks::startAsk), so that the request
   /// keeps its place among the asking thread's letters.
   std::chrono::nanoseconds askTimeout{};
 };

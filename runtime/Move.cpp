@@ -260,7 +260,7 @@ void Moves::dropHold(std::unique_ptr<Hold> hold) {
       core_.deliverToNoActor(core_.refOf(hold->actor),
                              std::move(*kept.system));  // a watcher hears Terminated
     } else {
-      core_.failAskOf(kept.envelope.sender, make_error_code(Error::ErrDead));
+      core_.asks().failAskOf(kept.envelope.sender, make_error_code(Error::ErrDead));
       core_.deadLetter(core_.refOf(hold->actor), std::move(kept.envelope), "the actor stopped");
     }
   }

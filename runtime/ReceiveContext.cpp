@@ -56,7 +56,8 @@ ActorRef ReceiveContext::spawnRouterWith(std::string name, RouterOptions options
 void ReceiveContext::askFrom(const ActorRef& target, Message message,
                              std::chrono::nanoseconds timeout,
                              detail::AskContinuation continuation) {
-  cell_.core().askFromActor(cell_, target, std::move(message), timeout, std::move(continuation));
+  cell_.core().asks().askFromActor(cell_, target, std::move(message), timeout,
+                                   std::move(continuation));
 }
 
 detail::DelayAwaiter ReceiveContext::delay(std::chrono::nanoseconds d) {

@@ -1,7 +1,7 @@
 // The send paths: a tell from any thread to any actor (the front door,
 // ActorRef::send, for both forms of payload), system messages, messages to actors
-// of other isolates and from foreign threads, dead letters and
-// the asks a failed delivery fails. See the top comment of SystemCore.hpp.
+// of other isolates and from foreign threads, dead letters. A failed delivery
+// fails its ask through Asks (Ask.cpp). See the top comment of SystemCore.hpp.
 #include <thread>
 
 #include "SystemCore.hpp"
@@ -253,7 +253,7 @@ void SystemCore::deliverUncommon(IsolateRuntime& rt, const ActorRef& target, End
     return;
   }
   if (endpoint == nullptr) {
-    failAskOf(envelope.sender, make_error_code(Error::ErrDead));
+    asks_.failAskOf(envelope.sender, make_error_code(Error::ErrDead));
     deadLetter(target, std::move(envelope),
                rt.table.answeredAsk(target.slot(), target.generation())
                    ? "a reply to an ask that has already completed (answered, failed or timed out)"
@@ -327,7 +327,7 @@ void SystemCore::deliverToNoActor(const ActorRef& target, SystemMessage&& messag
   // reply it was waiting for is undeliverable; a stop has nothing to stop.
   if (message.kind == SysKind::Watch) message.ref.tell(Terminated{target}, target);
   if (message.kind == SysKind::Continue) {
-    dropContinuation(target, std::move(message.continuation), "the asking actor has stopped");
+    asks_.dropContinuation(target, std::move(message.continuation), "the asking actor has stopped");
   }
   if (message.kind == SysKind::Move) message.order->finish(make_error_code(Error::ErrDead));
 }
@@ -335,56 +335,6 @@ void SystemCore::deliverToNoActor(const ActorRef& target, SystemMessage&& messag
 IsolateRuntime* SystemCore::runtimeOfOurs(const ActorRef& ref) const noexcept {
   if (ref.isNone() || ref.system_ != this || ref.isolateIndex() >= isolates_.size()) return nullptr;
   return isolates_[ref.isolateIndex()].get();
-}
-
-void SystemCore::failAskOf(const ActorRef& sender, std::error_code error) {
-  // An ask's reply slot lives on the target's isolate: an ask to a dead actor
-  // fails at once instead of waiting for its timeout.
-  if (isRemote(sender)) {
-    // Asked from another rank: the failure crosses back.
-    remote_->failAsk(sender, error);
-    return;
-  }
-  if (remote_ != nullptr && isOurs(sender) && ForeignAsks::names(sender)) {
-    // Asked by a foreign thread, of another rank: no loop holds it.
-    remote_->foreignAsks().complete(sender.generation(), nullptr, error);
-    return;
-  }
-  IsolateRuntime* home = runtimeOfOurs(sender);
-  if (home == nullptr) return;
-  IsolateRuntime& rt = *home;
-  if (!isLocal(rt)) {
-    // The asker's reply slot lives elsewhere: look there.
-    try {
-      rt.isolate->post([this, sender, error] { failAskOf(sender, error); });
-    } catch (const std::system_error&) {
-      // That isolate stopped: its reply slots were failed with it.
-    }
-    return;
-  }
-  failAskHere(rt, sender, error);
-}
-
-bool SystemCore::failLocalAskOf(const ActorRef& sender, std::error_code error) {
-  IsolateRuntime* home = runtimeOfOurs(sender);
-  return home != nullptr && isLocal(*home) && failAskHere(*home, sender, error);
-}
-
-bool SystemCore::failAskHere(IsolateRuntime& rt, const ActorRef& sender, std::error_code error) {
-  Endpoint* endpoint = rt.table.find(sender.slot(), sender.generation());
-  if (endpoint == nullptr || endpoint->kind != Endpoint::Kind::Ask) return false;
-  static_cast<AskEndpoint*>(endpoint)->complete(nullptr, error);
-  return true;
-}
-
-void SystemCore::dropContinuation(const ActorRef& actor, std::unique_ptr<Continuation> continuation,
-                                  const char* reason) {
-  // A coroutine's resumption carries nothing; an ask's reply becomes a dead letter.
-  if (continuation == nullptr) return;
-  Message* carried = continuation->carried();
-  if (carried != nullptr && !carried->empty()) {
-    deadLetter(actor, Envelope{std::move(*carried), ActorRef()}, reason);
-  }
 }
 
 void SystemCore::deadLetter(const ActorRef& recipient, Envelope&& envelope, const char* reason) {

@@ -1,8 +1,8 @@
 // The inside of an ActorSystem: its isolates, the send paths, spawning and
 // the top-level registry, ask, the scheduler's calls, running and stopping.
 // Nothing here is installed; users see include/coreactor/ActorSystem.hpp.
-// The actor cell is ActorCell.hpp, an ask's reply slot AskEndpoint.hpp, what
-// the system keeps per isolate IsolateRuntime.hpp.
+// The actor cell is ActorCell.hpp, an ask's reply slot AskEndpoint.hpp, the
+// asks Asks.hpp, what the system keeps per isolate IsolateRuntime.hpp.
 //
 // Following one tell: ActorRef::tell -> ActorRef::send (runtime/Send.cpp) ->
 // (an actor of this thread's isolate) ActorCell::pushInPlace, or
@@ -37,6 +37,7 @@
 #include "ActorCell.hpp"
 #include "ActorTable.hpp"
 #include "AskEndpoint.hpp"
+#include "Asks.hpp"
 #include "CrossingReceiver.hpp"
 #include "IsolatePlacer.hpp"
 #include "IsolateRuntime.hpp"
@@ -268,10 +269,6 @@ class SystemCore {
   /// messages were sent before it heard of the shutdown).
   void putForeign(IsolateRuntime& rt, const ActorRef& target, Envelope&& envelope, bool inTurn,
                   std::chrono::nanoseconds askTimeout = {});
-  /// On `rt`'s loop: arms the timeout of the ask from outside whose reply
-  /// slot is `replyTo`, if that slot is still open (a reply that came first
-  /// has freed it).
-  void armAsk(IsolateRuntime& rt, const ActorRef& replyTo, std::chrono::nanoseconds timeout);
   void sendSystem(const ActorRef& target, SystemMessage&& message);
   /// A reference this system minted, naming one of its isolates (the actor
   /// may be gone): not none, not another system's.
@@ -296,10 +293,6 @@ class SystemCore {
   /// thread at a time: the holder of the link's work.
   void deliverFromRank(const ActorRef& target, Envelope&& envelope);
   void signalFromRank(const ActorRef& target, SystemMessage&& message);
-  /// Fails the ask whose reply slot `sender` is with `error` (nothing if it
-  /// is no ask's): on its isolate, or on its rank for a slot of another one.
-  /// Any thread.
-  void failAskOf(const ActorRef& sender, std::error_code error);
 
   // ---- moves (runtime/Move.cpp, Move.hpp) -------------------------------------------
   /// Moves `actor` to isolate `to` between its turns; `done` hears how it
@@ -345,17 +338,10 @@ class SystemCore {
   bool isTopLevel(const ActorRef& child);
   std::vector<ActorRef> topLevel();
 
-  /// The reply slot lives on isolate `host` (the asker's; for asks from
-  /// outside, the target's) and `completion` runs there.
-  void ask(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
-           AskCompletion completion);
-  /// An ask from the actor `asker`, answered by a continuation in its turn.
-  /// The reply slot lives on the asker's isolate (where it lives now).
-  void askFromActor(ActorCell& asker, const ActorRef& target, Message&& message,
-                    std::chrono::nanoseconds timeout, AskContinuation&& continuation);
-  /// A continuation that cannot run: what it carries becomes a dead letter.
-  void dropContinuation(const ActorRef& actor, std::unique_ptr<Continuation> continuation,
-                        const char* reason);
+  // ---- asks (runtime/Asks.hpp, Ask.cpp) --------------------------------------------
+  /// The ask calls, and the failures that complete a reply slot early.
+  Asks& asks() noexcept { return asks_; }
+
   ActorRef makeRef(std::uint32_t isolate, std::uint32_t slot, std::uint32_t generation) noexcept {
     return ActorRef(this, isolate, slot, generation);
   }
@@ -450,31 +436,9 @@ class SystemCore {
   /// What a system message to an actor that is not there (gone, or not of
   /// this system) comes to: a watcher hears Terminated at once.
   void deliverToNoActor(const ActorRef& target, SystemMessage&& message);
-  /// failAskOf() when the reply slot lives on this thread's isolate; nothing
-  /// otherwise (no task posted: a refused flood from another isolate would
-  /// post one per message). True: `sender` was an ask's reply slot, now failed.
-  bool failLocalAskOf(const ActorRef& sender, std::error_code error);
-  /// Fails the ask whose reply slot `sender` is, on `rt` (this thread's
-  /// isolate); false if it is no ask's (any more).
-  bool failAskHere(IsolateRuntime& rt, const ActorRef& sender, std::error_code error);
   /// The isolate of a reference of this system, or null (none, another
   /// system's, an index out of range).
   IsolateRuntime* runtimeOfOurs(const ActorRef& ref) const noexcept;
-  void startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32_t slot,
-                std::uint32_t generation, const ActorRef& target, Message&& message,
-                std::chrono::nanoseconds timeout);
-  /// ask() from a foreign thread to an actor of another rank:
-  /// a reply slot of the cluster's ForeignAsks; `completion` is taken.
-  void askRankFromForeignThread(const ActorRef& target, Message&& message,
-                                std::chrono::nanoseconds timeout, AskCompletion& completion);
-  /// Posts `work` to `rt`'s loop; if that isolate has stopped, completes
-  /// `endpoint` with ErrActorSystemNotStarted instead.
-  template <class F>
-  void postOrComplete(IsolateRuntime& rt, AskEndpoint* endpoint, F&& work);
-  /// An ask's request, on the reply slot's isolate once its timeout is
-  /// armed, with the slot as its sender.
-  void sendRequest(const ActorRef& target, Message&& message, const ActorRef& replyTo,
-                   std::chrono::nanoseconds timeout);
   void teardown() noexcept;
   void stopLoops() noexcept;
   /// Waits, from outside, for a graceful stop in progress to finish: every
@@ -533,9 +497,11 @@ class SystemCore {
   friend class Routers;
   friend class Moves;
   friend class Scheduling;
+  friend class Asks;
   Routers routers_{*this};
   Moves moves_{*this};
   Scheduling scheduling_{*this};
+  Asks asks_{*this};
 };
 
 inline ActorRef ActorCell::self() const noexcept {

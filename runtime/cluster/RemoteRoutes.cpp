@@ -222,7 +222,7 @@ void RemoteRoutes::send(const ActorRef& target, Message&& message, const ActorRe
     // Its actors have stopped: what it would have received is a dead letter
     // here, and an ask fails at once.
     toLeftRanks_.fetch_add(1, std::memory_order_relaxed);
-    core_.failAskOf(sender, make_error_code(Error::ErrDead));
+    core_.asks().failAskOf(sender, make_error_code(Error::ErrDead));
     core_.deadLetter(target, Envelope{std::move(message), sender},
                      "the actor's rank has left the cluster");
     return;
@@ -358,7 +358,7 @@ void RemoteRoutes::receive(int fromRank, std::string_view bytes) {
                               ? Error::ErrMailboxFull
                               : Error::ErrDead;
       bump(delivered_);
-      core_.failAskOf(target, make_error_code(error));
+      core_.asks().failAskOf(target, make_error_code(error));
       return;
     }
     sender = fromWire(from);
@@ -420,7 +420,9 @@ void RemoteRoutes::heardLeave(int rank) {
     std::lock_guard<std::mutex> lock(asksMutex_);
     asks.swap(asksTo_[static_cast<std::size_t>(rank)]);
   }
-  for (const TrackedAsk& ask : asks) core_.failAskOf(ask.replyTo, make_error_code(Error::ErrDead));
+  for (const TrackedAsk& ask : asks) {
+    core_.asks().failAskOf(ask.replyTo, make_error_code(Error::ErrDead));
+  }
   core_.log().info("rank {} has left the cluster; {} asks to it failed", rank, asks.size());
 }
 

@@ -260,7 +260,8 @@ void Routers::broadcast(RouterState& r, const ActorRef& router, Message&& messag
 }
 
 void Routers::unrouted(const ActorRef& router, Envelope&& envelope, const char* reason) {
-  core_.failAskOf(envelope.sender, make_error_code(Error::ErrDead));  // an ask need not time out
+  // An ask need not time out.
+  core_.asks().failAskOf(envelope.sender, make_error_code(Error::ErrDead));
   core_.deadLetter(router, std::move(envelope), reason);
 }
 

@@ -61,7 +61,7 @@ void RouterHead::postStop(ReceiveContext& ctx) {
   static_cast<void>(ctx);
   state().generation.store(0, std::memory_order_release);  // from now on: dead letters
   for (auto& [id, g] : gathers_) {
-    if (!g.done) setup_->core->failAskOf(g.replyTo, make_error_code(Error::ErrDead));
+    if (!g.done) setup_->core->asks().failAskOf(g.replyTo, make_error_code(Error::ErrDead));
   }
   gathers_.clear();
 }
@@ -203,11 +203,11 @@ void RouterHead::askNext(ReceiveContext& ctx, std::uint64_t id) {
       index < r.count.load(std::memory_order_relaxed) ? core.makeRef(r.routee(index)) : ActorRef();
   Message message = g.order.empty() ? std::move(g.message) : g.message.clone();
   ++g.asked;
-  core.askFromActor(ActorCell::of(ctx), target, std::move(message),
-                    std::chrono::duration_cast<std::chrono::nanoseconds>(left),
-                    [this, id](ReceiveContext& c, Message* reply, std::error_code error) {
-                      answered(c, id, error ? nullptr : reply, /*fromAsk=*/true);
-                    });
+  core.asks().askFromActor(ActorCell::of(ctx), target, std::move(message),
+                           std::chrono::duration_cast<std::chrono::nanoseconds>(left),
+                           [this, id](ReceiveContext& c, Message* reply, std::error_code error) {
+                             answered(c, id, error ? nullptr : reply, /*fromAsk=*/true);
+                           });
   if (!g.order.empty() && setup_->options.logic() == RoutingLogic::TailChopping) {
     ctx.scheduleOnce(ChopNext{id}, ctx.self(), setup_->options.interval());
   }
@@ -238,7 +238,7 @@ void RouterHead::answered(ReceiveContext& ctx, std::uint64_t id, Message* reply,
   if (g.answered < g.asked || !g.order.empty()) return;  // more to come
   if (!g.done) {
     // Nobody replied in time.
-    core.failAskOf(g.replyTo, make_error_code(Error::ErrAskTimeout));
+    core.asks().failAskOf(g.replyTo, make_error_code(Error::ErrAskTimeout));
     ctx.log().warn("router {}: no routee replied within {} ns", setup_->router.path(),
                    setup_->options.within().count());
   }

@@ -58,22 +58,10 @@ void ActorRef::send(detail::PayloadArg<P> payload, ActorRef sender) const {
         return;
       }
       if (endpoint->kind == detail::Endpoint::Kind::Forward) {
-        // An actor that moved and lives on this isolate again, in another
-        // entry: straight there, as the general path would, in place.
-        const ActorRef there = system_->refOf(static_cast<detail::Forward*>(endpoint)->to);
-        detail::Endpoint* next =
-            there.isolateIndex() == isolateIndex() ? system_->endpointHere(there) : nullptr;
-        if (next != nullptr && next->kind == detail::Endpoint::Kind::Cell) {
-          sendToCell<P>(static_cast<detail::ActorCell*>(next), std::move(payload), sender);
-          return;
-        }
-        // Or into the ring to where it leads, as the entry would send it.
-        if (system_->forwardFromHere<P>(*static_cast<detail::Forward*>(endpoint), payload,
-                                        sender)) {
-          return;
-        }
+        // An actor that moved: detail::SystemCore::sendToForward.
+        system_->sendToForward<P>(*this, std::move(payload), sender);
+        return;
       }
-      // An actor that moved away: the general path sends it on (deliverUncommon).
     } else if (isolateIndex() == detail::SystemCore::kRouterIsolate && system_->isRouter(*this))
         [[unlikely]] {
       // A router: its routee is picked here and told as directly as it
@@ -130,6 +118,47 @@ template void ActorRef::send<detail::Word>(detail::Word payload, ActorRef sender
 template void ActorRef::send<Message>(Message&& payload, ActorRef sender) const;
 
 }  // namespace coreactor
+
+namespace coreactor::detail {
+
+template <class P>
+[[gnu::noinline]] void SystemCore::sendToForward(const ActorRef& target, PayloadArg<P> payload,
+                                                 ActorRef sender) {
+  IsolateRuntime* here = currentRuntime();
+  Endpoint* endpoint = endpointHere(target);
+  if (here != nullptr && endpoint != nullptr && endpoint->kind == Endpoint::Kind::Forward) {
+    auto& forward = *static_cast<Forward*>(endpoint);
+    const ActorRef there(this, forward.to);
+    if (there.isolateIndex() == here->index) {
+      // Back on this isolate, in another entry: straight there, in place.
+      Endpoint* next = here->table.find(there.slot(), there.generation());
+      if (next != nullptr && next->kind == Endpoint::Kind::Cell) {
+        static_cast<ActorCell*>(next)->enqueue(std::move(payload), sender);
+        return;
+      }
+    } else if (!options_.manualRun() && carriesAsId(sender) &&
+               there.isolateIndex() < isolateCount_) {
+      const std::uint32_t source =
+          here->source == IsolateRuntime::kOwnSends ? here->index : here->source;
+      const bool asked = source < forward.asked.size() && forward.asked[source];
+      if (asked && (sender.isNone() ||
+                    (sender.isolateIndex() == here->index && cellOf(*here, sender) != nullptr))) {
+        // The only writer of this count is this isolate's thread.
+        here->counts.forwarded.store(here->counts.forwarded.load(std::memory_order_relaxed) + 1,
+                                     std::memory_order_relaxed);
+        sendOnLink(*here, there, std::move(payload), sender);
+        return;
+      }
+    }
+  }
+  // The general path forwards it (deliverUncommon, Moves::forward).
+  send(target, std::move(payload), sender);
+}
+
+template void SystemCore::sendToForward<Word>(const ActorRef&, Word, ActorRef);
+template void SystemCore::sendToForward<Message>(const ActorRef&, Message&&, ActorRef);
+
+}  // namespace coreactor::detail
 
 namespace coreactor::detail {
 

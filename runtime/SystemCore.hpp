@@ -127,34 +127,13 @@ class SystemCore {
   /// target: fewer loads that wait on one another.
   Endpoint* endpointHere(const ActorRef& target) const noexcept {
     const auto* here = static_cast<const IsolateRuntime*>(detail::IsolateHooks::currentUserData());
-    if (here != nullptr && here->core == this) [[likely]] {
-      if (here->index == target.isolateIndex()) [[likely]] {
-        return here->table.find(target.slot(), target.generation());
-      }
-      // An actor that moved here: found as a local send finds it, so that
-      // the send takes the same path (a gathered group talks as fast as
-      // one spawned together).
-      if (!here->routes.empty()) [[unlikely]] {
-        if (ActorCell* cell = routedCellHere(*here, target)) return cell;
-      }
+    if (here != nullptr && here->core == this && here->index == target.isolateIndex()) [[likely]] {
+      return here->table.find(target.slot(), target.generation());
     }
     // Only this system mints its references, but a stale one (of a system
     // destroyed at this address) must not read past the isolates.
     if (!drivenHere() || target.isolateIndex() >= isolateCount_) return nullptr;
     return isolates_[target.isolateIndex()]->table.find(target.slot(), target.generation());
-  }
-  /// The cell of the actor `target` names when it lives on `here` now and
-  /// `here` holds a route to it that leads straight to its cell; else null
-  /// (no route, or one through a Hold or a Forward: the general path).
-  ActorCell* routedCellHere(const IsolateRuntime& here, const ActorRef& target) const noexcept {
-    const std::uint64_t* route = here.routes.find(target.id());
-    if (route == nullptr) return nullptr;
-    const ActorRef to(const_cast<SystemCore*>(this), *route);
-    if (to.isolateIndex() != here.index) return nullptr;
-    Endpoint* endpoint = here.table.find(to.slot(), to.generation());
-    return endpoint != nullptr && endpoint->kind == Endpoint::Kind::Cell
-               ? static_cast<ActorCell*>(endpoint)
-               : nullptr;
   }
   /// A message that answers an ask whose reply slot lives on this thread's isolate.
   template <class P>
@@ -218,7 +197,15 @@ class SystemCore {
     if (to.isolateIndex() == here.index) {
       Endpoint* endpoint = here.table.find(to.slot(), to.generation());
       if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Cell) {
-        static_cast<ActorCell*>(endpoint)->enqueue(std::forward<P>(payload), sender);
+        auto* cell = static_cast<ActorCell*>(endpoint);
+        if constexpr (std::is_same_v<std::decay_t<P>, Word>) {
+          // As ActorRef::send's own first step: pushed in place, if there is room.
+          if (cell->pushInPlace(Word(payload), sender, this)) [[likely]] {
+            if (cell->wantsTurn()) cell->scheduleTurn();
+            return;
+          }
+        }
+        cell->enqueue(std::forward<P>(payload), sender);
         return;
       }
     } else if (to.isolateIndex() < isolateCount_) {
@@ -227,34 +214,16 @@ class SystemCore {
     }
     send(to, std::forward<P>(payload), sender);
   }
-  /// A send from this thread's isolate to `forward`, an entry a moved
-  /// actor left here, that goes straight into the ring to where the entry
-  /// leads, as Moves::forward would send it: when the entry has asked for
-  /// this isolate's route already and the sender is no other isolate's
-  /// (an actor living here, or none), whose message a relay record would
-  /// have to follow. False, with `payload` untouched, for the general path.
+  /// A send from this thread's isolate to `target`, whose entry here is a
+  /// Forward (runtime/Send.cpp): in place when the actor lives here again in
+  /// another entry; straight into the ring to where the entry leads, as
+  /// Moves::forward would send it, when the entry has asked for this
+  /// isolate's route already and the sender is no other isolate's (an actor
+  /// living here, or none), whose message a relay record would have to
+  /// follow; else the general path. Out of line, and reached by a jump: the
+  /// send path saves no registers for it.
   template <class P>
-  [[gnu::noinline]] bool forwardFromHere(Forward& forward, PayloadArg<P>& payload,
-                                         const ActorRef& sender) {
-    IsolateRuntime* here = currentRuntime();
-    if (here == nullptr || options_.manualRun() || !carriesAsId(sender)) return false;
-    const ActorRef there(this, forward.to);
-    if (there.isolateIndex() == here->index || there.isolateIndex() >= isolateCount_) {
-      return false;
-    }
-    const std::uint32_t source =
-        here->source == IsolateRuntime::kOwnSends ? here->index : here->source;
-    if (source >= forward.asked.size() || !forward.asked[source]) return false;
-    if (!sender.isNone() &&
-        (sender.isolateIndex() != here->index || cellOf(*here, sender) == nullptr)) {
-      return false;
-    }
-    // The only writer of this count is this isolate's thread.
-    here->counts.forwarded.store(here->counts.forwarded.load(std::memory_order_relaxed) + 1,
-                                 std::memory_order_relaxed);
-    sendOnLink(*here, there, std::move(payload), sender);
-    return true;
-  }
+  void sendToForward(const ActorRef& target, PayloadArg<P> payload, ActorRef sender);
   /// Another isolate's (or no) actor: through the inbox, or a dead letter.
   void sendElsewhere(const ActorRef& target, Envelope&& envelope);
   /// From a thread that is no loop: waits while `rt`'s foreign inbox holds

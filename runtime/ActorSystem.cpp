@@ -36,11 +36,11 @@ ActorSystem::~ActorSystem() {
   if (core_->onOwnIsolate()) {
     // From inside one of its own handlers: no loop can join itself. The
     // loops stop now and the core tears itself down once they have
-    // returned (SystemCore::orphan).
-    core_.release()->orphan();
+    // returned (SystemStop::orphan).
+    core_.release()->systemStop().orphan();
     return;
   }
-  core_->finish();
+  core_->systemStop().finish();
 }
 
 const std::string& ActorSystem::name() const noexcept {
@@ -106,7 +106,7 @@ void detail::AskWaitGuard::beforeWait(bool (*ready)(const void*), const void* fu
   }
   if (!manual || !core.drivenHere()) return;  // another thread runs the reply
   if (Isolate::current() != nullptr) refuse("inside the loops of a manual system");
-  core.runUntilIdle();  // the driving thread runs what the reply needs
+  core.systemStop().runUntilIdle();  // the driving thread runs what the reply needs
   if (!ready(future)) {
     refuse("of a manual system with nothing left to run (its timeout waits for the clock)");
   }
@@ -142,16 +142,16 @@ std::uint64_t ActorSystem::deadLetterCount() const noexcept {
   return core_->deadLetterCount();
 }
 void ActorSystem::shutdown() {
-  core_->shutdown();
+  core_->systemStop().shutdown();
 }
 void ActorSystem::stop() {
-  core_->stop();
+  core_->systemStop().stop();
 }
 bool ActorSystem::running() const noexcept {
   return core_->running();
 }
 void ActorSystem::runUntilIdle() {
-  core_->runUntilIdle();
+  core_->systemStop().runUntilIdle();
 }
 std::size_t ActorSystem::isolateCount() const noexcept {
   return core_->isolateCount();

@@ -1,7 +1,8 @@
 // The system: its construction (isolates, their runtimes, the guardian),
 // the error sink it gives dispatchers, the transport's counters, paths. The
 // send paths are in Send.cpp, spawning in Spawn.cpp, ask in Ask.cpp, running
-// and stopping in Shutdown.cpp; placement and pinning are IsolatePlacer.cpp.
+// and stopping in Shutdown.cpp (SystemStop.hpp); placement and pinning are
+// IsolatePlacer.cpp.
 #include "SystemCore.hpp"
 
 #include "Logging.hpp"
@@ -104,7 +105,7 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
 }
 
 SystemCore::~SystemCore() {
-  stop();
+  systemStop_.stop();
 }
 
 bool SystemCore::routedToRank(const ActorRef& ref) const noexcept {
@@ -129,6 +130,10 @@ IsolateRuntime& SystemCore::runtime(std::size_t index) {
         "isolate " + std::to_string(index) + " of a system of " + std::to_string(isolates_.size()));
   }
   return *isolates_[index];
+}
+
+bool SystemCore::onOwnIsolate() const noexcept {
+  return currentRuntime() != nullptr;
 }
 
 ErrorSink SystemCore::dispatcherSink() {

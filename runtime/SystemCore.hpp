@@ -2,7 +2,8 @@
 // the top-level registry, ask, the scheduler's calls, running and stopping.
 // Nothing here is installed; users see include/coreactor/ActorSystem.hpp.
 // The actor cell is ActorCell.hpp, an ask's reply slot AskEndpoint.hpp, the
-// asks Asks.hpp, what the system keeps per isolate IsolateRuntime.hpp.
+// asks Asks.hpp, running and stopping SystemStop.hpp, what the system keeps
+// per isolate IsolateRuntime.hpp.
 //
 // Following one tell: ActorRef::tell -> ActorRef::send (runtime/Send.cpp) ->
 // (an actor of this thread's isolate) ActorCell::pushInPlace, or
@@ -43,6 +44,7 @@
 #include "IsolateRuntime.hpp"
 #include "Mailbox.hpp"
 #include "SystemMessage.hpp"
+#include "SystemStop.hpp"
 #include "TopLevelRegistry.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Dispatcher.hpp"
@@ -328,26 +330,14 @@ class SystemCore {
   }
   std::string pathOf(const ActorRef& ref);
 
-  /// Graceful stop (ActorSystem::shutdown). From outside the system it
-  /// waits for the graceful stop in progress, whoever began it, then stops
-  /// the loops and tears down; from one of its own isolates it begins the
-  /// stop and returns.
-  void shutdown();
-  /// Immediate stop (ActorSystem::stop); from one of its own isolates it
-  /// stops the loops and returns, the teardown is left to the destructor.
-  void stop();
-  /// What the owner's destruction does from outside the system: waits for a
-  /// graceful stop in progress (so every postStop runs once), then stop().
-  void finish();
   /// True when the caller runs on one of this system's loops: a handler, a
   /// hook, a task posted to one of its isolates.
   bool onOwnIsolate() const noexcept;
-  /// The owner was destroyed from inside one of its own handlers: the loops
-  /// stop, and this core deletes itself once no loop of it runs any more
-  /// (a thread of its own joins the isolate threads; a manual system is
-  /// freed when the driving thread's runUntilIdle returns).
-  void orphan();
-  void runUntilIdle();
+
+  // ---- running and stopping (runtime/SystemStop.hpp, Shutdown.cpp) ------------------
+  /// Driving a manual system, graceful shutdown, immediate stop, the owner's
+  /// destruction, the teardown.
+  SystemStop& systemStop() noexcept { return systemStop_; }
 
   // ---- the scheduler (runtime/schedule/Scheduling.hpp) -------------------------------------
   /// The schedule calls, the reference namespace and the tick counts.
@@ -408,15 +398,6 @@ class SystemCore {
   /// The isolate of a reference of this system, or null (none, another
   /// system's, an index out of range).
   IsolateRuntime* runtimeOfOurs(const ActorRef& ref) const noexcept;
-  void teardown() noexcept;
-  void stopLoops() noexcept;
-  /// Waits, from outside, for a graceful stop in progress to finish: every
-  /// top-level actor stopped (each subtree's postStop run), or the loops
-  /// stopped by an immediate stop.
-  void awaitGracefulStop();
-  /// Counts the driving thread's runUntilIdle() calls in progress (manual
-  /// systems); the outermost frees an orphaned core as it returns.
-  class DriveScope;
   friend class CrossingReceiver;
   friend class ForeignReceiver;
   friend class AskEndpoint;
@@ -446,14 +427,13 @@ class SystemCore {
   std::atomic<std::uint64_t> foreignBlocked_{0};
   ActorRef guardian_;
 
+  // Running and stopping (it writes state_). Before topLevel_, whose
+  // callback calls its stopLoops(): made before the registry and gone after it.
+  SystemStop systemStop_{*this};
   // The top-level actors' names and the count a graceful shutdown waits for.
-  TopLevelRegistry topLevel_{[this] { stopLoops(); }};
+  TopLevelRegistry topLevel_{[this] { systemStop_.stopLoops(); }};
   // Where the isolates run and the actors go; planned before any isolate is made.
   IsolatePlacer placer_{options_};
-  std::mutex stopMutex_;
-  bool tornDown_ = false;      // guarded by stopMutex_
-  std::uint32_t driving_ = 0;  // DriveScope: the driving thread's only
-  bool orphaned_ = false;      // orphan(): the core frees itself
   // ActorSystemOptions::withMetricsEndpoint, on isolate 0 (runtime/metrics/MetricsEndpoint.cpp).
   std::shared_ptr<MetricsEndpoint> metricsEndpoint_;
   /// The system's side of a cluster (withCluster), or null.
@@ -467,6 +447,7 @@ class SystemCore {
   friend class Moves;
   friend class Scheduling;
   friend class Asks;
+  friend class SystemStop;
   Routers routers_{*this};
   Moves moves_{*this};
   Scheduling scheduling_{*this};

@@ -91,6 +91,16 @@ class ActorCell final : public Task, public Endpoint {
            mailbox_.tryPushInPlace(std::forward<P>(payload), sender, core);
   }
   bool wantsTurn() const noexcept { return state_ == State::Running && !scheduled_; }
+  /// pushInPlace(), and the turn it calls for: the whole of a local tell
+  /// that needs no call but the turn's (ActorRef::send, a routed tell, a
+  /// route to an actor that moved here). False, and nothing done, as
+  /// pushInPlace().
+  template <class P>
+  [[gnu::always_inline]] bool tellInPlace(P&& payload, const ActorRef& sender, SystemCore* core) {
+    if (!pushInPlace(std::forward<P>(payload), sender, core)) return false;
+    if (wantsTurn()) scheduleTurn();
+    return true;
+  }
 
   // ---- what crossed from another isolate: the one way in -----------------------
   // Every receiver of what a ring brings (CrossingReceiver for words and

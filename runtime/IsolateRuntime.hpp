@@ -70,14 +70,25 @@ struct alignas(64) IsolateRuntime {
   // Where this isolate sends actors spawned elsewhere that moved, by their
   // own id: the entry their isolate gave this one (runtime/Move.cpp).
   // Isolate-local; read on the send path only while not empty.
+  // Changed only through setRoute() and dropRoute(), which keep
+  // counts.routes, what the metrics read, up to date.
   RouteMap routes;
-  /// After each change of `routes`: its size where the metrics read it.
-  void routesChanged() noexcept { counts.routes.store(routes.size(), std::memory_order_relaxed); }
+  void setRoute(std::uint64_t actor, std::uint64_t entry) {
+    routes.set(actor, entry);
+    counts.routes.store(routes.size(), std::memory_order_relaxed);
+  }
+  void dropRoute(std::uint64_t actor) noexcept {
+    routes.erase(actor);
+    counts.routes.store(routes.size(), std::memory_order_relaxed);
+  }
   // Whose messages a Forward here sends on at the moment: kOwnSends (this
   // isolate's actors and timers, and the letters of its foreign inbox,
   // which it forwards as its own), a peer's index while its ring is taken.
   static constexpr std::uint32_t kOwnSends = ~std::uint32_t{0};
   std::uint32_t source = kOwnSends;
+  /// The isolate whose sends a Forward here passes on now: `source`, with
+  /// kOwnSends read as this isolate's index.
+  std::uint32_t sendsOf() const noexcept { return source == kOwnSends ? index : source; }
   // Barrier acknowledgements that came before the cell they are for, by
   // the id of the entry it will take (runtime/Move.cpp).
   std::unordered_map<std::uint64_t, std::uint32_t> earlyAcks;

@@ -86,7 +86,7 @@ void Moves::forward(IsolateRuntime& rt, Forward& entry, Envelope&& envelope) {
   rt.counts.forwarded.fetch_add(1, std::memory_order_relaxed);
   // Whose sends these are asks, once, for an entry of its own.
   if (!core_.options().manualRun()) {  // a manual system delivers in place: no crossing to save
-    const std::uint32_t source = rt.source == IsolateRuntime::kOwnSends ? rt.index : rt.source;
+    const std::uint32_t source = rt.sendsOf();
     if (source < core_.isolateCount()) {
       if (entry.asked.empty()) entry.asked.resize(core_.isolateCount());
       if (!entry.asked[source]) {
@@ -299,8 +299,7 @@ void Moves::takeRoute(std::uint32_t at, std::uint64_t actor, std::uint64_t entry
     own->asked.assign(core_.isolateCount(), false);
     own->asked[at] = true;
   } else {
-    rt.routes.set(actor, entry);
-    rt.routesChanged();
+    rt.setRoute(actor, entry);
   }
 }
 
@@ -661,11 +660,8 @@ void ActorCell::releaseTrail() noexcept {
   // The isolates it gave an entry forget their route to it.
   for (const std::uint32_t isolate : rare_->routedFrom) {
     try {
-      system.runtime(isolate).isolate->post([&system, isolate, me = selfId_] {
-        IsolateRuntime& there = system.runtime(isolate);
-        there.routes.erase(me);
-        there.routesChanged();
-      });
+      system.runtime(isolate).isolate->post(
+          [&system, isolate, me = selfId_] { system.runtime(isolate).dropRoute(me); });
     } catch (const std::system_error&) {
       // That isolate stopped.
     }

@@ -45,10 +45,8 @@ void ActorRef::send(detail::PayloadArg<P> payload, ActorRef sender) const {
     if (detail::Endpoint* endpoint = system_->endpointHere(*this)) [[likely]] {
       if (endpoint->kind == detail::Endpoint::Kind::Cell) [[likely]] {
         auto* cell = static_cast<detail::ActorCell*>(endpoint);
-        if (cell->pushInPlace(std::move(payload), sender, system_)) [[likely]] {
-          if (cell->wantsTurn()) cell->scheduleTurn();
+        if (cell->tellInPlace(std::move(payload), sender, system_)) [[likely]]
           return;
-        }
         sendToCell<P>(cell, std::move(payload), sender);
         return;
       }
@@ -138,8 +136,7 @@ template <class P>
       }
     } else if (!options_.manualRun() && carriesAsId(sender) &&
                there.isolateIndex() < isolateCount_) {
-      const std::uint32_t source =
-          here->source == IsolateRuntime::kOwnSends ? here->index : here->source;
+      const std::uint32_t source = here->sendsOf();
       const bool asked = source < forward.asked.size() && forward.asked[source];
       if (asked && (sender.isNone() ||
                     (sender.isolateIndex() == here->index && cellOf(*here, sender) != nullptr))) {

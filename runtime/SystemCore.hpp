@@ -202,10 +202,8 @@ class SystemCore {
         auto* cell = static_cast<ActorCell*>(endpoint);
         if constexpr (std::is_same_v<std::decay_t<P>, Word>) {
           // As ActorRef::send's own first step: pushed in place, if there is room.
-          if (cell->pushInPlace(Word(payload), sender, this)) [[likely]] {
-            if (cell->wantsTurn()) cell->scheduleTurn();
+          if (cell->tellInPlace(Word(payload), sender, this)) [[likely]]
             return;
-          }
         }
         cell->enqueue(std::forward<P>(payload), sender);
         return;

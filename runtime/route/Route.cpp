@@ -144,10 +144,8 @@ template <class P>
     Endpoint* endpoint = here->table.find((id >> 28) & 0xFFFFFF, id & 0xFFFFFFF);
     if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Cell) [[likely]] {
       auto* cell = static_cast<ActorCell*>(endpoint);
-      if (cell->pushInPlace(std::move(payload), sender, &core)) [[likely]] {
-        if (cell->wantsTurn()) cell->scheduleTurn();
+      if (cell->tellInPlace(std::move(payload), sender, &core)) [[likely]]
         return;
-      }
     }
   }
   core.sendTo<P>(id, std::move(payload), sender);

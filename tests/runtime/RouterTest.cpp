@@ -174,16 +174,19 @@ TEST(Router, APoolWhoseRouteesCannotStartLetsThemGoInsteadOfReplacingThemForEver
   EXPECT_EQ(dead[0].reason, "the router has no routee");
 }
 
-TEST(Router, ConsistentHashingSendsOneKeyToOneRouteeAndAMessageWithoutAKeyIsErrNoRouteKey) {
-  TestKit kit;
-  auto probe = kit.probe();
-  ActorRef pool = kit.system().spawnPool<Worker>(
+// A consistent-hash pool of 4 keyed by a Job's number modulo 10, telling
+// `probe` what each routee handled.
+ActorRef keyedPool(TestKit& kit, testkit::TestProbe& probe) {
+  return kit.system().spawnPool<Worker>(
       "pool", RouterOptions::consistentHash().withSize(4).withHashKey<Job>([](const Job& j) {
         return static_cast<std::uint64_t>(j.n % 10);
       }),
       probe.ref());
-  for (int i = 0; i < 100; ++i) pool.tell(Job{i});
-  kit.run();
+}
+
+// The 100 Jobs keyedPool's routees handled: each key went to one routee,
+// and the ten keys to more than one.
+void expectOneRouteePerKey(testkit::TestProbe& probe) {
   std::map<int, std::set<std::uint64_t>> routeesOfKey;
   std::set<std::uint64_t> used;
   for (const Said& s : probe.expectMsgs<Said>(100)) {
@@ -192,6 +195,15 @@ TEST(Router, ConsistentHashingSendsOneKeyToOneRouteeAndAMessageWithoutAKeyIsErrN
   }
   for (const auto& [key, routees] : routeesOfKey) EXPECT_EQ(routees.size(), 1u) << key;
   EXPECT_GT(used.size(), 1u) << "ten keys over four routees use more than one";
+}
+
+TEST(Router, ConsistentHashingSendsOneKeyToOneRouteeAndAMessageWithoutAKeyIsErrNoRouteKey) {
+  TestKit kit;
+  auto probe = kit.probe();
+  ActorRef pool = keyedPool(kit, probe);
+  for (int i = 0; i < 100; ++i) pool.tell(Job{i});
+  kit.run();
+  expectOneRouteePerKey(probe);
   EXPECT_EQ(test::errorOf([&] { pool.tell(std::string("no key")); }), Error::ErrNoRouteKey);
   // HashKeyed carries its own key; the routee gets the message inside.
   pool.tell(HashKeyed(std::string_view("user-1"), Job{1000}));
@@ -206,11 +218,7 @@ TEST(Router, ConsistentHashingSendsOneKeyToOneRouteeAndAMessageWithoutAKeyIsErrN
 TEST(Router, ConsistentHashingFromAnActorSendsOneKeyToOneRoutee) {
   TestKit kit;
   auto probe = kit.probe();
-  ActorRef pool = kit.system().spawnPool<Worker>(
-      "pool", RouterOptions::consistentHash().withSize(4).withHashKey<Job>([](const Job& j) {
-        return static_cast<std::uint64_t>(j.n % 10);
-      }),
-      probe.ref());
+  ActorRef pool = keyedPool(kit, probe);
   ActorRef sender = kit.system().spawn("sender", [pool](ReceiveContext& ctx) {
     if (ctx.is<Boom>()) {
       for (int i = 0; i < 100; ++i) ctx.tell(pool, Job{i});
@@ -218,14 +226,7 @@ TEST(Router, ConsistentHashingFromAnActorSendsOneKeyToOneRoutee) {
   });
   sender.tell(Boom{});
   kit.run();
-  std::map<int, std::set<std::uint64_t>> routeesOfKey;
-  std::set<std::uint64_t> used;
-  for (const Said& s : probe.expectMsgs<Said>(100)) {
-    routeesOfKey[s.n % 10].insert(s.by.id());
-    used.insert(s.by.id());
-  }
-  for (const auto& [key, routees] : routeesOfKey) EXPECT_EQ(routees.size(), 1u) << key;
-  EXPECT_GT(used.size(), 1u) << "ten keys over four routees use more than one";
+  expectOneRouteePerKey(probe);
 }
 
 TEST(Router, ConsistentHashingMovesOnlyTheKeysTheNewRouteeTakesWhenThePoolGrows) {

@@ -37,7 +37,7 @@ class SystemCore;
 
 struct RouteeGauge;
 
-/// What a spawn may add to a cell (SystemCore::spawn): a gauge its queue
+/// What a spawn may add to a cell (Spawns::spawn): a gauge its queue
 /// depth is published into at the end of each turn (a routee of a pool
 /// that reads depths), and work on the new cell before any other thread
 /// can see it (a router's head takes its routees so).

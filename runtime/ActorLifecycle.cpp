@@ -53,7 +53,7 @@ void ActorCell::handleSystem(SystemMessage& message) {
       break;
     case SysKind::ChildTerminated:
       forgetChild(message.ref);
-      if (guardian_) core().topLevelTerminated(message.ref);
+      if (guardian_) core().spawns().topLevelTerminated(message.ref);
       break;
     case SysKind::Move:
       handleMove(std::move(message.order));
@@ -146,7 +146,7 @@ void ActorCell::supervise(const ActorRef& child, const std::exception_ptr& cause
     auto it = f->byId.find(child.id());
     if (it != f->byId.end()) info = &it->second;
   }
-  if (info == nullptr && !(guardian_ && core().isTopLevel(child))) return;  // stale
+  if (info == nullptr && !(guardian_ && core().spawns().isTopLevel(child))) return;  // stale
 
   SupervisorStrategy strategy =
       actor_ != nullptr ? actor_->supervisorStrategy() : SupervisorStrategy::defaultStrategy();
@@ -333,8 +333,8 @@ ActorRef ActorCell::spawnChild(std::string name, ActorOptions options, ActorFact
     throwError(Error::ErrDuplicateName,
                std::string(path()) + " already has a child named '" + name + "'");
   }
-  ActorRef ref = core().spawn(this, std::string(path()) + "/" + name, options, std::move(factory),
-                              nullptr, extras);
+  ActorRef ref = core().spawns().spawn(this, std::string(path()) + "/" + name, options,
+                                       std::move(factory), nullptr, extras);
   adoptChild(ref, std::move(name));
   return ref;
 }

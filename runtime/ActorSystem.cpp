@@ -48,7 +48,7 @@ const std::string& ActorSystem::name() const noexcept {
 }
 
 ActorRef ActorSystem::spawnWith(std::string name, ActorFactory factory, ActorOptions options) {
-  return core_->spawnTopLevel(std::move(name), options, std::move(factory));
+  return core_->spawns().spawnTopLevel(std::move(name), options, std::move(factory));
 }
 
 ActorRef ActorSystem::spawnRouterWith(std::string name, RouterOptions options, ActorFactory routee,
@@ -157,7 +157,7 @@ std::size_t ActorSystem::isolateCount() const noexcept {
   return core_->isolateCount();
 }
 std::vector<IsolatePlacement> ActorSystem::placement() const {
-  return core_->placement();
+  return core_->spawns().placement();
 }
 int ActorSystem::rank() const noexcept {
   return core_->remote() != nullptr ? core_->remote()->rank() : 0;
@@ -175,7 +175,7 @@ AskFuture<ActorRef> ActorSystem::lookup(int rank, const std::string& name,
   const ActorRef service = remote->serviceOf(rank);  // ErrInvalidOption for no such rank
   if (rank == remote->rank()) {
     std::promise<ActorRef> here;
-    here.set_value(core_->topLevelNamed(name));
+    here.set_value(core_->spawns().topLevelNamed(name));
     return AskFuture<ActorRef>(here.get_future(), detail::AskWaitGuard{});
   }
   return ask<ActorRef>(service, detail::LookupRequest{name}, timeout);

@@ -63,13 +63,13 @@ void SystemStop::shutdown() {
       // and the last top-level actor to stop stops the loops
       // (TopLevelRegistry::uncount); a shutdown() or the destructor from
       // outside waits for that, then joins and tears down.
-      core_.topLevel_.stopLoopsWhenEmpty();
+      core_.spawns().registry().stopLoopsWhenEmpty();
     }
-    for (const ActorRef& ref : core_.topLevel()) {
+    for (const ActorRef& ref : core_.spawns().topLevel()) {
       core_.sendSystem(ref, SystemMessage{SysKind::Stop, {}, nullptr});
     }
     if (inside) {
-      core_.topLevel_.stopLoopsIfEmpty();
+      core_.spawns().registry().stopLoopsIfEmpty();
       return;
     }
   } else if (inside) {
@@ -98,11 +98,11 @@ void SystemStop::awaitGracefulStop() {
   // Until the top-level actors have reported their subtrees stopped, or an
   // immediate stop ended the loops. The bound only guards against a hook
   // that never returns.
-  if (!core_.topLevel_.waitUntilEmpty(std::chrono::seconds(60), [this] {
+  if (!core_.spawns().registry().waitUntilEmpty(std::chrono::seconds(60), [this] {
         return core_.state_.load(std::memory_order_acquire) == State::Stopped;
       })) {
     core_.logger_->error("shutdown: {} top-level actors did not stop within 60 s; stopping anyway",
-                         core_.topLevel_.live());
+                         core_.spawns().registry().live());
   }
 }
 
@@ -116,12 +116,12 @@ void SystemStop::stop() {
     // From an actor: the loops stop after their current step; joining and
     // tearing down is left to the destructor (or a stop() from outside).
     stopLoops();
-    core_.topLevel_.wakeWaiters();
+    core_.spawns().registry().wakeWaiters();
     return;
   }
   std::lock_guard<std::mutex> guard(stopMutex_);
   stopLoops();
-  core_.topLevel_.wakeWaiters();
+  core_.spawns().registry().wakeWaiters();
   if (tornDown_) return;
   tornDown_ = true;
   for (auto& rt : core_.isolates_) rt->isolate->join();
@@ -145,7 +145,7 @@ void SystemStop::finish() {
 void SystemStop::orphan() {
   core_.owner_ = nullptr;
   stopLoops();
-  core_.topLevel_.wakeWaiters();
+  core_.spawns().registry().wakeWaiters();
   if (core_.options_.manualRun()) {
     if (driving_ > 0) {
       orphaned_ = true;  // the outermost runUntilIdle() frees it (DriveScope)

@@ -1,6 +1,6 @@
-// Spawning: a cell made on the isolate its placement picks
-// (IsolatePlacer.hpp), and a top-level actor's name and count in the
-// registry of top-level actors (TopLevelRegistry.hpp).
+// Spawning (Spawns.hpp): the user guardian, a cell made on the isolate its
+// placement picks (IsolatePlacer.hpp), and a top-level actor's name and
+// count in the registry of top-level actors (TopLevelRegistry.hpp).
 #include <charconv>
 
 #include "SystemCore.hpp"
@@ -9,27 +9,50 @@ namespace coreactor::detail {
 
 using SysKind = SystemMessage::Kind;
 
-ActorRef SystemCore::spawn(ActorCell* parent, std::string_view path, const ActorOptions& options,
-                           ActorFactory&& factory, const std::string* topName,
-                           const SpawnExtras& extras) {
-  if (!running() && parent == nullptr) {
+// The user guardian: parent of every top-level actor. It receives nothing
+// itself; its cell supervises (restart by default) and counts the living.
+class Guardian final : public Actor {
+ public:
+  void receive(ReceiveContext&) override {}
+};
+
+Spawns::Spawns(SystemCore& core)
+    : core_(core), topLevel_([&core] { core.systemStop().stopLoops(); }), placer_(core.options()) {}
+
+void Spawns::spawnGuardian() {
+  // The guardian lives on isolate 0.
+  IsolateRuntime& home = *core_.isolates_[0];
+  const auto reservation = home.table.reserve(core_.isLocal(home));
+  guardian_ = core_.makeRef(0, reservation.slot, reservation.generation);
+  auto* cell = new ActorCell(
+      home, guardian_, ActorRef(), "/user", ActorOptions::create(),
+      [] { return std::unique_ptr<Actor>(std::make_unique<Guardian>()); }, *home.dispatcher, 1,
+      /*guardian=*/true);
+  home.table.publish(reservation.slot, cell);
+  core_.sendSystem(guardian_, SystemMessage{SysKind::Start, {}, nullptr});
+}
+
+ActorRef Spawns::spawn(ActorCell* parent, std::string_view path, const ActorOptions& options,
+                       ActorFactory&& factory, const std::string* topName,
+                       const SpawnExtras& extras) {
+  if (!core_.running() && parent == nullptr) {
     throwError(Error::ErrActorSystemNotStarted,
                "spawn of " + std::string(path) + " on a stopped system");
   }
   const std::size_t index = placer_.isolateFor(
       options, parent != nullptr ? std::optional<std::size_t>(parent->home().index) : std::nullopt,
-      isOurs(options.near()));
-  IsolateRuntime& home = runtime(index);  // ErrIsolateOutOfRange
+      core_.isOurs(options.near()));
+  IsolateRuntime& home = core_.runtime(index);  // ErrIsolateOutOfRange
   Dispatcher* dispatcher = home.dispatcher.get();
   if (options.dispatcher() != nullptr) {
     options.dispatcher()->bind(*home.isolate);  // ErrDispatcherBoundElsewhere
-    options.dispatcher()->adoptErrorSink(dispatcherSink());
+    options.dispatcher()->adoptErrorSink(core_.dispatcherSink());
     dispatcher = options.dispatcher().get();
   }
   const auto throughput =
-      static_cast<std::uint32_t>(options.throughput().value_or(options_.throughput()));
-  const auto reservation = home.table.reserve(isLocal(home));
-  const ActorRef self = makeRef(home.index, reservation.slot, reservation.generation);
+      static_cast<std::uint32_t>(options.throughput().value_or(core_.options().throughput()));
+  const auto reservation = home.table.reserve(core_.isLocal(home));
+  const ActorRef self = core_.makeRef(home.index, reservation.slot, reservation.generation);
   auto* cell = new ActorCell(home, self, parent != nullptr ? parent->self() : guardian_, path,
                              options, std::move(factory), *dispatcher, throughput, false);
   if (extras.gauge != nullptr) cell->publishDepthTo(extras.gauge);
@@ -43,14 +66,15 @@ ActorRef SystemCore::spawn(ActorCell* parent, std::string_view path, const Actor
   }
   if (topName != nullptr) topLevel_.bind(*topName, self.id());  // before it can stop
   home.table.publish(reservation.slot, cell, /*topLevel=*/parent == nullptr);
-  sendSystem(self, SystemMessage{SysKind::Start, {}, nullptr});
+  core_.sendSystem(self, SystemMessage{SysKind::Start, {}, nullptr});
   return self;
 }
 
-ActorRef SystemCore::spawnTopLevel(std::string&& name, const ActorOptions& options,
-                                   ActorFactory&& factory, const SpawnExtras& extras) {
-  if (!running()) {
-    throwError(Error::ErrActorSystemNotStarted, "spawn on system '" + name_ + "', which stopped");
+ActorRef Spawns::spawnTopLevel(std::string&& name, const ActorOptions& options,
+                               ActorFactory&& factory, const SpawnExtras& extras) {
+  if (!core_.running()) {
+    throwError(Error::ErrActorSystemNotStarted,
+               "spawn on system '" + core_.name() + "', which stopped");
   }
   if (name.find('/') != std::string::npos || (!name.empty() && name[0] == '$')) {
     throwError(Error::ErrInvalidOption, "actor name '" + name + "': no '/' and no leading '$'");
@@ -84,24 +108,28 @@ ActorRef SystemCore::spawnTopLevel(std::string&& name, const ActorOptions& optio
   }
 }
 
-bool SystemCore::isTopLevel(const ActorRef& child) {
-  return child.isolateIndex() < isolates_.size() &&
-         isolates_[child.isolateIndex()]->table.isTopLevel(child.slot(), child.generation());
+bool Spawns::isTopLevel(const ActorRef& child) {
+  return child.isolateIndex() < core_.isolates_.size() &&
+         core_.isolates_[child.isolateIndex()]->table.isTopLevel(child.slot(), child.generation());
 }
 
-ActorRef SystemCore::topLevelNamed(const std::string& name) {
+ActorRef Spawns::topLevelNamed(const std::string& name) {
   const std::optional<std::uint64_t> id = topLevel_.named(name);
-  return id.has_value() ? makeRef(*id) : ActorRef();
+  return id.has_value() ? core_.makeRef(*id) : ActorRef();
 }
 
-std::vector<ActorRef> SystemCore::topLevel() {
+std::vector<ActorRef> Spawns::topLevel() {
   std::vector<ActorRef> refs;
-  for (const auto& rt : isolates_) {
+  for (const auto& rt : core_.isolates_) {
     rt->table.forEachTopLevel([&](std::uint32_t slot, std::uint32_t generation) {
-      refs.push_back(makeRef(rt->index, slot, generation));
+      refs.push_back(core_.makeRef(rt->index, slot, generation));
     });
   }
   return refs;
+}
+
+std::vector<IsolatePlacement> Spawns::placement() const {
+  return placer_.placement();
 }
 
 }  // namespace coreactor::detail

@@ -1,8 +1,8 @@
-// The system: its construction (isolates, their runtimes, the guardian),
-// the error sink it gives dispatchers, the transport's counters, paths. The
-// send paths are in Send.cpp, spawning in Spawn.cpp, ask in Ask.cpp, running
-// and stopping in Shutdown.cpp (SystemStop.hpp); placement and pinning are
-// IsolatePlacer.cpp.
+// The system: its construction (isolates, their runtimes, then the
+// guardian's spawn), the error sink it gives dispatchers, the transport's
+// counters, paths. The send paths are in Send.cpp, spawning and the top
+// level in Spawn.cpp (Spawns.hpp), ask in Ask.cpp, running and stopping in
+// Shutdown.cpp (SystemStop.hpp); placement and pinning are IsolatePlacer.cpp.
 #include "SystemCore.hpp"
 
 #include "Logging.hpp"
@@ -12,20 +12,11 @@
 
 namespace coreactor::detail {
 
-using SysKind = SystemMessage::Kind;
-
 std::uint64_t threadSerial() noexcept {
   static std::atomic<std::uint64_t> next{1};
   if (tThreadSerial == 0) tThreadSerial = next.fetch_add(1, std::memory_order_relaxed);
   return tThreadSerial;
 }
-
-// The user guardian: parent of every top-level actor. It receives nothing
-// itself; its cell supervises (restart by default) and counts the living.
-class Guardian final : public Actor {
- public:
-  void receive(ReceiveContext&) override {}
-};
 
 // ---- construction ------------------------------------------------------------------
 
@@ -45,9 +36,9 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
     events_.publish(DispatcherError{"event-stream", std::move(error), subscriber});
   };
   if (options_.manualRun()) driver_ = threadSerial();
-  // placer_ planned the placement as it was made (ErrInvalidOption for a
+  // The placer planned the placement as it was made (ErrInvalidOption for a
   // node or a pinning the machine cannot give).
-  const std::vector<IsolatePlacement> plan = placer_.placement();
+  const std::vector<IsolatePlacement> plan = spawns_.placement();
   const std::size_t count = plan.size();
   for (std::size_t i = 0; i < count; ++i) {
     auto rt = std::make_unique<IsolateRuntime>();
@@ -56,7 +47,7 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
         IsolateOptions{.name = name_ + "/" + std::to_string(i),
                        .clock = options_.clock(),
                        .ioHandlersPerTurn = 64,
-                       .onThreadStart = [this, i] { placer_.pin(i, *logger_); },
+                       .onThreadStart = [this, i] { spawns_.placer().pin(i, *logger_); },
                        .idlePoll = plan[i].idlePoll});
     rt->core = this;
     IsolateHooks::setUserData(*rt->isolate, rt.get());
@@ -83,16 +74,7 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
     isolates_.push_back(std::move(rt));
   }
   isolateCount_ = static_cast<std::uint32_t>(isolates_.size());
-  // The guardian lives on isolate 0.
-  IsolateRuntime& home = *isolates_[0];
-  const auto reservation = home.table.reserve(isLocal(home));
-  guardian_ = makeRef(0, reservation.slot, reservation.generation);
-  auto* cell = new ActorCell(
-      home, guardian_, ActorRef(), "/user", ActorOptions::create(),
-      [] { return std::unique_ptr<Actor>(std::make_unique<Guardian>()); }, *home.dispatcher, 1,
-      /*guardian=*/true);
-  home.table.publish(reservation.slot, cell);
-  sendSystem(guardian_, SystemMessage{SysKind::Start, {}, nullptr});
+  spawns_.spawnGuardian();
   // Collective: every rank learns the others' isolates here.
   if (options_.cluster() != nullptr) {
     remote_ =
@@ -177,10 +159,6 @@ TransportStats SystemCore::transportStats() const noexcept {
   }
   stats.foreignBlocked = foreignBlocked_.load(std::memory_order_relaxed);
   return stats;
-}
-
-std::vector<IsolatePlacement> SystemCore::placement() const {
-  return placer_.placement();
 }
 
 std::string SystemCore::pathOf(const ActorRef& ref) {

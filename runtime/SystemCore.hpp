@@ -2,8 +2,8 @@
 // the top-level registry, ask, the scheduler's calls, running and stopping.
 // Nothing here is installed; users see include/coreactor/ActorSystem.hpp.
 // The actor cell is ActorCell.hpp, an ask's reply slot AskEndpoint.hpp, the
-// asks Asks.hpp, running and stopping SystemStop.hpp, what the system keeps
-// per isolate IsolateRuntime.hpp.
+// asks Asks.hpp, spawning and the top level Spawns.hpp, running and stopping
+// SystemStop.hpp, what the system keeps per isolate IsolateRuntime.hpp.
 //
 // Following one tell: ActorRef::tell -> ActorRef::send (runtime/Send.cpp) ->
 // (an actor of this thread's isolate) ActorCell::pushInPlace, or
@@ -40,12 +40,11 @@
 #include "AskEndpoint.hpp"
 #include "Asks.hpp"
 #include "CrossingReceiver.hpp"
-#include "IsolatePlacer.hpp"
 #include "IsolateRuntime.hpp"
 #include "Mailbox.hpp"
+#include "Spawns.hpp"
 #include "SystemMessage.hpp"
 #include "SystemStop.hpp"
-#include "TopLevelRegistry.hpp"
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/Isolate.hpp"
@@ -84,7 +83,6 @@ class SystemCore {
   spdlog::logger& log() noexcept { return *logger_; }
   const Clock& clock() const noexcept { return *clock_; }
   std::size_t isolateCount() const noexcept { return isolates_.size(); }
-  std::vector<IsolatePlacement> placement() const;
   /// Reads every isolate's metrics on its loop (this thread's, for the one
   /// driving a manual system); `done` gets the snapshot where the last one
   /// was read (runtime/metrics/Metrics.cpp).
@@ -252,8 +250,6 @@ class SystemCore {
   bool isOursOrRemote(const ActorRef& ref) const noexcept { return isOurs(ref) || isRemote(ref); }
   /// The system's side of its cluster, or null.
   RemoteRoutes* remote() const noexcept { return remote_.get(); }
-  /// The top-level actor of that name, or none. Any thread.
-  ActorRef topLevelNamed(const std::string& name);
   void deadLetter(const ActorRef& recipient, Envelope&& envelope, const char* reason);
   /// A message, or a lifecycle signal, from another rank: into the target
   /// isolate's foreign inbox as one producer (ForeignInbox::putInTurn)
@@ -276,16 +272,10 @@ class SystemCore {
   /// flushes of moving senders (runtime/Move.hpp).
   Moves& moves() noexcept { return moves_; }
 
-  /// Spawns an actor under `parent` (nullptr: the user guardian, and the
-  /// actor is top-level). The name is already checked and held by the
-  /// caller; a top-level `topName` is bound to the new actor's id.
-  /// `extras`: a queue-depth gauge to publish into (a routee), and work on
-  /// the new cell before any other thread can see it (a router's head).
-  ActorRef spawn(ActorCell* parent, std::string_view path, const ActorOptions& options,
-                 ActorFactory&& factory, const std::string* topName = nullptr,
-                 const SpawnExtras& extras = {});
-  ActorRef spawnTopLevel(std::string&& name, const ActorOptions& options, ActorFactory&& factory,
-                         const SpawnExtras& extras = {});
+  // ---- spawning and the top level (runtime/Spawns.hpp, Spawn.cpp) -------------------
+  /// The spawns (the guardian, top-level actors, children), the top-level
+  /// actors by name and their count, the placement.
+  Spawns& spawns() noexcept { return spawns_; }
 
   // ---- routers (runtime/route/Routers.hpp) ------------------------------------------
   /// The isolate field of a router's reference (never an isolate of a
@@ -302,10 +292,6 @@ class SystemCore {
   void sendTo(std::uint64_t id, PayloadArg<P> payload, const ActorRef& sender) {
     ActorRef(this, id).send<P>(std::forward<PayloadArg<P>>(payload), sender);
   }
-  /// The guardian's ChildTerminated of a top-level actor (TopLevelRegistry::terminated).
-  void topLevelTerminated(const ActorRef& child) { topLevel_.terminated(child.id()); }
-  bool isTopLevel(const ActorRef& child);
-  std::vector<ActorRef> topLevel();
 
   // ---- asks (runtime/Asks.hpp, Ask.cpp) --------------------------------------------
   /// The ask calls, and the failures that complete a reply slot early.
@@ -423,15 +409,14 @@ class SystemCore {
   std::atomic<State> state_{State::Running};
   std::atomic<std::uint64_t> deadLetters_{0};
   std::atomic<std::uint64_t> foreignBlocked_{0};
-  ActorRef guardian_;
 
-  // Running and stopping (it writes state_). Before topLevel_, whose
-  // callback calls its stopLoops(): made before the registry and gone after it.
+  // Running and stopping (it writes state_). Before spawns_, whose registry
+  // of top-level actors calls its stopLoops(): made before the registry and
+  // gone after it.
   SystemStop systemStop_{*this};
-  // The top-level actors' names and the count a graceful shutdown waits for.
-  TopLevelRegistry topLevel_{[this] { systemStop_.stopLoops(); }};
-  // Where the isolates run and the actors go; planned before any isolate is made.
-  IsolatePlacer placer_{options_};
+  // The guardian, the registry of top-level actors, and the placer, which
+  // plans the placement from options_ before any isolate is made.
+  Spawns spawns_{*this};
   // ActorSystemOptions::withMetricsEndpoint, on isolate 0 (runtime/metrics/MetricsEndpoint.cpp).
   std::shared_ptr<MetricsEndpoint> metricsEndpoint_;
   /// The system's side of a cluster (withCluster), or null.
@@ -446,6 +431,7 @@ class SystemCore {
   friend class Scheduling;
   friend class Asks;
   friend class SystemStop;
+  friend class Spawns;
   Routers routers_{*this};
   Moves moves_{*this};
   Scheduling scheduling_{*this};

@@ -2,7 +2,7 @@
 // children): the names users gave them, and the count of those not yet
 // stopped that a graceful shutdown waits for. Which actors are top-level is
 // not kept here: the actor tables flag them (ActorTable.hpp), and
-// SystemCore::topLevel() reads the flags.
+// Spawns::topLevel() reads the flags.
 //
 // Thread-safety: every call may come from any thread. The names, the wait
 // and the stop of the loops are behind one mutex. count() and

@@ -387,7 +387,7 @@ void RemoteRoutes::receive(int fromRank, std::string_view bytes) {
     // A lookup of a top-level actor by name: answered from here.
     ActorRef found;
     if (const LookupRequest* lookup = message.get<LookupRequest>()) {
-      found = core_.topLevelNamed(lookup->name);
+      found = core_.spawns().topLevelNamed(lookup->name);
     }
     try {
       sender.tell(found);

@@ -382,7 +382,7 @@ ActorRef Routers::spawn(ActorCell* parent, std::string name, const RouterOptions
   if (parent != nullptr) {
     parent->spawnChild(std::move(name), headOptions, std::move(headFactory), extras);
   } else {
-    core_.spawnTopLevel(std::move(name), headOptions, std::move(headFactory), extras);
+    core_.spawns().spawnTopLevel(std::move(name), headOptions, std::move(headFactory), extras);
   }
   r.generation.store(RouterState::kOpen, std::memory_order_release);
   return router;
@@ -395,8 +395,8 @@ void Routers::spawnRoutee(ActorCell& head, RouterState& r, std::uint32_t index,
   const ActorOptions options =
       setup->options.routeeOptions().withIsolate(index % core_.isolateCount_);
   const ActorRef ref =
-      core_.spawn(&head, std::string(head.path()) + "/" + name, options,
-                  ActorFactory(setup->routee), nullptr, SpawnExtras{gauge, nullptr});
+      core_.spawns().spawn(&head, std::string(head.path()) + "/" + name, options,
+                           ActorFactory(setup->routee), nullptr, SpawnExtras{gauge, nullptr});
   head.adoptChild(ref, name);
   r.setRoutee(index, ref.id(), gauge);
 }

@@ -182,7 +182,7 @@ inline void ActorCell::finishIfStopping() {
 // supervision) goes to the event stream (SPEC D11); true while user
 // messages are left.
 bool ActorCell::turnFailed() {
-  core().reportDispatcherError(dispatcher_->id(), std::current_exception(), self());
+  core().metrics().reportDispatcherError(dispatcher_->id(), std::current_exception(), self());
   return !mailbox_.empty();
 }
 

@@ -309,7 +309,7 @@ void ActorCell::abandon() noexcept {
 
 void ActorCell::reportHookError(const char* hook, std::exception_ptr error) noexcept {
   core().log().error("[{}] {} threw: {}", path(), hook, describe(error));
-  core().reportDispatcherError(dispatcher_->id(), std::move(error), self());
+  core().metrics().reportDispatcherError(dispatcher_->id(), std::move(error), self());
 }
 
 // ---- children ----------------------------------------------------------------------

@@ -186,11 +186,11 @@ ClusterStats ActorSystem::clusterStats() const noexcept {
 }
 
 std::uint16_t ActorSystem::metricsEndpointPort() const noexcept {
-  return core_->metricsEndpointPort();
+  return core_->metrics().metricsEndpointPort();
 }
 
 TransportStats ActorSystem::transportStats() const noexcept {
-  return core_->transportStats();
+  return core_->metrics().transportStats();
 }
 Isolate& ActorSystem::isolate(std::size_t index) {
   return *core_->runtime(index).isolate;

@@ -87,10 +87,10 @@ void CrossingReceiver::deliveryFailed(std::uint64_t targetId) noexcept {
     // A full bounded mailbox with the Fail policy: the sender is on another
     // isolate and cannot be told; the message is already a dead letter.
     if (e.code() != Error::ErrMailboxFull) {
-      core_.reportDispatcherError("crossings", std::current_exception(), target);
+      core_.metrics().reportDispatcherError("crossings", std::current_exception(), target);
     }
   } catch (...) {
-    core_.reportDispatcherError("crossings", std::current_exception(), target);
+    core_.metrics().reportDispatcherError("crossings", std::current_exception(), target);
   }
 }
 

@@ -23,10 +23,10 @@ void ForeignReceiver::deliver(Letter& letter) noexcept {
     // A full bounded mailbox with the Fail policy: the sender is on another
     // thread and cannot be told; the message is already a dead letter.
     if (e.code() != Error::ErrMailboxFull) {
-      core_.reportDispatcherError("foreign-inbox", std::current_exception(), target);
+      core_.metrics().reportDispatcherError("foreign-inbox", std::current_exception(), target);
     }
   } catch (...) {
-    core_.reportDispatcherError("foreign-inbox", std::current_exception(), target);
+    core_.metrics().reportDispatcherError("foreign-inbox", std::current_exception(), target);
   }
 }
 

@@ -246,7 +246,7 @@ bool Moves::closeLeftHold(IsolateRuntime& rt, const ActorRef& entry, std::uint64
         core_.send(to, std::move(kept.envelope.message), kept.envelope.sender);
       }
     } catch (...) {
-      core_.reportDispatcherError("moves", std::current_exception(), to);
+      core_.metrics().reportDispatcherError("moves", std::current_exception(), to);
     }
   }
   owned.reset();

@@ -7,8 +7,6 @@
 #include "SystemCore.hpp"
 #include "runtime/cluster/RemoteRoutes.hpp"
 
-#include "runtime/metrics/MetricsEndpoint.hpp"
-
 namespace coreactor::detail {
 
 using SysKind = SystemMessage::Kind;
@@ -182,7 +180,7 @@ void SystemStop::teardown() noexcept {
     // still open fail now.
     core_.remote_->foreignAsks().close(make_error_code(Error::ErrActorSystemNotStarted));
   }
-  core_.metricsEndpoint_.reset();                           // no loop runs: it closes here
+  core_.metrics().closeEndpoint();                          // no loop runs: it closes here
   for (auto& rt : core_.isolates_) rt->scheduler->clear();  // S5: no schedule outlives the system
   for (auto& rt : core_.isolates_) rt->link->drainAtTeardown();   // X2: in flight: dead letters
   for (auto& rt : core_.isolates_) rt->foreign->closeAndDrain();  // and from other threads

@@ -46,7 +46,7 @@ ActorRef Spawns::spawn(ActorCell* parent, std::string_view path, const ActorOpti
   Dispatcher* dispatcher = home.dispatcher.get();
   if (options.dispatcher() != nullptr) {
     options.dispatcher()->bind(*home.isolate);  // ErrDispatcherBoundElsewhere
-    options.dispatcher()->adoptErrorSink(core_.dispatcherSink());
+    options.dispatcher()->adoptErrorSink(core_.metrics().dispatcherSink());
     dispatcher = options.dispatcher().get();
   }
   const auto throughput =

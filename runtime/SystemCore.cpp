@@ -1,14 +1,15 @@
 // The system: its construction (isolates, their runtimes, then the
-// guardian's spawn), the error sink it gives dispatchers, the transport's
-// counters, paths. The send paths are in Send.cpp, spawning and the top
-// level in Spawn.cpp (Spawns.hpp), ask in Ask.cpp, running and stopping in
-// Shutdown.cpp (SystemStop.hpp); placement and pinning are IsolatePlacer.cpp.
+// guardian's spawn), its start, paths. The send paths are in Send.cpp,
+// spawning and the top level in Spawn.cpp (Spawns.hpp), ask in Ask.cpp,
+// running and stopping in Shutdown.cpp (SystemStop.hpp), the metrics, the
+// transport's counters and the error sink it gives dispatchers in
+// runtime/metrics/Metrics.cpp (SystemMetrics.hpp); placement and pinning
+// are IsolatePlacer.cpp.
 #include "SystemCore.hpp"
 
 #include "Logging.hpp"
 #include "coreactor/Dispatchers.hpp"
 #include "runtime/cluster/RemoteRoutes.hpp"
-#include "runtime/metrics/MetricsEndpoint.hpp"
 
 namespace coreactor::detail {
 
@@ -70,7 +71,7 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
       rt->dispatcher = std::make_shared<HybridDispatcher>();
     }
     rt->dispatcher->bind(*rt->isolate);
-    rt->dispatcher->adoptErrorSink(dispatcherSink());  // SPEC D12: only where unset
+    rt->dispatcher->adoptErrorSink(metrics_.dispatcherSink());  // SPEC D12: only where unset
     isolates_.push_back(std::move(rt));
   }
   isolateCount_ = static_cast<std::uint32_t>(isolates_.size());
@@ -96,10 +97,7 @@ bool SystemCore::routedToRank(const ActorRef& ref) const noexcept {
 
 void SystemCore::start() {
   if (remote_ != nullptr) remote_->start();
-  if (const auto& port = options_.metricsPort()) {
-    metricsEndpoint_ = std::make_shared<MetricsEndpoint>(*this, *isolates_.front()->isolate,
-                                                         options_.metricsAddress(), *port);
-  }
+  metrics_.openEndpoint();                       // withMetricsEndpoint
   if (balancer_ != nullptr) balancer_->start();  // before the loops: this thread is theirs
   if (options_.manualRun()) return;
   for (auto& rt : isolates_) rt->isolate->start();
@@ -116,49 +114,6 @@ IsolateRuntime& SystemCore::runtime(std::size_t index) {
 
 bool SystemCore::onOwnIsolate() const noexcept {
   return currentRuntime() != nullptr;
-}
-
-ErrorSink SystemCore::dispatcherSink() {
-  return [this](std::exception_ptr error, std::string_view dispatcherId) {
-    reportDispatcherError(dispatcherId, std::move(error), ActorRef());
-  };
-}
-
-void SystemCore::reportDispatcherError(std::string_view dispatcherId, std::exception_ptr cause,
-                                       const ActorRef& actor) noexcept {
-  try {
-    logger_->error("dispatcher '{}' lost a unit of work{}: {}", dispatcherId,
-                   actor ? " of " + pathOf(actor) : std::string(), describe(cause));
-    events_.publish(DispatcherError{std::string(dispatcherId), cause, actor});
-  } catch (...) {
-    std::fprintf(stderr, "[coreactor] dispatcher '%.*s': %s (and reporting it failed)\n",
-                 static_cast<int>(dispatcherId.size()), dispatcherId.data(),
-                 describe(cause).c_str());
-  }
-}
-
-TransportStats SystemCore::transportStats() const noexcept {
-  TransportStats stats;
-  for (const auto& rt : isolates_) {
-    const Link::Stats& c = rt->link->stats();
-    stats.crossings += c.sent.load(std::memory_order_relaxed);
-    stats.overflowed += c.overflowed.load(std::memory_order_relaxed);
-    stats.refused += c.refused.load(std::memory_order_relaxed);
-    stats.ringsGrown += c.grown.load(std::memory_order_relaxed);
-    stats.ringsShrunk += c.shrunk.load(std::memory_order_relaxed);
-  }
-  for (const auto& rt : isolates_) {
-    stats.moves += rt->counts.movesIn.load(std::memory_order_relaxed);
-    stats.forwarded += rt->counts.forwarded.load(std::memory_order_relaxed);
-    stats.routes += rt->counts.routes.load(std::memory_order_relaxed);
-  }
-  if (balancer_ != nullptr) {
-    stats.balancerRounds = balancer_->rounds();
-    stats.balancerMoves = balancer_->moves();
-    stats.balancerUndone = balancer_->undone();
-  }
-  stats.foreignBlocked = foreignBlocked_.load(std::memory_order_relaxed);
-  return stats;
 }
 
 std::string SystemCore::pathOf(const ActorRef& ref) {
@@ -181,14 +136,6 @@ std::string SystemCore::pathOf(const ActorRef& ref) {
   }
   return "#" + std::to_string(ref.isolateIndex()) + ":" + std::to_string(ref.slot()) + "." +
          std::to_string(ref.generation());
-}
-
-}  // namespace coreactor::detail
-
-namespace coreactor::detail {
-
-std::uint16_t SystemCore::metricsEndpointPort() const noexcept {
-  return metricsEndpoint_ != nullptr ? metricsEndpoint_->port() : 0;
 }
 
 }  // namespace coreactor::detail

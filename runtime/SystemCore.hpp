@@ -1,9 +1,11 @@
 // The inside of an ActorSystem: its isolates, the send paths, spawning and
-// the top-level registry, ask, the scheduler's calls, running and stopping.
-// Nothing here is installed; users see include/coreactor/ActorSystem.hpp.
-// The actor cell is ActorCell.hpp, an ask's reply slot AskEndpoint.hpp, the
-// asks Asks.hpp, spawning and the top level Spawns.hpp, running and stopping
-// SystemStop.hpp, what the system keeps per isolate IsolateRuntime.hpp.
+// the top-level registry, ask, the scheduler's calls, running and stopping,
+// the metrics. Nothing here is installed; users see
+// include/coreactor/ActorSystem.hpp. The actor cell is ActorCell.hpp, an
+// ask's reply slot AskEndpoint.hpp, the asks Asks.hpp, spawning and the top
+// level Spawns.hpp, running and stopping SystemStop.hpp, the metrics and
+// the reports metrics/SystemMetrics.hpp, what the system keeps per isolate
+// IsolateRuntime.hpp.
 //
 // Following one tell: ActorRef::tell -> ActorRef::send (runtime/Send.cpp) ->
 // (an actor of this thread's isolate) ActorCell::pushInPlace, or
@@ -49,6 +51,7 @@
 #include "coreactor/Dispatcher.hpp"
 #include "coreactor/Isolate.hpp"
 #include "runtime/balance/Balancer.hpp"
+#include "runtime/metrics/SystemMetrics.hpp"
 #include "runtime/route/Routers.hpp"
 #include "runtime/schedule/Scheduler.hpp"
 #include "runtime/schedule/Scheduling.hpp"
@@ -64,7 +67,6 @@ inline thread_local std::uint64_t tThreadSerial = 0;
 /// This thread's serial (never 0), given on first use.
 std::uint64_t threadSerial() noexcept;
 
-class MetricsEndpoint;
 class RemoteRoutes;
 struct RouterSetup;
 
@@ -83,13 +85,6 @@ class SystemCore {
   spdlog::logger& log() noexcept { return *logger_; }
   const Clock& clock() const noexcept { return *clock_; }
   std::size_t isolateCount() const noexcept { return isolates_.size(); }
-  /// Reads every isolate's metrics on its loop (this thread's, for the one
-  /// driving a manual system); `done` gets the snapshot where the last one
-  /// was read (runtime/metrics/Metrics.cpp).
-  void collectMetrics(std::function<void(MetricsSnapshot)> done);
-  /// The metrics endpoint's port; 0 without one (runtime/metrics/MetricsEndpoint.cpp).
-  std::uint16_t metricsEndpointPort() const noexcept;
-  TransportStats transportStats() const noexcept;
   IsolateRuntime& runtime(std::size_t index);
   bool running() const noexcept { return state_.load(std::memory_order_acquire) == State::Running; }
   /// True on the thread that drives this manual-run system (the one that
@@ -333,11 +328,10 @@ class SystemCore {
   /// here: a schedule to it goes on until cancelled.
   bool mayBeAlive(const ActorRef& ref) const noexcept { return isRemote(ref) || isAlive(ref); }
 
-  /// The error sink the system gives dispatchers with none: a log record and
-  /// a DispatcherError event (actor: none).
-  ErrorSink dispatcherSink();
-  void reportDispatcherError(std::string_view dispatcherId, std::exception_ptr cause,
-                             const ActorRef& actor) noexcept;
+  // ---- metrics and reports (runtime/metrics/SystemMetrics.hpp, Metrics.cpp) ---------
+  /// The metrics snapshot and endpoint, the transport's counters, the
+  /// errors dispatchers report.
+  SystemMetrics& metrics() noexcept { return metrics_; }
 
  private:
   enum class State { Running, ShuttingDown, Stopped };
@@ -417,8 +411,9 @@ class SystemCore {
   // The guardian, the registry of top-level actors, and the placer, which
   // plans the placement from options_ before any isolate is made.
   Spawns spawns_{*this};
-  // ActorSystemOptions::withMetricsEndpoint, on isolate 0 (runtime/metrics/MetricsEndpoint.cpp).
-  std::shared_ptr<MetricsEndpoint> metricsEndpoint_;
+  // The metrics, the endpoint that serves them (withMetricsEndpoint, on
+  // isolate 0), the transport's counters, the errors of dispatchers.
+  SystemMetrics metrics_{*this};
   /// The system's side of a cluster (withCluster), or null.
   std::unique_ptr<RemoteRoutes> remote_;
   /// Placement that learns (withBalancer), or null. After the isolates:
@@ -432,6 +427,7 @@ class SystemCore {
   friend class Asks;
   friend class SystemStop;
   friend class Spawns;
+  friend class SystemMetrics;
   Routers routers_{*this};
   Moves moves_{*this};
   Scheduling scheduling_{*this};

@@ -1,6 +1,9 @@
 // The system's metrics (coreactor/Metrics.hpp): each isolate's figures read
 // on its own loop, gathered into one snapshot, and the Prometheus text of a
 // snapshot. The HTTP endpoint that serves that text is MetricsEndpoint.cpp.
+// The system's side of them is SystemMetrics (SystemMetrics.hpp), defined
+// here with what else the system reports: the transport's counters and the
+// errors of dispatchers.
 //
 // The counters are written by their isolate's thread only (IsolateRuntime::
 // Counts, Isolate::Stats, the link's stats), so a snapshot reads each
@@ -18,6 +21,7 @@
 #include "coreactor/Metrics.hpp"
 #include "runtime/PostedWork.hpp"
 #include "runtime/SystemCore.hpp"
+#include "runtime/metrics/MetricsEndpoint.hpp"
 
 namespace coreactor {
 namespace detail {
@@ -103,17 +107,80 @@ struct ReadIsolate {
 
 }  // namespace
 
-void SystemCore::collectMetrics(std::function<void(MetricsSnapshot)> done) {
+void SystemMetrics::collectMetrics(std::function<void(MetricsSnapshot)> done) {
   auto gathering = std::make_shared<Gathering>();
-  gathering->snapshot.system = name_;
-  gathering->snapshot.isolates.resize(isolates_.size());
-  gathering->left = isolates_.size();
+  gathering->snapshot.system = core_.name();
+  gathering->snapshot.isolates.resize(core_.isolates_.size());
+  gathering->left = core_.isolates_.size();
   gathering->done = std::move(done);
-  if (drivenHere()) {
-    for (auto& rt : isolates_) ReadIsolate{gathering, rt.get()}.run();
+  if (core_.drivenHere()) {
+    for (auto& rt : core_.isolates_) ReadIsolate{gathering, rt.get()}.run();
     return;
   }
-  for (auto& rt : isolates_) postOrDiscard(*rt->isolate, ReadIsolate{gathering, rt.get()});
+  for (auto& rt : core_.isolates_) postOrDiscard(*rt->isolate, ReadIsolate{gathering, rt.get()});
+}
+
+std::uint16_t SystemMetrics::metricsEndpointPort() const noexcept {
+  return endpoint_ != nullptr ? endpoint_->port() : 0;
+}
+
+void SystemMetrics::openEndpoint() {
+  const ActorSystemOptions& options = core_.options();
+  if (const auto& port = options.metricsPort()) {
+    endpoint_ = std::make_shared<MetricsEndpoint>(core_, *core_.isolates_.front()->isolate,
+                                                  options.metricsAddress(), *port);
+  }
+}
+
+void SystemMetrics::closeEndpoint() noexcept {
+  endpoint_.reset();
+}
+
+// ---- the transport's counters ------------------------------------------------------
+
+TransportStats SystemMetrics::transportStats() const noexcept {
+  TransportStats stats;
+  for (const auto& rt : core_.isolates_) {
+    const Link::Stats& c = rt->link->stats();
+    stats.crossings += c.sent.load(std::memory_order_relaxed);
+    stats.overflowed += c.overflowed.load(std::memory_order_relaxed);
+    stats.refused += c.refused.load(std::memory_order_relaxed);
+    stats.ringsGrown += c.grown.load(std::memory_order_relaxed);
+    stats.ringsShrunk += c.shrunk.load(std::memory_order_relaxed);
+  }
+  for (const auto& rt : core_.isolates_) {
+    stats.moves += rt->counts.movesIn.load(std::memory_order_relaxed);
+    stats.forwarded += rt->counts.forwarded.load(std::memory_order_relaxed);
+    stats.routes += rt->counts.routes.load(std::memory_order_relaxed);
+  }
+  if (core_.balancer_ != nullptr) {
+    stats.balancerRounds = core_.balancer_->rounds();
+    stats.balancerMoves = core_.balancer_->moves();
+    stats.balancerUndone = core_.balancer_->undone();
+  }
+  stats.foreignBlocked = core_.foreignBlocked_.load(std::memory_order_relaxed);
+  return stats;
+}
+
+// ---- the errors of dispatchers -----------------------------------------------------
+
+ErrorSink SystemMetrics::dispatcherSink() {
+  return [this](std::exception_ptr error, std::string_view dispatcherId) {
+    reportDispatcherError(dispatcherId, std::move(error), ActorRef());
+  };
+}
+
+void SystemMetrics::reportDispatcherError(std::string_view dispatcherId, std::exception_ptr cause,
+                                          const ActorRef& actor) noexcept {
+  try {
+    core_.log().error("dispatcher '{}' lost a unit of work{}: {}", dispatcherId,
+                      actor ? " of " + core_.pathOf(actor) : std::string(), describe(cause));
+    core_.events().publish(DispatcherError{std::string(dispatcherId), cause, actor});
+  } catch (...) {
+    std::fprintf(stderr, "[coreactor] dispatcher '%.*s': %s (and reporting it failed)\n",
+                 static_cast<int>(dispatcherId.size()), dispatcherId.data(),
+                 describe(cause).c_str());
+  }
 }
 
 }  // namespace detail
@@ -259,13 +326,14 @@ MetricsSnapshot ActorSystem::metrics() {
   }
   std::promise<MetricsSnapshot> promise;
   std::future<MetricsSnapshot> future = promise.get_future();
-  core_->collectMetrics([&promise](MetricsSnapshot s) { promise.set_value(std::move(s)); });
+  core_->metrics().collectMetrics(
+      [&promise](MetricsSnapshot s) { promise.set_value(std::move(s)); });
   return future.get();
 }
 
 void ActorSystem::metrics(std::function<void(MetricsSnapshot)> done) {
   if (!done) throwError(Error::ErrInvalidOption, "metrics(callback) with an empty callback");
-  core_->collectMetrics(std::move(done));
+  core_->metrics().collectMetrics(std::move(done));
 }
 
 }  // namespace coreactor

@@ -65,7 +65,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     head_ = request.method() == http::verb::head;
     // The snapshot comes on whichever loop read last; the answer is written
     // on this connection's loop.
-    core_.collectMetrics([self = shared_from_this()](MetricsSnapshot snapshot) {
+    core_.metrics().collectMetrics([self = shared_from_this()](MetricsSnapshot snapshot) {
       Isolate& home = self->home_;
       auto text = std::make_shared<std::string>(snapshot.prometheusText());
       try {

@@ -421,7 +421,8 @@ void Scheduler::expire() {
       fire(slot, t);
     } catch (...) {
       // One failed tick (a throwing copy or send) must not strand the rest.
-      core_.reportDispatcherError("scheduler", std::current_exception(), core_.refOf(target));
+      core_.metrics().reportDispatcherError("scheduler", std::current_exception(),
+                                            core_.refOf(target));
       if (stillDue(slot, generation)) release(slot);
     }
   }

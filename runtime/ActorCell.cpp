@@ -81,7 +81,7 @@ std::string_view ActorCell::name() const noexcept {
 void ActorCell::enqueueSlow(Envelope&& envelope) {
   if (state_ >= State::Terminating) {
     core().asks().failAskOf(envelope.sender, make_error_code(Error::ErrDead));
-    core().deadLetter(self(), std::move(envelope), "the actor is stopping");
+    core().delivery().deadLetter(self(), std::move(envelope), "the actor is stopping");
     return;
   }
   Envelope displaced;
@@ -93,20 +93,22 @@ void ActorCell::enqueueSlow(Envelope&& envelope) {
     // this isolate (asks from here, and from outside the system).
     case Mailbox::Push::Evicted:
       core().asks().failLocalAskOf(displaced.sender, make_error_code(Error::ErrMailboxFull));
-      core().deadLetter(self(), std::move(displaced), "evicted from a full bounded mailbox");
+      core().delivery().deadLetter(self(), std::move(displaced),
+                                   "evicted from a full bounded mailbox");
       break;
     case Mailbox::Push::Refused:
       // A priority mailbox refuses only what its priority function threw
       // on: no want of room, and an ask among those ends at its timeout.
       if (!mailbox_.isBounded()) {
-        core().deadLetter(self(), std::move(displaced),
-                          "refused: the priority mailbox's priority function threw");
+        core().delivery().deadLetter(self(), std::move(displaced),
+                                     "refused: the priority mailbox's priority function threw");
         return;
       }
       {
         const bool askFailed =
             core().asks().failLocalAskOf(displaced.sender, make_error_code(Error::ErrMailboxFull));
-        core().deadLetter(self(), std::move(displaced), "refused by a full bounded mailbox");
+        core().delivery().deadLetter(self(), std::move(displaced),
+                                     "refused by a full bounded mailbox");
         // Fail throws to the sender; an ask's request has its ask's result
         // for that, and the asker sees no second error.
         if (mailbox_.overflow() == OverflowPolicy::Fail && !askFailed) {

@@ -40,7 +40,7 @@ void ActorCell::handleSystem(SystemMessage& message) {
         // A resume after an escalation resumes the subtree that escalated.
         if (Family* f = family()) {
           for (const auto& [id, c] : f->byId) {
-            core().sendSystem(c.ref, SystemMessage{SysKind::Resume, {}, nullptr});
+            core().delivery().sendSystem(c.ref, SystemMessage{SysKind::Resume, {}, nullptr});
           }
         }
       }
@@ -128,7 +128,7 @@ bool ActorCell::passivationCheck() {
   core().log().debug(
       "[{}] passivated: idle for {} ms", path(),
       std::chrono::duration_cast<std::chrono::milliseconds>(r.passivateAfter).count());
-  core().sendSystem(self(), SystemMessage{SysKind::Stop, {}, nullptr});
+  core().delivery().sendSystem(self(), SystemMessage{SysKind::Stop, {}, nullptr});
   return false;
 }
 
@@ -136,7 +136,7 @@ void ActorCell::fail(std::exception_ptr cause) {
   state_ = State::Suspended;
   logContext() = LogContext{path(), &home_->isolate->name(), std::string_view("(failure)")};
   core().log().error("[{}] failed: {}; its parent decides", path(), describe(cause));
-  core().sendSystem(parent(), SystemMessage{SysKind::Failed, self(), std::move(cause)});
+  core().delivery().sendSystem(parent(), SystemMessage{SysKind::Failed, self(), std::move(cause)});
 }
 
 void ActorCell::supervise(const ActorRef& child, const std::exception_ptr& cause) {
@@ -180,11 +180,11 @@ void ActorCell::supervise(const ActorRef& child, const std::exception_ptr& cause
   }
   switch (directive) {
     case Directive::Resume:
-      core().sendSystem(child, SystemMessage{SysKind::Resume, {}, nullptr});
+      core().delivery().sendSystem(child, SystemMessage{SysKind::Resume, {}, nullptr});
       break;
     case Directive::Restart:
       for (const auto& t : targets)
-        core().sendSystem(t, SystemMessage{SysKind::Restart, {}, cause});
+        core().delivery().sendSystem(t, SystemMessage{SysKind::Restart, {}, cause});
       break;
     case Directive::Stop:
       for (const auto& t : targets) stopChild(t);
@@ -231,7 +231,7 @@ void ActorCell::beginStop() {
   destroyCoroutines();
   if (Family* f = family()) {
     for (const auto& [id, c] : f->byId) {
-      core().sendSystem(c.ref, SystemMessage{SysKind::Stop, {}, nullptr});
+      core().delivery().sendSystem(c.ref, SystemMessage{SysKind::Stop, {}, nullptr});
     }
     // Names are free again at once: a restarted parent may spawn them anew.
     f->byName.clear();
@@ -260,7 +260,7 @@ void ActorCell::finishStop() {
     Envelope left = mailbox_.pop(home_->core);
     // An ask need not time out.
     core().asks().failAskOf(left.sender, make_error_code(Error::ErrDead));
-    core().deadLetter(me, std::move(left), "the actor stopped");
+    core().delivery().deadLetter(me, std::move(left), "the actor stopped");
   }
   dropContinuations("the actor stopped");
   // A router's head stands for its router: its watchers watched that.
@@ -283,7 +283,7 @@ void ActorCell::finishStop() {
     rare_->scheduleAnchor = Scheduler::kNil;
   }
   if (const ActorRef p = parent()) {
-    core().sendSystem(p, SystemMessage{SysKind::ChildTerminated, me, nullptr});
+    core().delivery().sendSystem(p, SystemMessage{SysKind::ChildTerminated, me, nullptr});
   }
   if (core().events().hasSubscribers<ActorStopped>()) {
     core().events().publish(ActorStopped{me, std::string(path())});
@@ -303,7 +303,7 @@ void ActorCell::abandon() noexcept {
   destroyCoroutines();
   dropStash("the system stopped");
   while (!mailbox_.empty())
-    core().deadLetter(self(), mailbox_.pop(home_->core), "the system stopped");
+    core().delivery().deadLetter(self(), mailbox_.pop(home_->core), "the system stopped");
   actor_.reset();
 }
 
@@ -360,7 +360,7 @@ void ActorCell::stopChild(const ActorRef& child) {
       if (named != f->byName.end() && named->second == child.id()) f->byName.erase(named);
     }
   }
-  core().sendSystem(child, SystemMessage{SysKind::Stop, {}, nullptr});
+  core().delivery().sendSystem(child, SystemMessage{SysKind::Stop, {}, nullptr});
 }
 
 void ActorCell::forgetChild(const ActorRef& child) {

@@ -58,7 +58,7 @@ ActorRef ActorSystem::spawnRouterWith(std::string name, RouterOptions options, A
 }
 
 void ActorSystem::stop(const ActorRef& actor) {
-  core_->sendSystem(actor, SystemMessage{SystemMessage::Kind::Stop, {}, nullptr});
+  core_->delivery().sendSystem(actor, SystemMessage{SystemMessage::Kind::Stop, {}, nullptr});
 }
 
 void ActorSystem::ask(const ActorRef& target, Message message, std::chrono::nanoseconds timeout,
@@ -139,7 +139,7 @@ EventStream& ActorSystem::eventStream() noexcept {
   return core_->events();
 }
 std::uint64_t ActorSystem::deadLetterCount() const noexcept {
-  return core_->deadLetterCount();
+  return core_->delivery().deadLetterCount();
 }
 void ActorSystem::shutdown() {
   core_->systemStop().shutdown();

@@ -79,7 +79,7 @@ void AskEndpoint::complete(Message* reply, std::error_code error, bool fromRing)
       if (cell == nullptr && !home_.isolate->stopped()) {
         // The asker moved since it asked (or stopped): the reply goes the
         // way its signals go, and finds it (or no one: a dead letter).
-        core().sendSystem(
+        core().delivery().sendSystem(
             asker_, SystemMessage{SystemMessage::Kind::Continue, {}, nullptr, std::move(self)});
       } else if (running && fromRing) {
         // Taken from a ring: for an asker with nothing else to do, its turn
@@ -244,8 +244,8 @@ void Asks::startAsk(IsolateRuntime& rt, AskEndpoint* endpoint, std::uint32_t slo
     if (core_.isOurs(target)) {
       // Through the target isolate's foreign inbox, where the reply slot
       // lives too: the timeout is armed as the request is delivered.
-      core_.putForeign(rt, target, Envelope{std::move(message), replyTo}, /*inTurn=*/false,
-                       timeout);
+      core_.delivery().putForeign(rt, target, Envelope{std::move(message), replyTo},
+                                  /*inTurn=*/false, timeout);
       return;
     }
     // To another rank (a manual system's; a threaded one's reply slot is a
@@ -337,7 +337,7 @@ void Asks::dropContinuation(const ActorRef& actor, std::unique_ptr<Continuation>
   if (continuation == nullptr) return;
   Message* carried = continuation->carried();
   if (carried != nullptr && !carried->empty()) {
-    core_.deadLetter(actor, Envelope{std::move(*carried), ActorRef()}, reason);
+    core_.delivery().deadLetter(actor, Envelope{std::move(*carried), ActorRef()}, reason);
   }
 }
 

@@ -104,7 +104,7 @@ void ActorCell::dropStash(const char* reason) {
       Envelope left = std::move(line->front());
       line->pop_front();
       core().asks().failAskOf(left.sender, make_error_code(Error::ErrDead));
-      core().deadLetter(me, std::move(left), reason);
+      core().delivery().deadLetter(me, std::move(left), reason);
     }
   }
   pending_ &= ~kUnstashPending;
@@ -168,7 +168,8 @@ void ActorCell::armReceiveTimeout(Clock::duration after) {
   home_->isolate->setTimeout(after, [&c, me, token, incarnation] {
     auto check = std::make_unique<Check>(token);
     check->incarnation = incarnation;
-    c.sendSystem(me, SystemMessage{SystemMessage::Kind::Continue, {}, nullptr, std::move(check)});
+    c.delivery().sendSystem(
+        me, SystemMessage{SystemMessage::Kind::Continue, {}, nullptr, std::move(check)});
   });
 }
 

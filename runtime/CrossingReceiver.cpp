@@ -55,7 +55,7 @@ void CrossingReceiver::deliver(std::uint64_t targetId, Crossing&& c) noexcept {
   try {
     if (CrossingSystemMessage* system = c.message.get<CrossingSystemMessage>()) {
       std::unique_ptr<SystemMessage> message = std::move(system->message);
-      core_.deliverSystemLocal(home_, target, std::move(*message));
+      core_.delivery().deliverSystemLocal(home_, target, std::move(*message));
     } else if (c.message.is<CrossingWithForeignSender>()) [[unlikely]] {
       Envelope envelope = unwrap(std::move(c));
       core_.deliverLocal(home_, target, std::move(envelope.message), envelope.sender,
@@ -66,7 +66,7 @@ void CrossingReceiver::deliver(std::uint64_t targetId, Crossing&& c) noexcept {
       // waiting, so a busy isolate answers a peer within about one unit.
       cell->takeCrossed(ActorCell::CrossedMessage{std::move(c.message), core_.refOf(c.sender)});
     } else {
-      // An ask's reply slot, or no one (SystemCore::deliverUncommon).
+      // An ask's reply slot, or no one (Delivery::deliverUncommon).
       core_.deliverLocal(home_, target, std::move(c.message), core_.refOf(c.sender),
                          /*urgent=*/true);
     }
@@ -97,13 +97,14 @@ void CrossingReceiver::deliveryFailed(std::uint64_t targetId) noexcept {
 void CrossingReceiver::refuse(std::uint64_t targetId, Crossing&& c, Refusal why) noexcept {
   if (why == Refusal::Stopped) {
     if (c.message.is<CrossingSystemMessage>()) return;  // lifecycle signals end with the system
-    core_.deadLetter(core_.makeRef(targetId), unwrap(std::move(c)), "the system stopped");
+    core_.delivery().deadLetter(core_.makeRef(targetId), unwrap(std::move(c)),
+                                "the system stopped");
     return;
   }
   Envelope refused = unwrap(std::move(c));
   core_.asks().failAskOf(refused.sender, make_error_code(Error::ErrMailboxFull));
-  core_.deadLetter(core_.makeRef(targetId), std::move(refused),
-                   "backpressure: the overflow list to its isolate is full");
+  core_.delivery().deadLetter(core_.makeRef(targetId), std::move(refused),
+                              "backpressure: the overflow list to its isolate is full");
 }
 
 // The sum of bytesReserved() over a system's isolates, for the tests: their

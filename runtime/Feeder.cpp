@@ -62,7 +62,7 @@ class FeederState {
     PerIsolate& mine = isolates_[index];
     IsolateRuntime& rt = core_.runtime(index);
     const std::size_t n = mine.parcel->size();
-    core_.waitForForeignRoom(rt, n);
+    core_.delivery().waitForForeignRoom(rt, n);
     if (mine.token == nullptr) {
       mine.token = std::make_unique<moodycamel::ProducerToken>(rt.foreign->makeParcelToken());
     }

@@ -12,7 +12,7 @@ void ForeignReceiver::deliver(Letter& letter) noexcept {
   const ActorRef target = core_.makeRef(letter.target);
   try {
     if (letter.system != nullptr) {
-      core_.deliverSystemLocal(home_, target, std::move(*letter.system));
+      core_.delivery().deliverSystemLocal(home_, target, std::move(*letter.system));
     } else {
       if (letter.askTimeout.count() > 0) [[unlikely]] {
         core_.asks().armAsk(home_, letter.envelope.sender, letter.askTimeout);
@@ -33,8 +33,8 @@ void ForeignReceiver::deliver(Letter& letter) noexcept {
 void ForeignReceiver::drop(Letter& letter) noexcept {
   // Lifecycle signals end with the system; a message is a dead letter.
   if (letter.system == nullptr) {
-    core_.deadLetter(core_.makeRef(letter.target), std::move(letter.envelope),
-                     "its isolate stopped");
+    core_.delivery().deadLetter(core_.makeRef(letter.target), std::move(letter.envelope),
+                                "its isolate stopped");
   }
 }
 

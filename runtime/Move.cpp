@@ -68,7 +68,7 @@ void SystemCore::move(const ActorRef& actor, std::size_t to,
   order->system = this;
   // A signal: it goes where the actor's signals go, and follows the actor
   // through the Forwards it left.
-  sendSystem(actor, SystemMessage{SysKind::Move, {}, nullptr, nullptr, std::move(order)});
+  delivery_.sendSystem(actor, SystemMessage{SysKind::Move, {}, nullptr, nullptr, std::move(order)});
 }
 
 ActorCell* SystemCore::cellHere(const IsolateRuntime& rt, const ActorRef& ref) const noexcept {
@@ -94,7 +94,7 @@ void Moves::forward(IsolateRuntime& rt, Forward& entry, Envelope&& envelope) {
         std::unique_ptr<MoveOrder, MoveOrderDelete> request(new MoveOrder);
         request->to = source;
         request->system = &core_;
-        core_.sendSystem(
+        core_.delivery().sendSystem(
             core_.refOf(entry.to),
             SystemMessage{SysKind::RouteRequest, {}, nullptr, nullptr, std::move(request)});
       }
@@ -116,7 +116,8 @@ void Moves::signalEntry(IsolateRuntime& rt, const ActorRef& target, Endpoint* en
                         SystemMessage&& message) {
   if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Forward) {
     rt.counts.forwarded.fetch_add(1, std::memory_order_relaxed);
-    core_.sendSystem(core_.refOf(static_cast<Forward*>(endpoint)->to), std::move(message));
+    core_.delivery().sendSystem(core_.refOf(static_cast<Forward*>(endpoint)->to),
+                                std::move(message));
     return;
   }
   if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Hold) {
@@ -125,7 +126,7 @@ void Moves::signalEntry(IsolateRuntime& rt, const ActorRef& target, Endpoint* en
     static_cast<Hold*>(endpoint)->kept.push_back(std::move(kept));
     return;
   }
-  core_.deliverToNoActor(target, std::move(message));
+  core_.delivery().deliverToNoActor(target, std::move(message));
 }
 
 void Moves::entrySignal(IsolateRuntime& rt, const ActorRef& target, SystemMessage&& message) {
@@ -140,7 +141,7 @@ void Moves::entrySignal(IsolateRuntime& rt, const ActorRef& target, SystemMessag
       // here: once what of it went on from here is where it goes, its new
       // entry hears so.
       if (openFlush(rt, message.order->mover, message.ref.id(), 0, 0)) {
-        core_.sendSystem(message.ref, SystemMessage{SysKind::BarrierAck, {}, nullptr});
+        core_.delivery().sendSystem(message.ref, SystemMessage{SysKind::BarrierAck, {}, nullptr});
       }
       return;
     case SysKind::Probe: {
@@ -240,7 +241,7 @@ bool Moves::closeLeftHold(IsolateRuntime& rt, const ActorRef& entry, std::uint64
   for (Hold::Kept& kept : hold->kept) {
     try {
       if (kept.system != nullptr) {
-        core_.sendSystem(to, std::move(*kept.system));
+        core_.delivery().sendSystem(to, std::move(*kept.system));
       } else {
         noteRelay(rt, kept.envelope.sender, to);
         core_.send(to, std::move(kept.envelope.message), kept.envelope.sender);
@@ -257,11 +258,12 @@ bool Moves::closeLeftHold(IsolateRuntime& rt, const ActorRef& entry, std::uint64
 void Moves::dropHold(std::unique_ptr<Hold> hold) {
   for (Hold::Kept& kept : hold->kept) {
     if (kept.system != nullptr) {
-      core_.deliverToNoActor(core_.refOf(hold->actor),
-                             std::move(*kept.system));  // a watcher hears Terminated
+      core_.delivery().deliverToNoActor(core_.refOf(hold->actor),
+                                        std::move(*kept.system));  // a watcher hears Terminated
     } else {
       core_.asks().failAskOf(kept.envelope.sender, make_error_code(Error::ErrDead));
-      core_.deadLetter(core_.refOf(hold->actor), std::move(kept.envelope), "the actor stopped");
+      core_.delivery().deadLetter(core_.refOf(hold->actor), std::move(kept.envelope),
+                                  "the actor stopped");
     }
   }
 }
@@ -279,8 +281,8 @@ void Moves::takeRoute(std::uint32_t at, std::uint64_t actor, std::uint64_t entry
     if (e == nullptr || e->kind != Endpoint::Kind::Forward) {
       // It stopped, or is back here in its own entry: no route needed, and
       // the entry it gave keeps nothing of this isolate's; it closes.
-      core_.sendSystem(core_.refOf(entry),
-                       SystemMessage{SysKind::Marker, core_.refOf(entry), nullptr});
+      core_.delivery().sendSystem(core_.refOf(entry),
+                                  SystemMessage{SysKind::Marker, core_.refOf(entry), nullptr});
       return;
     }
     own = static_cast<Forward*>(e);
@@ -291,7 +293,8 @@ void Moves::takeRoute(std::uint32_t at, std::uint64_t actor, std::uint64_t entry
   // The Marker goes that way, behind everything this isolate sent it so
   // far; what it sends from now on goes to the new entry, which keeps it
   // until the Marker is there.
-  core_.sendSystem(core_.refOf(old), SystemMessage{SysKind::Marker, core_.refOf(entry), nullptr});
+  core_.delivery().sendSystem(core_.refOf(old),
+                              SystemMessage{SysKind::Marker, core_.refOf(entry), nullptr});
   if (own != nullptr) {
     own->to = entry;
     // A new way: whose sends come through it is asked anew, but for this
@@ -364,7 +367,8 @@ void Moves::stepFlushes(IsolateRuntime& rt) {
     const Relays::Flush done = open[i];
     open.erase(open.begin() + static_cast<std::ptrdiff_t>(i));
     if (done.ackTo != 0) {
-      core_.sendSystem(core_.refOf(done.ackTo), SystemMessage{SysKind::BarrierAck, {}, nullptr});
+      core_.delivery().sendSystem(core_.refOf(done.ackTo),
+                                  SystemMessage{SysKind::BarrierAck, {}, nullptr});
     } else {
       probeDone(rt, done.parent, done.parentFlush);
     }
@@ -494,8 +498,8 @@ void ActorCell::leave() {
   order->cell = this;
   // From here on the cell belongs to the new isolate's loop: nothing below
   // this call touches it.
-  system.sendSystem(arrival,
-                    SystemMessage{SysKind::Arrive, {}, nullptr, nullptr, std::move(order)});
+  system.delivery().sendSystem(
+      arrival, SystemMessage{SysKind::Arrive, {}, nullptr, nullptr, std::move(order)});
 }
 
 void ActorCell::arrive(IsolateRuntime& to, std::unique_ptr<MoveOrder, MoveOrderDelete> order) {
@@ -558,8 +562,8 @@ void ActorCell::retakeOwnEntry(IsolateRuntime& home) {
   // (Its id stays in the trail: the Unforward a stop sends there finds the
   // entry freed already, by then of another generation.)
   rare().holds.push_back(own.id());
-  system.sendSystem(system.refOf(forward->to),
-                    SystemMessage{SystemMessage::Kind::Marker, own, nullptr});
+  system.delivery().sendSystem(system.refOf(forward->to),
+                               SystemMessage{SystemMessage::Kind::Marker, own, nullptr});
 }
 
 void ActorCell::barrierAck() {
@@ -597,7 +601,7 @@ void ActorCell::closeHold(const ActorRef& entry) {
   if (entry.isolateIndex() != rt.index) {
     // A Hold it left open on an isolate it moved away from: its Marker
     // came here another way, behind everything it follows; on to it.
-    core().sendSystem(entry, SystemMessage{SystemMessage::Kind::Marker, entry, nullptr});
+    core().delivery().sendSystem(entry, SystemMessage{SystemMessage::Kind::Marker, entry, nullptr});
     return;
   }
   Endpoint* e = rt.table.find(entry.slot(), entry.generation());
@@ -617,7 +621,7 @@ void ActorCell::closeHold(const ActorRef& entry) {
   for (Hold::Kept& kept : hold->kept) {
     try {
       if (kept.system != nullptr) {
-        core().deliverSystemLocal(rt, entry, std::move(*kept.system));
+        core().delivery().deliverSystemLocal(rt, entry, std::move(*kept.system));
       } else {
         enqueue(std::move(kept.envelope.message), kept.envelope.sender);
       }
@@ -650,7 +654,8 @@ void ActorCell::releaseTrail() noexcept {
   system.moves().stepFlushes(rt);
   for (const std::uint64_t entry : rare_->trail) {
     try {
-      system.sendSystem(system.makeRef(entry), SystemMessage{SysKind::Unforward, {}, nullptr});
+      system.delivery().sendSystem(system.makeRef(entry),
+                                   SystemMessage{SysKind::Unforward, {}, nullptr});
     } catch (...) {
       system.log().error("[{}] an entry it left on moving was not freed: {}", path(),
                          describe(std::current_exception()));

@@ -175,7 +175,7 @@ class Moves {
   void forward(IsolateRuntime& rt, Forward& entry, Envelope&& envelope);
   /// A system message to an entry of `rt` (this thread's) that holds no
   /// cell: the arrival of a moving cell, the freeing of a Forward, a signal
-  /// a Forward sends on, or one to no actor (deliverToNoActor).
+  /// a Forward sends on, or one to no actor (Delivery::deliverToNoActor).
   void signalEntry(IsolateRuntime& rt, const ActorRef& target, Endpoint* endpoint,
                    SystemMessage&& message);
   /// A signal of the move protocol (SystemMessage::Kind::Arrive and after),

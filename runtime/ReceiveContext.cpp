@@ -93,7 +93,7 @@ void ReceiveContext::resumeInTurn(SystemCore& core, const ActorRef& actor,
     std::coroutine_handle<> h;
     std::uint64_t token;
   };
-  core.sendSystem(
+  core.delivery().sendSystem(
       actor, SystemMessage{
                  SystemMessage::Kind::Continue, {}, nullptr, std::make_unique<Resume>(h, token)});
 }
@@ -153,11 +153,13 @@ void ReceiveContext::stop(const ActorRef& actor) {
 }
 
 void ReceiveContext::watch(const ActorRef& actor) {
-  cell_.core().sendSystem(actor, SystemMessage{SystemMessage::Kind::Watch, self(), nullptr});
+  cell_.core().delivery().sendSystem(actor,
+                                     SystemMessage{SystemMessage::Kind::Watch, self(), nullptr});
 }
 
 void ReceiveContext::unwatch(const ActorRef& actor) {
-  cell_.core().sendSystem(actor, SystemMessage{SystemMessage::Kind::Unwatch, self(), nullptr});
+  cell_.core().delivery().sendSystem(actor,
+                                     SystemMessage{SystemMessage::Kind::Unwatch, self(), nullptr});
 }
 
 }  // namespace coreactor

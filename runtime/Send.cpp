@@ -1,7 +1,9 @@
 // The send paths: a tell from any thread to any actor (the front door,
 // ActorRef::send, for both forms of payload), system messages, messages to actors
-// of other isolates and from foreign threads, dead letters. A failed delivery
-// fails its ask through Asks (Ask.cpp). See the top comment of SystemCore.hpp.
+// of other isolates and from foreign threads, dead letters. The paths beyond
+// the common one are Delivery's (Delivery.hpp), defined here too. A failed
+// delivery fails its ask through Asks (Ask.cpp). See the top comment of
+// SystemCore.hpp.
 #include <thread>
 
 #include "SystemCore.hpp"
@@ -148,7 +150,7 @@ template <class P>
       }
     }
   }
-  // The general path forwards it (deliverUncommon, Moves::forward).
+  // The general path forwards it (Delivery::deliverUncommon, Moves::forward).
   send(target, std::move(payload), sender);
 }
 
@@ -159,23 +161,23 @@ template void SystemCore::sendToForward<Message>(const ActorRef&, Message&&, Act
 
 namespace coreactor::detail {
 
-void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
-  if (isRouter(target)) {
-    routers_.route<Message>(target, std::move(envelope.message), envelope.sender);
+void Delivery::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
+  if (core_.isRouter(target)) {
+    core_.routers().route<Message>(target, std::move(envelope.message), envelope.sender);
     return;
   }
-  if (isRemote(target)) {
+  if (core_.isRemote(target)) {
     // An actor of another rank: bytes for the cluster's link. A type that
     // cannot cross throws here, at the send.
-    remote_->send(target, std::move(envelope.message), envelope.sender);
+    core_.remote()->send(target, std::move(envelope.message), envelope.sender);
     return;
   }
-  if (target.isNone() || target.isolateIndex() >= isolates_.size()) {
+  if (target.isNone() || target.isolateIndex() >= core_.isolates_.size()) {
     deadLetter(target, std::move(envelope), "no such actor");
     return;
   }
-  IsolateRuntime& rt = *isolates_[target.isolateIndex()];
-  IsolateRuntime* here = currentRuntime();
+  IsolateRuntime& rt = *core_.isolates_[target.isolateIndex()];
+  IsolateRuntime* here = core_.currentRuntime();
   // From another of our isolates with a sender of another system, which
   // cannot travel as an id (SystemCore::send took the others): that rare
   // message crosses boxed, in the same ring, so it keeps its place (SPEC A2).
@@ -191,10 +193,10 @@ void SystemCore::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
   putForeign(rt, target, std::move(envelope), /*inTurn=*/false);
 }
 
-void SystemCore::putForeign(IsolateRuntime& rt, const ActorRef& target, Envelope&& envelope,
-                            bool inTurn, std::chrono::nanoseconds askTimeout) {
+void Delivery::putForeign(IsolateRuntime& rt, const ActorRef& target, Envelope&& envelope,
+                          bool inTurn, std::chrono::nanoseconds askTimeout) {
   waitForForeignRoom(rt, 1);  // returns at once on a loop's thread
-  if (!inTurn && !running()) [[unlikely]] {
+  if (!inTurn && !core_.running()) [[unlikely]] {
     // A graceful shutdown has begun: what other threads sent before it is
     // delivered, what they send from now on is refused, so that the
     // shutdown ends whatever they keep sending (docs/actors.md, "Shutdown").
@@ -208,18 +210,18 @@ void SystemCore::putForeign(IsolateRuntime& rt, const ActorRef& target, Envelope
   if (!put) deadLetter(target, std::move(letter.envelope), "its isolate stopped");
 }
 
-void SystemCore::deliverFromRank(const ActorRef& target, Envelope&& envelope) {
-  if (!isOurs(target)) {
+void Delivery::deliverFromRank(const ActorRef& target, Envelope&& envelope) {
+  if (!core_.isOurs(target)) {
     deadLetter(target, std::move(envelope), "no such actor");
     return;
   }
-  IsolateRuntime& rt = *isolates_[target.isolateIndex()];
+  IsolateRuntime& rt = *core_.isolates_[target.isolateIndex()];
   // On the target's own loop (doing the link's work between its turns) with
   // nothing in its foreign inbox: delivered here and now, saving the queue's
   // two ends. Only the thread that holds the link's work receives, so the
   // rank's earlier messages are either all delivered or still in that inbox
   // (then this one queues behind them): their order holds either way.
-  if (currentRuntime() == &rt && !rt.foreign->pending()) {
+  if (core_.currentRuntime() == &rt && !rt.foreign->pending()) {
     ForeignInbox::Letter letter{target.id(), std::move(envelope), nullptr};
     rt.foreign->deliverNow(letter);
     return;
@@ -227,28 +229,28 @@ void SystemCore::deliverFromRank(const ActorRef& target, Envelope&& envelope) {
   putForeign(rt, target, std::move(envelope), /*inTurn=*/true);
 }
 
-void SystemCore::signalFromRank(const ActorRef& target, SystemMessage&& message) {
-  if (!isOurs(target)) {
+void Delivery::signalFromRank(const ActorRef& target, SystemMessage&& message) {
+  if (!core_.isOurs(target)) {
     deliverToNoActor(target, std::move(message));
     return;
   }
   ForeignInbox::Letter letter;
   letter.target = target.id();
   letter.system = std::make_unique<SystemMessage>(std::move(message));
-  isolates_[target.isolateIndex()]->foreign->putInTurn(std::move(letter));
+  core_.isolates_[target.isolateIndex()]->foreign->putInTurn(std::move(letter));
 }
 
-void SystemCore::waitForForeignRoom(IsolateRuntime& rt, std::size_t coming) {
+void Delivery::waitForForeignRoom(IsolateRuntime& rt, std::size_t coming) {
   // Only a thread that runs no loop at all waits: an isolate of another
   // system must not stall its own loop on ours.
-  const std::size_t limit = options_.foreignInboxLimit();
-  if (rt.foreign->sizeApprox() + coming <= limit || options_.manualRun() ||
+  const std::size_t limit = core_.options().foreignInboxLimit();
+  if (rt.foreign->sizeApprox() + coming <= limit || core_.options().manualRun() ||
       Isolate::current() != nullptr) {
     return;
   }
   foreignBlocked_.fetch_add(1, std::memory_order_relaxed);
   for (int spins = 0; rt.foreign->sizeApprox() + coming > limit && rt.foreign->sizeApprox() != 0 &&
-                      running() && !rt.isolate->stopped();
+                      core_.running() && !rt.isolate->stopped();
        ++spins) {
     if (spins < 64) {
       std::this_thread::yield();
@@ -268,18 +270,18 @@ template <class P>
   }
 }
 
-void SystemCore::deliverUncommon(IsolateRuntime& rt, const ActorRef& target, Endpoint* endpoint,
-                                 Envelope&& envelope, bool urgent) {
+void Delivery::deliverUncommon(IsolateRuntime& rt, const ActorRef& target, Endpoint* endpoint,
+                               Envelope&& envelope, bool urgent) {
   if (endpoint != nullptr && endpoint->kind >= Endpoint::Kind::Forward) {
     if (endpoint->kind == Endpoint::Kind::Forward) {
-      moves_.forward(rt, *static_cast<Forward*>(endpoint), std::move(envelope));
+      core_.moves().forward(rt, *static_cast<Forward*>(endpoint), std::move(envelope));
     } else {
-      moves_.keep(*static_cast<Hold*>(endpoint), std::move(envelope));
+      core_.moves().keep(*static_cast<Hold*>(endpoint), std::move(envelope));
     }
     return;
   }
   if (endpoint == nullptr) {
-    asks_.failAskOf(envelope.sender, make_error_code(Error::ErrDead));
+    core_.asks().failAskOf(envelope.sender, make_error_code(Error::ErrDead));
     deadLetter(target, std::move(envelope),
                rt.table.answeredAsk(target.slot(), target.generation())
                    ? "a reply to an ask that has already completed (answered, failed or timed out)"
@@ -289,12 +291,12 @@ void SystemCore::deliverUncommon(IsolateRuntime& rt, const ActorRef& target, End
   static_cast<AskEndpoint*>(endpoint)->complete(&envelope.message, {}, /*fromRing=*/urgent);
 }
 
-void SystemCore::sendSystem(const ActorRef& target, SystemMessage&& message) {
+void Delivery::sendSystem(const ActorRef& target, SystemMessage&& message) {
   if (target.isNone()) return;
-  if (isRouter(target)) {
+  if (core_.isRouter(target)) {
     // A watch or a stop of a router is its head's (which tells watchers
     // Terminated of the router); one that stopped is gone.
-    const ActorRef head = routers_.headOf(target);
+    const ActorRef head = core_.routers().headOf(target);
     if (head.isNone()) {
       deliverToNoActor(target, std::move(message));
     } else {
@@ -304,20 +306,23 @@ void SystemCore::sendSystem(const ActorRef& target, SystemMessage&& message) {
   }
   // A stop of, or a watch of, an actor of another rank: across. Other
   // signals never name one (parents, children and continuations are local).
-  if (isRemote(target) && remote_->sendSystem(target, message.kind, message.ref)) return;
-  if (target.system_ != this || target.isolateIndex() >= isolates_.size()) {
+  if (core_.isRemote(target) && core_.remote()->sendSystem(target, message.kind, message.ref)) {
+    return;
+  }
+  IsolateRuntime* ours = core_.runtimeOfOurs(target);
+  if (ours == nullptr) {
     // Another system's reference (or one no isolate of ours can hold) names
     // no actor of this system, whatever its id: it is treated as dead here,
     // never as the actor of ours with the same id.
     deliverToNoActor(target, std::move(message));
     return;
   }
-  IsolateRuntime& rt = *isolates_[target.isolateIndex()];
-  if (isLocal(rt)) {
+  IsolateRuntime& rt = *ours;
+  if (core_.isLocal(rt)) {
     deliverSystemLocal(rt, target, std::move(message));
     return;
   }
-  if (IsolateRuntime* here = currentRuntime()) {
+  if (IsolateRuntime* here = core_.currentRuntime()) {
     // Never refused: lifecycle signals must arrive (SPEC X3's bound is for user messages).
     here->link->send(
         *rt.link, target.id(),
@@ -334,26 +339,27 @@ void SystemCore::sendSystem(const ActorRef& target, SystemMessage&& message) {
   rt.foreign->put(std::move(letter));
 }
 
-void SystemCore::deliverSystemLocal(IsolateRuntime& rt, const ActorRef& target,
-                                    SystemMessage&& message) {
+void Delivery::deliverSystemLocal(IsolateRuntime& rt, const ActorRef& target,
+                                  SystemMessage&& message) {
   if (message.kind >= SysKind::Arrive) [[unlikely]] {
-    moves_.entrySignal(rt, target, std::move(message));  // runtime/Move.cpp
+    core_.moves().entrySignal(rt, target, std::move(message));  // runtime/Move.cpp
     return;
   }
   Endpoint* endpoint = rt.table.find(target.slot(), target.generation());
   if (endpoint == nullptr || endpoint->kind != Endpoint::Kind::Cell) [[unlikely]] {
-    moves_.signalEntry(rt, target, endpoint, std::move(message));  // runtime/Move.cpp
+    core_.moves().signalEntry(rt, target, endpoint, std::move(message));  // runtime/Move.cpp
     return;
   }
   static_cast<ActorCell*>(endpoint)->enqueueSystem(std::move(message));
 }
 
-void SystemCore::deliverToNoActor(const ActorRef& target, SystemMessage&& message) {
+void Delivery::deliverToNoActor(const ActorRef& target, SystemMessage&& message) {
   // Watching an actor that is gone means hearing at once that it is; a
   // reply it was waiting for is undeliverable; a stop has nothing to stop.
   if (message.kind == SysKind::Watch) message.ref.tell(Terminated{target}, target);
   if (message.kind == SysKind::Continue) {
-    asks_.dropContinuation(target, std::move(message.continuation), "the asking actor has stopped");
+    core_.asks().dropContinuation(target, std::move(message.continuation),
+                                  "the asking actor has stopped");
   }
   if (message.kind == SysKind::Move) message.order->finish(make_error_code(Error::ErrDead));
 }
@@ -363,15 +369,15 @@ IsolateRuntime* SystemCore::runtimeOfOurs(const ActorRef& ref) const noexcept {
   return isolates_[ref.isolateIndex()].get();
 }
 
-void SystemCore::deadLetter(const ActorRef& recipient, Envelope&& envelope, const char* reason) {
+void Delivery::deadLetter(const ActorRef& recipient, Envelope&& envelope, const char* reason) {
   deadLetters_.fetch_add(1, std::memory_order_relaxed);
   // Counted for the recipient's isolate; for one of no isolate of ours, for
   // this thread's, or the first.
-  IsolateRuntime* counted = runtimeOfOurs(recipient);
-  if (counted == nullptr) counted = currentRuntime();
-  if (counted == nullptr && !isolates_.empty()) counted = isolates_.front().get();
+  IsolateRuntime* counted = core_.runtimeOfOurs(recipient);
+  if (counted == nullptr) counted = core_.currentRuntime();
+  if (counted == nullptr && !core_.isolates_.empty()) counted = core_.isolates_.front().get();
   if (counted != nullptr) counted->counts.deadLetters.fetch_add(1, std::memory_order_relaxed);
-  if (!events_.hasSubscribers<DeadLetter>()) return;
+  if (!core_.events().hasSubscribers<DeadLetter>()) return;
   // A DeadLetter event that cannot reach its subscriber is counted, not
   // published again: that would feed itself for ever.
   if (envelope.message.is<DeadLetter>()) return;
@@ -381,7 +387,7 @@ void SystemCore::deadLetter(const ActorRef& recipient, Envelope&& envelope, cons
   }
   DeadLetter letter{recipient, envelope.sender, std::string(envelope.message.typeName()), reason,
                     std::make_shared<const Message>(std::move(envelope.message))};
-  events_.publish(letter);
+  core_.events().publish(letter);
 }
 
 }  // namespace coreactor::detail

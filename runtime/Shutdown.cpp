@@ -64,7 +64,7 @@ void SystemStop::shutdown() {
       core_.spawns().registry().stopLoopsWhenEmpty();
     }
     for (const ActorRef& ref : core_.spawns().topLevel()) {
-      core_.sendSystem(ref, SystemMessage{SysKind::Stop, {}, nullptr});
+      core_.delivery().sendSystem(ref, SystemMessage{SysKind::Stop, {}, nullptr});
     }
     if (inside) {
       core_.spawns().registry().stopLoopsIfEmpty();
@@ -203,8 +203,8 @@ void SystemStop::teardown() noexcept {
         std::unique_ptr<Hold> hold(static_cast<Hold*>(e));
         for (Hold::Kept& kept : hold->kept) {
           if (kept.system == nullptr) {
-            core_.deadLetter(core_.refOf(hold->actor), std::move(kept.envelope),
-                             "the system stopped");
+            core_.delivery().deadLetter(core_.refOf(hold->actor), std::move(kept.envelope),
+                                        "the system stopped");
           }
         }
       } else {

@@ -29,7 +29,7 @@ void Spawns::spawnGuardian() {
       [] { return std::unique_ptr<Actor>(std::make_unique<Guardian>()); }, *home.dispatcher, 1,
       /*guardian=*/true);
   home.table.publish(reservation.slot, cell);
-  core_.sendSystem(guardian_, SystemMessage{SysKind::Start, {}, nullptr});
+  core_.delivery().sendSystem(guardian_, SystemMessage{SysKind::Start, {}, nullptr});
 }
 
 ActorRef Spawns::spawn(ActorCell* parent, std::string_view path, const ActorOptions& options,
@@ -66,7 +66,7 @@ ActorRef Spawns::spawn(ActorCell* parent, std::string_view path, const ActorOpti
   }
   if (topName != nullptr) topLevel_.bind(*topName, self.id());  // before it can stop
   home.table.publish(reservation.slot, cell, /*topLevel=*/parent == nullptr);
-  core_.sendSystem(self, SystemMessage{SysKind::Start, {}, nullptr});
+  core_.delivery().sendSystem(self, SystemMessage{SysKind::Start, {}, nullptr});
   return self;
 }
 

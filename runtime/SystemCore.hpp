@@ -2,10 +2,11 @@
 // the top-level registry, ask, the scheduler's calls, running and stopping,
 // the metrics. Nothing here is installed; users see
 // include/coreactor/ActorSystem.hpp. The actor cell is ActorCell.hpp, an
-// ask's reply slot AskEndpoint.hpp, the asks Asks.hpp, spawning and the top
-// level Spawns.hpp, running and stopping SystemStop.hpp, the metrics and
-// the reports metrics/SystemMetrics.hpp, what the system keeps per isolate
-// IsolateRuntime.hpp.
+// ask's reply slot AskEndpoint.hpp, the uncommon delivery paths, system
+// messages and dead letters Delivery.hpp, the asks Asks.hpp, spawning and
+// the top level Spawns.hpp, running and stopping SystemStop.hpp, the
+// metrics and the reports metrics/SystemMetrics.hpp, what the system keeps
+// per isolate IsolateRuntime.hpp.
 //
 // Following one tell: ActorRef::tell -> ActorRef::send (runtime/Send.cpp) ->
 // (an actor of this thread's isolate) ActorCell::pushInPlace, or
@@ -42,6 +43,7 @@
 #include "AskEndpoint.hpp"
 #include "Asks.hpp"
 #include "CrossingReceiver.hpp"
+#include "Delivery.hpp"
 #include "IsolateRuntime.hpp"
 #include "Mailbox.hpp"
 #include "Spawns.hpp"
@@ -90,9 +92,6 @@ class SystemCore {
   /// True on the thread that drives this manual-run system (the one that
   /// created it); false everywhere for a threaded system. One TLS load.
   bool drivenHere() const noexcept { return driver_ == tThreadSerial; }
-  std::uint64_t deadLetterCount() const noexcept {
-    return deadLetters_.load(std::memory_order_relaxed);
-  }
 
   /// Starts the isolate threads (not in manual mode).
   void start();
@@ -113,7 +112,7 @@ class SystemCore {
         return;
       }
     }
-    sendElsewhere(target, Envelope{asMessage(payload), sender});
+    delivery_.sendElsewhere(target, Envelope{asMessage(payload), sender});
   }
   /// What `target` names (an actor, or an ask's reply slot) on the isolate
   /// whose loop runs on this thread (or on the manual system this thread
@@ -217,21 +216,6 @@ class SystemCore {
   /// send path saves no registers for it.
   template <class P>
   void sendToForward(const ActorRef& target, PayloadArg<P> payload, ActorRef sender);
-  /// Another isolate's (or no) actor: through the inbox, or a dead letter.
-  void sendElsewhere(const ActorRef& target, Envelope&& envelope);
-  /// From a thread that is no loop: waits while `rt`'s foreign inbox holds
-  /// the limit (ActorSystemOptions::withForeignInboxLimit) with `coming`
-  /// more letters (SPEC X3); counted in TransportStats::foreignBlocked.
-  void waitForForeignRoom(IsolateRuntime& rt, std::size_t coming);
-  /// A message for `target` into `rt`'s foreign inbox, once there is room;
-  /// `inTurn`: ForeignInbox::putInTurn; a positive `askTimeout`: the
-  /// message is an ask's request (ForeignInbox::Letter::askTimeout). A dead letter if the
-  /// isolate stopped, or if a graceful shutdown has begun and the message
-  /// comes from a foreign thread (not from another rank, whose
-  /// messages were sent before it heard of the shutdown).
-  void putForeign(IsolateRuntime& rt, const ActorRef& target, Envelope&& envelope, bool inTurn,
-                  std::chrono::nanoseconds askTimeout = {});
-  void sendSystem(const ActorRef& target, SystemMessage&& message);
   /// A reference this system minted, naming one of its isolates (the actor
   /// may be gone): not none, not another system's.
   bool isOurs(const ActorRef& ref) const noexcept {
@@ -245,14 +229,12 @@ class SystemCore {
   bool isOursOrRemote(const ActorRef& ref) const noexcept { return isOurs(ref) || isRemote(ref); }
   /// The system's side of its cluster, or null.
   RemoteRoutes* remote() const noexcept { return remote_.get(); }
-  void deadLetter(const ActorRef& recipient, Envelope&& envelope, const char* reason);
-  /// A message, or a lifecycle signal, from another rank: into the target
-  /// isolate's foreign inbox as one producer (ForeignInbox::putInTurn)
-  /// whichever thread hands it over (the link's, or an isolate's in the
-  /// link's progress), so that each rank's units keep their order. One
-  /// thread at a time: the holder of the link's work.
-  void deliverFromRank(const ActorRef& target, Envelope&& envelope);
-  void signalFromRank(const ActorRef& target, SystemMessage&& message);
+
+  // ---- the uncommon delivery paths (runtime/Delivery.hpp, Send.cpp) ------------------
+  /// What the send path does not deliver itself (routers, other
+  /// ranks, foreign threads, reply slots, moved actors' entries, no one),
+  /// system messages, dead letters and their count.
+  Delivery& delivery() noexcept { return delivery_; }
 
   // ---- moves (runtime/Move.cpp, Move.hpp) -------------------------------------------
   /// Moves `actor` to isolate `to` between its turns; `done` hears how it
@@ -356,12 +338,8 @@ class SystemCore {
       static_cast<ActorCell*>(endpoint)->enqueue(std::forward<P>(payload), sender, urgent);
       return;
     }
-    deliverUncommon(rt, target, endpoint, Envelope{asMessage(payload), sender}, urgent);
+    delivery_.deliverUncommon(rt, target, endpoint, Envelope{asMessage(payload), sender}, urgent);
   }
-  /// deliverLocal() to an ask's reply slot, or to no one. `urgent`: from
-  /// another isolate's ring (AskEndpoint::complete's `fromRing`).
-  void deliverUncommon(IsolateRuntime& rt, const ActorRef& target, Endpoint* endpoint,
-                       Envelope&& envelope, bool urgent = false);
   /// The living actor `target` names on `rt`, or null (gone, or an ask's
   /// reply slot). Isolate-local.
   ActorCell* cellOf(const IsolateRuntime& rt, const ActorRef& target) const noexcept {
@@ -369,23 +347,17 @@ class SystemCore {
     if (endpoint == nullptr || endpoint->kind != Endpoint::Kind::Cell) return nullptr;
     return static_cast<ActorCell*>(endpoint);
   }
-  void deliverSystemLocal(IsolateRuntime& rt, const ActorRef& target, SystemMessage&& message);
-  /// What a system message to an actor that is not there (gone, or not of
-  /// this system) comes to: a watcher hears Terminated at once.
-  void deliverToNoActor(const ActorRef& target, SystemMessage&& message);
   /// The isolate of a reference of this system, or null (none, another
   /// system's, an index out of range).
   IsolateRuntime* runtimeOfOurs(const ActorRef& ref) const noexcept;
   friend class CrossingReceiver;
   friend class ForeignReceiver;
-  friend class AskEndpoint;
   /// The runtime of the isolate whose loop runs on this thread, if it is one
   /// of this system's.
   IsolateRuntime* currentRuntime() const noexcept {
     auto* rt = static_cast<IsolateRuntime*>(detail::IsolateHooks::currentUserData());
     return rt != nullptr && rt->core == this ? rt : nullptr;
   }
-  friend class ActorCell;
 
   std::string name_;
   ActorSystem* owner_ = nullptr;
@@ -401,8 +373,9 @@ class SystemCore {
   // bounds check in one compare.
   std::uint32_t isolateCount_ = 0;
   std::atomic<State> state_{State::Running};
-  std::atomic<std::uint64_t> deadLetters_{0};
-  std::atomic<std::uint64_t> foreignBlocked_{0};
+  // The uncommon delivery paths, with the counts of dead letters and of
+  // tells that waited for a foreign inbox.
+  Delivery delivery_{*this};
 
   // Running and stopping (it writes state_). Before spawns_, whose registry
   // of top-level actors calls its stopLoops(): made before the registry and
@@ -422,12 +395,12 @@ class SystemCore {
   // isRemote() past its null check.
   bool routedToRank(const ActorRef& ref) const noexcept;
   friend class Routers;
-  friend class Moves;
   friend class Scheduling;
   friend class Asks;
   friend class SystemStop;
   friend class Spawns;
   friend class SystemMetrics;
+  friend class Delivery;
   Routers routers_{*this};
   Moves moves_{*this};
   Scheduling scheduling_{*this};

@@ -223,8 +223,8 @@ void RemoteRoutes::send(const ActorRef& target, Message&& message, const ActorRe
     // here, and an ask fails at once.
     toLeftRanks_.fetch_add(1, std::memory_order_relaxed);
     core_.asks().failAskOf(sender, make_error_code(Error::ErrDead));
-    core_.deadLetter(target, Envelope{std::move(message), sender},
-                     "the actor's rank has left the cluster");
+    core_.delivery().deadLetter(target, Envelope{std::move(message), sender},
+                                "the actor's rank has left the cluster");
     return;
   }
   std::string unit;
@@ -242,7 +242,8 @@ void RemoteRoutes::send(const ActorRef& target, Message&& message, const ActorRe
   if (!link_.send(rank, std::move(unit))) {
     // The link stopped (the system is going away): what it would have
     // carried is this rank's dead letter.
-    core_.deadLetter(target, Envelope{std::move(message), sender}, "the cluster link has stopped");
+    core_.delivery().deadLetter(target, Envelope{std::move(message), sender},
+                                "the cluster link has stopped");
     return;
   }
   sent_.fetch_add(1, std::memory_order_relaxed);
@@ -379,7 +380,7 @@ void RemoteRoutes::receive(int fromRank, std::string_view bytes) {
     const SystemKind signal = kind == UnitKind::Stop    ? SystemKind::Stop
                               : kind == UnitKind::Watch ? SystemKind::Watch
                                                         : SystemKind::Unwatch;
-    core_.signalFromRank(
+    core_.delivery().signalFromRank(
         target, SystemMessage{signal, signal == SystemKind::Stop ? ActorRef() : sender, nullptr});
     return;
   }
@@ -400,13 +401,13 @@ void RemoteRoutes::receive(int fromRank, std::string_view bytes) {
     // The reply to an ask from a foreign thread: it completes
     // here, on the thread that took it from the link, whatever the loops do.
     if (!foreignAsks_.complete(target.generation(), &message, {})) {
-      core_.deadLetter(
+      core_.delivery().deadLetter(
           target, Envelope{std::move(message), sender},
           "a reply to an ask that has already completed (answered, failed or timed out)");
     }
     return;
   }
-  core_.deliverFromRank(target, Envelope{std::move(message), sender});
+  core_.delivery().deliverFromRank(target, Envelope{std::move(message), sender});
 }
 
 void RemoteRoutes::heardLeave(int rank) {

@@ -7,7 +7,7 @@
 // the other ranks follow, rank by rank: rank r's isolate k is
 // firstIsolate_[r] + k here. A reference to a remote actor is then an
 // ActorRef of this system whose isolate index is past its own: every local
-// path stays as it was, and the general send path (SystemCore::sendElsewhere)
+// path stays as it was, and the general send path (Delivery::sendElsewhere)
 // hands such a target to send(). On the wire a reference is (rank, the id it
 // has on its own rank); each side translates.
 //

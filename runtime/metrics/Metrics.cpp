@@ -158,7 +158,7 @@ TransportStats SystemMetrics::transportStats() const noexcept {
     stats.balancerMoves = core_.balancer_->moves();
     stats.balancerUndone = core_.balancer_->undone();
   }
-  stats.foreignBlocked = core_.foreignBlocked_.load(std::memory_order_relaxed);
+  stats.foreignBlocked = core_.delivery().foreignBlockedCount();
   return stats;
 }
 

@@ -260,7 +260,7 @@ void Routers::broadcast(RouterState& r, const ActorRef& router, Message&& messag
 void Routers::unrouted(const ActorRef& router, Envelope&& envelope, const char* reason) {
   // An ask need not time out.
   core_.asks().failAskOf(envelope.sender, make_error_code(Error::ErrDead));
-  core_.deadLetter(router, std::move(envelope), reason);
+  core_.delivery().deadLetter(router, std::move(envelope), reason);
 }
 
 // ---- asks and system messages ------------------------------------------------------

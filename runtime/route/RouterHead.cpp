@@ -218,8 +218,9 @@ void RouterHead::answered(ReceiveContext& ctx, std::uint64_t id, Message* reply,
   auto it = gathers_.find(id);
   if (it == gathers_.end()) {
     if (reply != nullptr) {
-      core.deadLetter(setup_->router, Envelope{std::move(*reply), ActorRef()},
-                      "a reply after the first of a scatter-gather or tail-chopping router");
+      core.delivery().deadLetter(
+          setup_->router, Envelope{std::move(*reply), ActorRef()},
+          "a reply after the first of a scatter-gather or tail-chopping router");
     }
     return;
   }
@@ -231,8 +232,9 @@ void RouterHead::answered(ReceiveContext& ctx, std::uint64_t id, Message* reply,
       g.order.clear();
       g.replyTo.deliver(std::move(*reply), setup_->router);
     } else {
-      core.deadLetter(setup_->router, Envelope{std::move(*reply), ActorRef()},
-                      "a reply after the first of a scatter-gather or tail-chopping router");
+      core.delivery().deadLetter(
+          setup_->router, Envelope{std::move(*reply), ActorRef()},
+          "a reply after the first of a scatter-gather or tail-chopping router");
     }
   }
   if (g.answered < g.asked || !g.order.empty()) return;  // more to come

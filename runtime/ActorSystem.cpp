@@ -71,7 +71,7 @@ AskFuture<void> ActorSystem::move(const ActorRef& actor, std::size_t isolate) {
   AskFuture<void> future(promise->get_future(),
                          detail::AskWaitGuard{this, nullptr, core_->options().manualRun(),
                                               /*anyLoop=*/true});
-  core_->move(actor, isolate, [promise](std::error_code error) {
+  core_->moves().move(actor, isolate, [promise](std::error_code error) {
     if (error) {
       promise->set_exception(std::make_exception_ptr(std::system_error(error)));
     } else {
@@ -82,7 +82,7 @@ AskFuture<void> ActorSystem::move(const ActorRef& actor, std::size_t isolate) {
 }
 
 void ActorSystem::move(const ActorRef& actor, std::size_t isolate, MoveCompletion done) {
-  core_->move(actor, isolate, std::move(done));
+  core_->moves().move(actor, isolate, std::move(done));
 }
 
 detail::AskWaitGuard ActorSystem::waitGuard(const ActorRef& target) noexcept {

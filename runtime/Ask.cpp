@@ -74,7 +74,7 @@ void AskEndpoint::complete(Message* reply, std::error_code error, bool fromRing)
     // timers, the system's teardown): then the reply cannot run any more.
     std::unique_ptr<Continuation> self(this);
     try {
-      ActorCell* cell = core().cellHere(home_, asker_);
+      ActorCell* cell = core().moves().cellHere(home_, asker_);
       const bool running = cell != nullptr && !home_.isolate->stopped();
       if (cell == nullptr && !home_.isolate->stopped()) {
         // The asker moved since it asked (or stopped): the reply goes the

@@ -64,7 +64,7 @@ struct alignas(64) IsolateRuntime {
   // (ActorOptions::withMailboxHighWaterMark). Isolate-local.
   std::vector<ActorCell*> watchedMailboxes;
   // The actors living here that were spawned elsewhere, or came back by a
-  // move (runtime/Move.cpp), by their own id: SystemCore::cellHere.
+  // move (runtime/Move.cpp), by their own id: Moves::cellHere.
   // Isolate-local.
   std::unordered_map<std::uint64_t, ActorCell*> guests;
   // Where this isolate sends actors spawned elsewhere that moved, by their

@@ -39,41 +39,42 @@ void MoveOrderDelete::operator()(MoveOrder* order) const noexcept {
 
 // ---- the call ------------------------------------------------------------------
 
-void SystemCore::move(const ActorRef& actor, std::size_t to,
-                      std::function<void(std::error_code)> done) {
+void Moves::move(const ActorRef& actor, std::size_t to, std::function<void(std::error_code)> done) {
   if (actor.isNone()) throwError(Error::ErrDead, "move of an empty reference");
-  if (isRemote(actor)) {
+  if (core_.isRemote(actor)) {
     throwError(Error::ErrNotMovable, "move of " + actor.path() +
                                          ", an actor of another rank: actors move between the "
                                          "isolates of their own process only");
   }
-  if (isRouter(actor)) {
+  if (core_.isRouter(actor)) {
     throwError(Error::ErrNotMovable,
                "move of " + actor.path() + ", a router: it has no isolate; move its routees");
   }
-  if (!isOurs(actor)) {
+  if (!core_.isOurs(actor)) {
     throwError(Error::ErrInvalidOption,
                "move of " + actor.path() + ", a reference of another system");
   }
-  if (to >= isolates_.size()) {
-    throwError(Error::ErrIsolateOutOfRange,
-               "move to isolate " + std::to_string(to) + " of " + std::to_string(isolates_.size()));
+  if (to >= core_.isolateCount()) {
+    throwError(Error::ErrIsolateOutOfRange, "move to isolate " + std::to_string(to) + " of " +
+                                                std::to_string(core_.isolateCount()));
   }
-  if (!running()) {
-    throwError(Error::ErrActorSystemNotStarted, "move on system '" + name_ + "', which stopped");
+  if (!core_.running()) {
+    throwError(Error::ErrActorSystemNotStarted,
+               "move on system '" + core_.name() + "', which stopped");
   }
   std::unique_ptr<MoveOrder, MoveOrderDelete> order(new MoveOrder);
   order->to = static_cast<std::uint32_t>(to);
   order->done = std::move(done);
-  order->system = this;
+  order->system = &core_;
   // A signal: it goes where the actor's signals go, and follows the actor
   // through the Forwards it left.
-  delivery_.sendSystem(actor, SystemMessage{SysKind::Move, {}, nullptr, nullptr, std::move(order)});
+  core_.delivery().sendSystem(actor,
+                              SystemMessage{SysKind::Move, {}, nullptr, nullptr, std::move(order)});
 }
 
-ActorCell* SystemCore::cellHere(const IsolateRuntime& rt, const ActorRef& ref) const noexcept {
+ActorCell* Moves::cellHere(const IsolateRuntime& rt, const ActorRef& ref) const noexcept {
   if (ref.isolateIndex() == rt.index) {
-    if (ActorCell* cell = cellOf(rt, ref)) return cell;
+    if (ActorCell* cell = core_.cellOf(rt, ref)) return cell;
   }
   if (rt.guests.empty()) return nullptr;
   const auto it = rt.guests.find(ref.id());

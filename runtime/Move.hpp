@@ -44,6 +44,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -160,15 +161,24 @@ struct MoveOrder {
 
 struct IsolateRuntime;
 
-/// The move protocol's side of a system: what comes to the entries an actor
-/// left or gave (Forward, Hold), the routes the isolates take to it, and
-/// the flushes of moving senders. Each call runs on the loop of the isolate
-/// it is given (or that `at` names).
+/// The move protocol's side of a system: the move call, what comes to the
+/// entries an actor left or gave (Forward, Hold), the routes the isolates
+/// take to it, and the flushes of moving senders. Each call but move() runs
+/// on the loop of the isolate it is given (or that `at` names).
 class Moves {
  public:
   explicit Moves(SystemCore& core) noexcept : core_(core) {}
   Moves(const Moves&) = delete;
   Moves& operator=(const Moves&) = delete;
+
+  /// Moves `actor` to isolate `to` between its turns; `done` hears how it
+  /// ended. Any thread. Throws for a call that names no movable actor:
+  /// ErrDead (none), ErrNotMovable (another rank's), ErrInvalidOption
+  /// (another system's), ErrIsolateOutOfRange, ErrActorSystemNotStarted.
+  void move(const ActorRef& actor, std::size_t to, std::function<void(std::error_code)> done);
+  /// The living actor whose own reference is `ref`, if it lives on `rt`
+  /// (spawned there, or moved there), or null. Isolate-local.
+  ActorCell* cellHere(const IsolateRuntime& rt, const ActorRef& ref) const noexcept;
 
   /// A user message that came to `entry`, the Forward an actor left on
   /// `rt` (this thread's): on to where the actor went.

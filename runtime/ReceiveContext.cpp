@@ -27,7 +27,7 @@ std::size_t ReceiveContext::isolateIndex() const noexcept {
 }
 void ReceiveContext::move(const ActorRef& actor, std::size_t isolate) {
   const ActorRef asker = self_;
-  cell_.core().move(actor, isolate, [asker, actor, isolate](std::error_code error) {
+  cell_.core().moves().move(actor, isolate, [asker, actor, isolate](std::error_code error) {
     asker.tell(Moved{actor, isolate, error}, actor);
   });
 }

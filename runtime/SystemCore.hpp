@@ -237,16 +237,9 @@ class SystemCore {
   Delivery& delivery() noexcept { return delivery_; }
 
   // ---- moves (runtime/Move.cpp, Move.hpp) -------------------------------------------
-  /// Moves `actor` to isolate `to` between its turns; `done` hears how it
-  /// ended. Any thread. Throws for a call that names no movable actor:
-  /// ErrDead (none), ErrNotMovable (another rank's), ErrInvalidOption
-  /// (another system's), ErrIsolateOutOfRange, ErrActorSystemNotStarted.
-  void move(const ActorRef& actor, std::size_t to, std::function<void(std::error_code)> done);
-  /// The living actor whose own reference is `ref`, if it lives on `rt`
-  /// (spawned there, or moved there), or null. Isolate-local.
-  ActorCell* cellHere(const IsolateRuntime& rt, const ActorRef& ref) const noexcept;
-  /// What comes to the entries of actors that moved, the routes and the
-  /// flushes of moving senders (runtime/Move.hpp).
+  /// The move call, where an actor that may have moved lives now, what
+  /// comes to the entries of actors that moved, the routes and the flushes
+  /// of moving senders (runtime/Move.hpp).
   Moves& moves() noexcept { return moves_; }
 
   // ---- spawning and the top level (runtime/Spawns.hpp, Spawn.cpp) -------------------
@@ -401,6 +394,7 @@ class SystemCore {
   friend class Spawns;
   friend class SystemMetrics;
   friend class Delivery;
+  friend class Moves;
   Routers routers_{*this};
   Moves moves_{*this};
   Scheduling scheduling_{*this};

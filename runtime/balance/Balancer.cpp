@@ -111,7 +111,7 @@ void Balancer::decide(std::vector<balance::Report> reports) {
   rounds_.fetch_add(1, std::memory_order_relaxed);
   for (const balance::Move& m : moves) {
     try {
-      core_.move(core_.makeRef(m.actor), m.to, [this, m](std::error_code error) {
+      core_.moves().move(core_.makeRef(m.actor), m.to, [this, m](std::error_code error) {
         if (!error) {
           moves_.fetch_add(1, std::memory_order_relaxed);
           core_.runtime(m.to).counts.balancerMoves.fetch_add(1, std::memory_order_relaxed);

@@ -257,7 +257,7 @@ bool Scheduling::passivationCheck(const ActorRef& target) {
   // away is not here (its new isolate checks it from now on).
   IsolateRuntime* rt = core_.currentRuntime();
   if (rt == nullptr) rt = &core_.runtime(target.isolateIndex());
-  ActorCell* cell = core_.cellHere(*rt, target);
+  ActorCell* cell = core_.moves().cellHere(*rt, target);
   return cell != nullptr && cell->passivationCheck();
 }
 

@@ -149,7 +149,7 @@ void Asks::ask(const ActorRef& target, Message message, std::chrono::nanoseconds
     completion(nullptr, make_error_code(Error::ErrActorSystemNotStarted));
     return;
   }
-  if (core_.isRouter(target)) {
+  if (core_.routers_.isRouter(target)) {
     // Asked of the routee its logic picks (or of its head), from here.
     const ActorRef picked = core_.routers_.resolve(target, message);
     if (picked.isNone()) {
@@ -201,7 +201,7 @@ void Asks::askRankFromForeignThread(const ActorRef& target, Message&& message,
 void Asks::askFromActor(ActorCell& asker, const ActorRef& target, Message&& message,
                         std::chrono::nanoseconds timeout, AskContinuation&& continuation) {
   checkTimeout(timeout);
-  if (core_.isRouter(target)) {
+  if (core_.routers_.isRouter(target)) {
     const ActorRef picked = core_.routers_.resolve(target, message);
     askFromActor(asker, picked, std::move(message), timeout, std::move(continuation));
     return;  // none: it fails with ErrDead below

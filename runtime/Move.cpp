@@ -46,7 +46,7 @@ void Moves::move(const ActorRef& actor, std::size_t to, std::function<void(std::
                                          ", an actor of another rank: actors move between the "
                                          "isolates of their own process only");
   }
-  if (core_.isRouter(actor)) {
+  if (core_.routers().isRouter(actor)) {
     throwError(Error::ErrNotMovable,
                "move of " + actor.path() + ", a router: it has no isolate; move its routees");
   }

@@ -62,11 +62,12 @@ void ActorRef::send(detail::PayloadArg<P> payload, ActorRef sender) const {
         system_->sendToForward<P>(*this, std::move(payload), sender);
         return;
       }
-    } else if (isolateIndex() == detail::SystemCore::kRouterIsolate && system_->isRouter(*this))
+    } else if (isolateIndex() == detail::Routers::kIsolate && system_->routers().any())
         [[unlikely]] {
-      // A router: its routee is picked here and told as directly as it
-      // would be. A tail call, as the others here, so that this path still
-      // saves no registers.
+      // A router (Routers::isRouter but for its test of the system, which
+      // holds here and would cost a load of Routers::core_): its routee is
+      // picked here and told as directly as it would be. A tail call, as
+      // the others here, so that this path still saves no registers.
       sendRouted<P>(std::move(payload), sender);
       return;
     }
@@ -162,7 +163,7 @@ template void SystemCore::sendToForward<Message>(const ActorRef&, Message&&, Act
 namespace coreactor::detail {
 
 void Delivery::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
-  if (core_.isRouter(target)) {
+  if (core_.routers().isRouter(target)) {
     core_.routers().route<Message>(target, std::move(envelope.message), envelope.sender);
     return;
   }
@@ -293,7 +294,7 @@ void Delivery::deliverUncommon(IsolateRuntime& rt, const ActorRef& target, Endpo
 
 void Delivery::sendSystem(const ActorRef& target, SystemMessage&& message) {
   if (target.isNone()) return;
-  if (core_.isRouter(target)) {
+  if (core_.routers().isRouter(target)) {
     // A watch or a stop of a router is its head's (which tells watchers
     // Terminated of the router); one that stopped is gone.
     const ActorRef head = core_.routers().headOf(target);

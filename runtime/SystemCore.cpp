@@ -118,7 +118,7 @@ bool SystemCore::onOwnIsolate() const noexcept {
 
 std::string SystemCore::pathOf(const ActorRef& ref) {
   if (ref.isNone()) return "(none)";
-  if (isRouter(ref)) {
+  if (routers_.isRouter(ref)) {
     // The router's head's path, read where it lives (the bare id elsewhere).
     if (const ActorRef head = routers_.headOf(ref); !head.isNone()) {
       std::string path = pathOf(head);

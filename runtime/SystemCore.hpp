@@ -221,6 +221,10 @@ class SystemCore {
   bool isOurs(const ActorRef& ref) const noexcept {
     return ref.system_ == this && ref.isolateIndex() < isolateCount_;
   }
+  /// A reference this system minted, whatever it names: one of its
+  /// isolates, a router, another rank's isolate. Only SystemCore can read
+  /// a reference's system (ActorRef befriends it alone): the parts ask here.
+  bool minted(const ActorRef& ref) const noexcept { return ref.system_ == this; }
   /// A reference of this system to an actor of another rank of its cluster.
   bool isRemote(const ActorRef& ref) const noexcept {
     return remote_ != nullptr && routedToRank(ref);  // no call for a system without a cluster
@@ -248,14 +252,8 @@ class SystemCore {
   Spawns& spawns() noexcept { return spawns_; }
 
   // ---- routers (runtime/route/Routers.hpp) ------------------------------------------
-  /// The isolate field of a router's reference (never an isolate of a
-  /// system that has routers: those have at most 4095).
-  static constexpr std::uint32_t kRouterIsolate = 0xFFF;
-  /// A reference of this system's router (living or not).
-  bool isRouter(const ActorRef& ref) const noexcept {
-    return ref.system_ == this && ref.isolateIndex() == kRouterIsolate && routers_.any();
-  }
-  /// The system's routers: where a tell, an ask or a system message to a router goes.
+  /// The system's routers: which references are routers', and where a
+  /// tell, an ask or a system message to a router goes.
   Routers& routers() noexcept { return routers_; }
   /// The send path from `sender` to the actor of `id` of this system.
   template <class P>
@@ -400,6 +398,11 @@ class SystemCore {
   Scheduling scheduling_{*this};
   Asks asks_{*this};
 };
+
+inline bool Routers::isRouter(const ActorRef& ref) const noexcept {
+  // The isolate field first: the load of core_ is made for a router's reference only.
+  return ref.isolateIndex() == kIsolate && core_.minted(ref) && any();
+}
 
 inline ActorRef ActorCell::self() const noexcept {
   return home_->core->makeRef(selfId_);  // never none

@@ -183,7 +183,7 @@ ActorRef RemoteRoutes::serviceOf(int rank) const {
 
 WireRef RemoteRoutes::toWire(const ActorRef& ref) const {
   if (ref.isNone()) return WireRef{};
-  if (core_.isRouter(ref)) {
+  if (core_.routers().isRouter(ref)) {
     throwError(Error::ErrNotSerializable,
                "a router's reference cannot cross to another rank (its routees' can)");
   }

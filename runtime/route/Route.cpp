@@ -297,7 +297,7 @@ ActorRef Routers::headOf(const ActorRef& router) {
 ActorRef Routers::spawn(ActorCell* parent, std::string name, const RouterOptions& options,
                         ActorFactory routee, std::vector<ActorRef> group) {
   const bool pool = static_cast<bool>(routee);
-  if (core_.isolateCount_ > SystemCore::kRouterIsolate) {
+  if (core_.isolateCount_ > kIsolate) {
     throwError(Error::ErrInvalidOption, "a router in a system of " +
                                             std::to_string(core_.isolateCount_) +
                                             " isolates: routers need at most 4095");
@@ -358,7 +358,7 @@ ActorRef Routers::spawn(ActorCell* parent, std::string name, const RouterOptions
     r.cursors[i].turn.store(i, std::memory_order_relaxed);  // isolates start apart
     r.cursors[i].random.store(spread(slot * 0x10001ull + i + 1) | 1, std::memory_order_relaxed);
   }
-  const ActorRef router = core_.makeRef(SystemCore::kRouterIsolate, slot, RouterState::kOpen);
+  const ActorRef router = core_.makeRef(kIsolate, slot, RouterState::kOpen);
   auto setup = std::make_shared<const RouterSetup>(
       RouterSetup{&core_, slot, router, options, std::move(routee)});
   ActorFactory headFactory(

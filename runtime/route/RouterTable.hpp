@@ -1,7 +1,7 @@
 // The routers of a system, as senders read them (coreactor/Router.hpp).
 //
 // A router's reference names no isolate: its isolate field holds
-// kRouterIsolate and its slot a RouterState here. A tell to it picks a
+// Routers::kIsolate and its slot a RouterState here. A tell to it picks a
 // routee on the sender's thread (runtime/route/Route.cpp) from what the
 // router's head (runtime/route/RouterHead.cpp) keeps here: the routees'
 // ids, one writer (the head) and any number of readers (every sender).

@@ -2,7 +2,7 @@
 // (RouterTable.hpp), the pick a tell to a router makes on the sender's
 // thread, where an ask or a system message to a router goes, and the making
 // of routers and of a pool's routees (runtime/route/Route.cpp). SystemCore
-// hands every reference of a router here (SystemCore::isRouter).
+// hands every reference of a router here (isRouter).
 #pragma once
 
 #include <cstdint>
@@ -27,8 +27,14 @@ class Routers {
   Routers(const Routers&) = delete;
   Routers& operator=(const Routers&) = delete;
 
+  /// The isolate field of a router's reference (never an isolate of a
+  /// system that has routers: those have at most 4095).
+  static constexpr std::uint32_t kIsolate = 0xFFF;
   /// True once any router was made: the send path looks here only then.
   bool any() const noexcept { return table_.any(); }
+  /// A reference of this system's router (living or not). No call; defined
+  /// in SystemCore.hpp, as it asks SystemCore::minted.
+  bool isRouter(const ActorRef& ref) const noexcept;
   /// The routers' state, by slot.
   RouterTable& table() noexcept { return table_; }
 

@@ -88,7 +88,7 @@ void ActorSystem::move(const ActorRef& actor, std::size_t isolate, MoveCompletio
 detail::AskWaitGuard ActorSystem::waitGuard(const ActorRef& target) noexcept {
   // From outside, the reply slot lives on the target's isolate
   // (Asks::ask); an ask to no actor of ours fails at once.
-  if (!core_->isOursOrRemote(target)) return {};
+  if (!core_->isOurs(target) && !detail::RemoteRoutes::isRemote(core_->remote(), target)) return {};
   const std::size_t replyIsolate = core_->isOurs(target) ? target.isolateIndex() : 0;
   return detail::AskWaitGuard{this, &core_->runtime(replyIsolate), core_->options().manualRun()};
 }
@@ -165,7 +165,7 @@ int ActorSystem::rank() const noexcept {
 
 int ActorSystem::rankOf(const ActorRef& ref) const noexcept {
   if (core_->isOurs(ref)) return rank();
-  return core_->isRemote(ref) ? core_->remote()->rankOf(ref) : -1;
+  return detail::RemoteRoutes::isRemote(core_->remote(), ref) ? core_->remote()->rankOf(ref) : -1;
 }
 
 AskFuture<ActorRef> ActorSystem::lookup(int rank, const std::string& name,

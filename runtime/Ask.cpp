@@ -143,7 +143,7 @@ void Asks::ask(const ActorRef& target, Message message, std::chrono::nanoseconds
                AskCompletion completion) {
   // A message that cannot cross to another rank throws here, on the calling
   // thread, before a reply slot is taken or anything is queued.
-  if (core_.isRemote(target)) core_.remote_->checkCrossable(message);
+  if (RemoteRoutes::isRemote(core_.remote(), target)) core_.remote_->checkCrossable(message);
   checkTimeout(timeout);
   if (!core_.running()) {
     completion(nullptr, make_error_code(Error::ErrActorSystemNotStarted));
@@ -159,11 +159,13 @@ void Asks::ask(const ActorRef& target, Message message, std::chrono::nanoseconds
     ask(picked, std::move(message), timeout, std::move(completion));
     return;
   }
-  if (!core_.isOursOrRemote(target)) {  // none, or another system's: no actor of ours answers
+  if (!core_.isOurs(target) && !RemoteRoutes::isRemote(core_.remote(), target)) {
+    // None, or another system's: no actor of ours answers.
     completion(nullptr, make_error_code(Error::ErrDead));
     return;
   }
-  if (core_.isRemote(target) && core_.currentRuntime() == nullptr && !core_.options_.manualRun()) {
+  if (RemoteRoutes::isRemote(core_.remote(), target) && core_.currentRuntime() == nullptr &&
+      !core_.options_.manualRun()) {
     askRankFromForeignThread(target, std::move(message), timeout, completion);
     return;
   }
@@ -211,7 +213,8 @@ void Asks::askFromActor(ActorCell& asker, const ActorRef& target, Message&& mess
   const auto reservation = rt.table.reserve(true);
   auto* endpoint = new AskEndpoint(rt, reservation.slot, asker.self(), std::move(continuation));
   endpoint->incarnation = asker.incarnation();
-  if (!core_.isOursOrRemote(target)) {  // none, or another system's: no actor of ours answers
+  if (!core_.isOurs(target) && !RemoteRoutes::isRemote(core_.remote(), target)) {
+    // None, or another system's: no actor of ours answers.
     rt.table.publish(reservation.slot, endpoint);
     endpoint->complete(nullptr, make_error_code(Error::ErrDead));
     return;
@@ -287,14 +290,15 @@ void Asks::sendRequest(const ActorRef& target, Message&& message, const ActorRef
                        std::chrono::nanoseconds timeout) {
   // An ask to another rank is kept until its timeout: if that rank leaves
   // meanwhile, it fails then.
-  if (core_.isRemote(target)) core_.remote_->trackAsk(target, replyTo, timeout);
+  if (RemoteRoutes::isRemote(core_.remote(), target))
+    core_.remote_->trackAsk(target, replyTo, timeout);
   core_.send(target, std::move(message), replyTo);
 }
 
 void Asks::failAskOf(const ActorRef& sender, std::error_code error) {
   // An ask's reply slot lives on the target's isolate: an ask to a dead actor
   // fails at once instead of waiting for its timeout.
-  if (core_.isRemote(sender)) {
+  if (RemoteRoutes::isRemote(core_.remote(), sender)) {
     // Asked from another rank: the failure crosses back.
     core_.remote_->failAsk(sender, error);
     return;

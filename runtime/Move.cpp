@@ -6,6 +6,7 @@
 #include "Move.hpp"
 
 #include "SystemCore.hpp"
+#include "runtime/cluster/RemoteRoutes.hpp"
 
 namespace coreactor::detail {
 
@@ -41,7 +42,7 @@ void MoveOrderDelete::operator()(MoveOrder* order) const noexcept {
 
 void Moves::move(const ActorRef& actor, std::size_t to, std::function<void(std::error_code)> done) {
   if (actor.isNone()) throwError(Error::ErrDead, "move of an empty reference");
-  if (core_.isRemote(actor)) {
+  if (RemoteRoutes::isRemote(core_.remote(), actor)) {
     throwError(Error::ErrNotMovable, "move of " + actor.path() +
                                          ", an actor of another rank: actors move between the "
                                          "isolates of their own process only");

@@ -167,7 +167,7 @@ void Delivery::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
     core_.routers().route<Message>(target, std::move(envelope.message), envelope.sender);
     return;
   }
-  if (core_.isRemote(target)) {
+  if (RemoteRoutes::isRemote(core_.remote(), target)) {
     // An actor of another rank: bytes for the cluster's link. A type that
     // cannot cross throws here, at the send.
     core_.remote()->send(target, std::move(envelope.message), envelope.sender);
@@ -307,7 +307,8 @@ void Delivery::sendSystem(const ActorRef& target, SystemMessage&& message) {
   }
   // A stop of, or a watch of, an actor of another rank: across. Other
   // signals never name one (parents, children and continuations are local).
-  if (core_.isRemote(target) && core_.remote()->sendSystem(target, message.kind, message.ref)) {
+  if (RemoteRoutes::isRemote(core_.remote(), target) &&
+      core_.remote()->sendSystem(target, message.kind, message.ref)) {
     return;
   }
   IsolateRuntime* ours = core_.runtimeOfOurs(target);

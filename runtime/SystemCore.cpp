@@ -91,10 +91,6 @@ SystemCore::~SystemCore() {
   systemStop_.stop();
 }
 
-bool SystemCore::routedToRank(const ActorRef& ref) const noexcept {
-  return ref.system_ == this && remote_->routes(ref);
-}
-
 void SystemCore::start() {
   if (remote_ != nullptr) remote_->start();
   metrics_.openEndpoint();                       // withMetricsEndpoint

@@ -225,13 +225,8 @@ class SystemCore {
   /// isolates, a router, another rank's isolate. Only SystemCore can read
   /// a reference's system (ActorRef befriends it alone): the parts ask here.
   bool minted(const ActorRef& ref) const noexcept { return ref.system_ == this; }
-  /// A reference of this system to an actor of another rank of its cluster.
-  bool isRemote(const ActorRef& ref) const noexcept {
-    return remote_ != nullptr && routedToRank(ref);  // no call for a system without a cluster
-  }
-  /// isOurs or isRemote.
-  bool isOursOrRemote(const ActorRef& ref) const noexcept { return isOurs(ref) || isRemote(ref); }
-  /// The system's side of its cluster, or null.
+  /// The system's side of its cluster, or null: which references are other
+  /// ranks' (RemoteRoutes::isRemote) and how messages reach them.
   RemoteRoutes* remote() const noexcept { return remote_.get(); }
 
   // ---- the uncommon delivery paths (runtime/Delivery.hpp, Send.cpp) ------------------
@@ -295,11 +290,6 @@ class SystemCore {
   /// The schedule calls, the reference namespace and the tick counts.
   Scheduling& scheduling() noexcept { return scheduling_; }
   const Scheduling& scheduling() const noexcept { return scheduling_; }
-  /// The actor has not fully stopped. Any thread (the tables are read atomically).
-  bool isAlive(const ActorRef& ref) const noexcept;
-  /// isAlive, or an actor of another rank, which cannot be looked at from
-  /// here: a schedule to it goes on until cancelled.
-  bool mayBeAlive(const ActorRef& ref) const noexcept { return isRemote(ref) || isAlive(ref); }
 
   // ---- metrics and reports (runtime/metrics/SystemMetrics.hpp, Metrics.cpp) ---------
   /// The metrics snapshot and endpoint, the transport's counters, the
@@ -383,8 +373,6 @@ class SystemCore {
   /// Placement that learns (withBalancer), or null. After the isolates:
   /// gone first, once no loop runs.
   std::unique_ptr<Balancer> balancer_;
-  // isRemote() past its null check.
-  bool routedToRank(const ActorRef& ref) const noexcept;
   friend class Routers;
   friend class Scheduling;
   friend class Asks;

@@ -181,13 +181,17 @@ ActorRef RemoteRoutes::serviceOf(int rank) const {
 
 // ---- references ---------------------------------------------------------------------
 
+bool RemoteRoutes::routes(const ActorRef& ref) const noexcept {
+  return core_.minted(ref) && ref.isolateIndex() >= localCount_ && ref.isolateIndex() < total_;
+}
+
 WireRef RemoteRoutes::toWire(const ActorRef& ref) const {
   if (ref.isNone()) return WireRef{};
   if (core_.routers().isRouter(ref)) {
     throwError(Error::ErrNotSerializable,
                "a router's reference cannot cross to another rank (its routees' can)");
   }
-  if (!core_.isOursOrRemote(ref)) {
+  if (!core_.isOurs(ref) && !routes(ref)) {
     throwError(Error::ErrNotSerializable,
                "a reference of another actor system cannot cross to another rank");
   }

@@ -102,9 +102,13 @@ class RemoteRoutes final : public transport::ProcessReceiver {
   int size() const noexcept { return static_cast<int>(isolatesOf_.size()); }
   /// The cluster's isolates: this system's and every other rank's.
   std::uint32_t totalIsolates() const noexcept { return total_; }
-  /// True for a reference whose isolate is another rank's.
-  bool routes(const ActorRef& ref) const noexcept {
-    return ref.isolateIndex() >= localCount_ && ref.isolateIndex() < total_;
+  /// True for a reference of this system whose isolate is another rank's:
+  /// an actor of another rank. A call (the system's test is SystemCore's).
+  bool routes(const ActorRef& ref) const noexcept;
+  /// `remote`'s routes(ref), false for a system without a cluster (`remote`
+  /// null: SystemCore::remote()), which costs a load and a test, no call.
+  static bool isRemote(const RemoteRoutes* remote, const ActorRef& ref) noexcept {
+    return remote != nullptr && remote->routes(ref);
   }
   /// The rank of a reference of this system (this one's for a local isolate).
   int rankOf(const ActorRef& ref) const noexcept;

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "runtime/SystemCore.hpp"
+#include "runtime/cluster/RemoteRoutes.hpp"
 #include "runtime/route/RouterHead.hpp"
 
 namespace coreactor::detail {
@@ -326,7 +327,7 @@ ActorRef Routers::spawn(ActorCell* parent, std::string name, const RouterOptions
                                                 std::to_string(RouterOptions::kMaxRoutees));
     }
     for (const ActorRef& ref : group) {
-      if (!core_.isOursOrRemote(ref)) {
+      if (!core_.isOurs(ref) && !RemoteRoutes::isRemote(core_.remote(), ref)) {
         throwError(Error::ErrInvalidOption, "a group's routee " + ref.path() +
                                                 " is none, another system's actor, or a router");
       }

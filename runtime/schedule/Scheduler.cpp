@@ -469,7 +469,7 @@ void Scheduler::fire(std::uint32_t slot, std::int64_t t) {
     // S7: a tick to a fully stopped target is a dead letter, and the last.
     // An actor of another rank cannot be looked at from here: its schedule
     // runs until cancelled, and ticks after its stop are dead letters there.
-    const bool alive = core_.mayBeAlive(target);
+    const bool alive = core_.scheduling().mayBeAlive(target);
     envelope.message = e.message.clone();  // a throw ends the schedule (expire)
     if (!alive) {
       release(slot);

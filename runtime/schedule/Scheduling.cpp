@@ -109,9 +109,10 @@ bool ScheduleState::onComplete(std::function<void()> resume) {
 
 // ---- the system side ---------------------------------------------------------------
 
-bool SystemCore::isAlive(const ActorRef& ref) const noexcept {
-  if (ref.system_ != this || ref.isolateIndex() >= isolates_.size()) return false;
-  return isolates_[ref.isolateIndex()]->table.find(ref.slot(), ref.generation()) != nullptr;
+bool Scheduling::mayBeAlive(const ActorRef& ref) const noexcept {
+  if (RemoteRoutes::isRemote(core_.remote(), ref)) return true;
+  if (!core_.minted(ref) || ref.isolateIndex() >= core_.isolates_.size()) return false;
+  return core_.isolates_[ref.isolateIndex()]->table.find(ref.slot(), ref.generation()) != nullptr;
 }
 
 std::uint64_t Scheduling::tickCount() const noexcept {
@@ -167,7 +168,7 @@ ScheduleResult Scheduling::schedule(Message&& message, const ActorRef& target,
   // another system inside, within the size limit), refused here rather than
   // at every tick; strict cancel counts epochs in this process and cannot
   // reach there.
-  const bool remote = core_.isRemote(target);
+  const bool remote = RemoteRoutes::isRemote(core_.remote(), target);
   if (remote) {
     try {
       core_.remote_->checkCrossable(message);
@@ -176,7 +177,7 @@ ScheduleResult Scheduling::schedule(Message&& message, const ActorRef& target,
     }
   }
   if (remote && options.strictCancel()) return {fault(Error::ErrInvalidOption)};
-  if (!core_.mayBeAlive(target)) return {fault(Error::ErrDead)};
+  if (!mayBeAlive(target)) return {fault(Error::ErrDead)};
   if (options.strictCancel()) {
     message =
         Message(StrictTick(std::make_shared<std::atomic<std::uint32_t>>(0), std::move(message)));
@@ -207,7 +208,7 @@ ScheduleResult Scheduling::schedule(Message&& message, const ActorRef& target,
               [this, &rt, carried, target, sender, cadence, zone,
                reference = options.reference()]() -> Outcome {
                 if (!core_.running()) return {fault(Error::ErrActorSystemNotStarted), {}};
-                if (!core_.mayBeAlive(target)) return {fault(Error::ErrDead), {}};
+                if (!mayBeAlive(target)) return {fault(Error::ErrDead), {}};
                 const ScheduleHandle handle = rt.scheduler->add(
                     std::move(*carried), target, sender, cadence, zone, reference, Scheduler::kNil);
                 if (!handle.valid()) return {fault(Error::ErrScheduleAlreadyExists), {}};

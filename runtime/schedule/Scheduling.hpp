@@ -45,6 +45,10 @@ class Scheduling {
   void forgetScheduleName(std::uint64_t hash, ScheduleHandle handle) noexcept;
   /// A passivation check of `target`, on its isolate.
   bool passivationCheck(const ActorRef& target);
+  /// The actor has not fully stopped, or is another rank's, which cannot be
+  /// looked at from here: a schedule to it goes on until cancelled. Any
+  /// thread (the tables are read atomically).
+  bool mayBeAlive(const ActorRef& ref) const noexcept;
 
  private:
   SystemCore& core_;

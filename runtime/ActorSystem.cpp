@@ -18,7 +18,7 @@ using detail::SystemMessage;
 // ---- references ----------------------------------------------------------------------
 
 std::string ActorRef::path() const {
-  return system_ != nullptr ? system_->pathOf(*this) : std::string("(none)");
+  return system_ != nullptr ? system_->spawns().pathOf(*this) : std::string("(none)");
 }
 
 // ---- the system ------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 // Spawning (Spawns.hpp): the user guardian, a cell made on the isolate its
-// placement picks (IsolatePlacer.hpp), and a top-level actor's name and
-// count in the registry of top-level actors (TopLevelRegistry.hpp).
+// placement picks (IsolatePlacer.hpp), a top-level actor's name and count
+// in the registry of top-level actors (TopLevelRegistry.hpp), and the path
+// an actor was spawned under, read from its reference.
 #include <charconv>
 
 #include "SystemCore.hpp"
@@ -130,6 +131,28 @@ std::vector<ActorRef> Spawns::topLevel() {
 
 std::vector<IsolatePlacement> Spawns::placement() const {
   return placer_.placement();
+}
+
+std::string Spawns::pathOf(const ActorRef& ref) {
+  if (ref.isNone()) return "(none)";
+  if (core_.routers().isRouter(ref)) {
+    // The router's head's path, read where it lives (the bare id elsewhere).
+    if (const ActorRef head = core_.routers().headOf(ref); !head.isNone()) {
+      std::string path = pathOf(head);
+      if (path[0] == '/') return path;
+    }
+    return "#router:" + std::to_string(ref.slot());
+  }
+  if (ref.isolateIndex() < core_.isolates_.size()) {
+    IsolateRuntime& rt = *core_.isolates_[ref.isolateIndex()];
+    if (core_.isLocal(rt)) {
+      Endpoint* e = rt.table.find(ref.slot(), ref.generation());
+      if (e != nullptr && e->kind == Endpoint::Kind::Cell)
+        return std::string(static_cast<ActorCell*>(e)->path());
+    }
+  }
+  return "#" + std::to_string(ref.isolateIndex()) + ":" + std::to_string(ref.slot()) + "." +
+         std::to_string(ref.generation());
 }
 
 }  // namespace coreactor::detail

@@ -62,6 +62,11 @@ class Spawns {
   /// Each isolate's placement (ActorSystem::placement()): a copy made under
   /// the placer's lock.
   std::vector<IsolatePlacement> placement() const;
+  /// The path `ref`'s actor was spawned under, read where it lives (or on
+  /// a manual system's driving thread); a router's is its head's. Elsewhere,
+  /// and once the actor is gone, its bare id: "#isolate:slot.generation"
+  /// ("#router:slot" for a router). Builds a string (ActorRef::path).
+  std::string pathOf(const ActorRef& ref);
 
   /// The names and the count of the top-level actors, which a graceful
   /// shutdown waits on (SystemStop).

@@ -1,6 +1,6 @@
 // The system: its construction (isolates, their runtimes, then the
-// guardian's spawn), its start, paths. The send paths are in Send.cpp,
-// spawning and the top level in Spawn.cpp (Spawns.hpp), ask in Ask.cpp,
+// guardian's spawn), its start. The send paths are in Send.cpp, spawning,
+// the top level and actors' paths in Spawn.cpp (Spawns.hpp), ask in Ask.cpp,
 // running and stopping in Shutdown.cpp (SystemStop.hpp), the metrics, the
 // transport's counters and the error sink it gives dispatchers in
 // runtime/metrics/Metrics.cpp (SystemMetrics.hpp); placement and pinning
@@ -33,7 +33,8 @@ SystemCore::SystemCore(std::string name, ActorSystemOptions options)
   events_.onSubscriberError_ = [this](std::string_view type, const ActorRef& subscriber,
                                       std::exception_ptr error) {
     logger_->error("an event-stream subscriber to {}{} threw: {}", type,
-                   subscriber ? " (" + pathOf(subscriber) + ")" : std::string(), describe(error));
+                   subscriber ? " (" + spawns_.pathOf(subscriber) + ")" : std::string(),
+                   describe(error));
     events_.publish(DispatcherError{"event-stream", std::move(error), subscriber});
   };
   if (options_.manualRun()) driver_ = threadSerial();
@@ -110,28 +111,6 @@ IsolateRuntime& SystemCore::runtime(std::size_t index) {
 
 bool SystemCore::onOwnIsolate() const noexcept {
   return currentRuntime() != nullptr;
-}
-
-std::string SystemCore::pathOf(const ActorRef& ref) {
-  if (ref.isNone()) return "(none)";
-  if (routers_.isRouter(ref)) {
-    // The router's head's path, read where it lives (the bare id elsewhere).
-    if (const ActorRef head = routers_.headOf(ref); !head.isNone()) {
-      std::string path = pathOf(head);
-      if (path[0] == '/') return path;
-    }
-    return "#router:" + std::to_string(ref.slot());
-  }
-  if (ref.isolateIndex() < isolates_.size()) {
-    IsolateRuntime& rt = *isolates_[ref.isolateIndex()];
-    if (isLocal(rt)) {
-      Endpoint* e = rt.table.find(ref.slot(), ref.generation());
-      if (e != nullptr && e->kind == Endpoint::Kind::Cell)
-        return std::string(static_cast<ActorCell*>(e)->path());
-    }
-  }
-  return "#" + std::to_string(ref.isolateIndex()) + ":" + std::to_string(ref.slot()) + "." +
-         std::to_string(ref.generation());
 }
 
 }  // namespace coreactor::detail

@@ -275,7 +275,6 @@ class SystemCore {
     if (id == kNoRefId) return ActorRef();
     return ActorRef(this, id);
   }
-  std::string pathOf(const ActorRef& ref);
 
   /// True when the caller runs on one of this system's loops: a handler, a
   /// hook, a task posted to one of its isolates.

@@ -174,7 +174,8 @@ void SystemMetrics::reportDispatcherError(std::string_view dispatcherId, std::ex
                                           const ActorRef& actor) noexcept {
   try {
     core_.log().error("dispatcher '{}' lost a unit of work{}: {}", dispatcherId,
-                      actor ? " of " + core_.pathOf(actor) : std::string(), describe(cause));
+                      actor ? " of " + core_.spawns().pathOf(actor) : std::string(),
+                      describe(cause));
     core_.events().publish(DispatcherError{std::string(dispatcherId), cause, actor});
   } catch (...) {
     std::fprintf(stderr, "[coreactor] dispatcher '%.*s': %s (and reporting it failed)\n",

@@ -1,12 +1,15 @@
-// The inside of an ActorSystem: its isolates, the send paths, spawning and
-// the top-level registry, ask, the scheduler's calls, running and stopping,
-// the metrics. Nothing here is installed; users see
-// include/coreactor/ActorSystem.hpp. The actor cell is ActorCell.hpp, an
-// ask's reply slot AskEndpoint.hpp, the uncommon delivery paths, system
-// messages and dead letters Delivery.hpp, the asks Asks.hpp, spawning and
-// the top level Spawns.hpp, running and stopping SystemStop.hpp, the
-// metrics and the reports metrics/SystemMetrics.hpp, what the system keeps
-// per isolate IsolateRuntime.hpp.
+// The inside of an ActorSystem: its isolates and the send path between
+// them, the references it mints, and the parts that have a class of their
+// own, each a member reached by an accessor. Nothing here is installed;
+// users see include/coreactor/ActorSystem.hpp. The actor cell is
+// ActorCell.hpp, an ask's reply slot AskEndpoint.hpp, what the system keeps
+// per isolate IsolateRuntime.hpp; the parts: the uncommon delivery paths,
+// system messages and dead letters Delivery.hpp, moves Move.hpp, spawning,
+// the top level and actors' paths Spawns.hpp, routers route/Routers.hpp,
+// the asks Asks.hpp, running and stopping SystemStop.hpp, the scheduler's
+// calls schedule/Scheduling.hpp, the metrics and the reports
+// metrics/SystemMetrics.hpp, the other ranks of a cluster
+// cluster/RemoteRoutes.hpp.
 //
 // Following one tell: ActorRef::tell -> ActorRef::send (runtime/Send.cpp) ->
 // (an actor of this thread's isolate) ActorCell::pushInPlace, or
@@ -92,6 +95,9 @@ class SystemCore {
   /// True on the thread that drives this manual-run system (the one that
   /// created it); false everywhere for a threaded system. One TLS load.
   bool drivenHere() const noexcept { return driver_ == tThreadSerial; }
+  /// True when the caller runs on one of this system's loops: a handler, a
+  /// hook, a task posted to one of its isolates.
+  bool onOwnIsolate() const noexcept;
 
   /// Starts the isolate threads (not in manual mode).
   void start();
@@ -216,6 +222,14 @@ class SystemCore {
   /// send path saves no registers for it.
   template <class P>
   void sendToForward(const ActorRef& target, PayloadArg<P> payload, ActorRef sender);
+  /// The send path from `sender` to the actor of `id` of this system, as
+  /// ActorRef's tell takes it (Routers' tell of a routee).
+  template <class P>
+  void sendTo(std::uint64_t id, PayloadArg<P> payload, const ActorRef& sender) {
+    ActorRef(this, id).send<P>(std::forward<PayloadArg<P>>(payload), sender);
+  }
+
+  // ---- references -------------------------------------------------------------------
   /// A reference this system minted, naming one of its isolates (the actor
   /// may be gone): not none, not another system's.
   bool isOurs(const ActorRef& ref) const noexcept {
@@ -225,41 +239,6 @@ class SystemCore {
   /// isolates, a router, another rank's isolate. Only SystemCore can read
   /// a reference's system (ActorRef befriends it alone): the parts ask here.
   bool minted(const ActorRef& ref) const noexcept { return ref.system_ == this; }
-  /// The system's side of its cluster, or null: which references are other
-  /// ranks' (RemoteRoutes::isRemote) and how messages reach them.
-  RemoteRoutes* remote() const noexcept { return remote_.get(); }
-
-  // ---- the uncommon delivery paths (runtime/Delivery.hpp, Send.cpp) ------------------
-  /// What the send path does not deliver itself (routers, other
-  /// ranks, foreign threads, reply slots, moved actors' entries, no one),
-  /// system messages, dead letters and their count.
-  Delivery& delivery() noexcept { return delivery_; }
-
-  // ---- moves (runtime/Move.cpp, Move.hpp) -------------------------------------------
-  /// The move call, where an actor that may have moved lives now, what
-  /// comes to the entries of actors that moved, the routes and the flushes
-  /// of moving senders (runtime/Move.hpp).
-  Moves& moves() noexcept { return moves_; }
-
-  // ---- spawning and the top level (runtime/Spawns.hpp, Spawn.cpp) -------------------
-  /// The spawns (the guardian, top-level actors, children), the top-level
-  /// actors by name and their count, the placement.
-  Spawns& spawns() noexcept { return spawns_; }
-
-  // ---- routers (runtime/route/Routers.hpp) ------------------------------------------
-  /// The system's routers: which references are routers', and where a
-  /// tell, an ask or a system message to a router goes.
-  Routers& routers() noexcept { return routers_; }
-  /// The send path from `sender` to the actor of `id` of this system.
-  template <class P>
-  void sendTo(std::uint64_t id, PayloadArg<P> payload, const ActorRef& sender) {
-    ActorRef(this, id).send<P>(std::forward<PayloadArg<P>>(payload), sender);
-  }
-
-  // ---- asks (runtime/Asks.hpp, Ask.cpp) --------------------------------------------
-  /// The ask calls, and the failures that complete a reply slot early.
-  Asks& asks() noexcept { return asks_; }
-
   ActorRef makeRef(std::uint32_t isolate, std::uint32_t slot, std::uint32_t generation) noexcept {
     return ActorRef(this, isolate, slot, generation);
   }
@@ -276,24 +255,38 @@ class SystemCore {
     return ActorRef(this, id);
   }
 
-  /// True when the caller runs on one of this system's loops: a handler, a
-  /// hook, a task posted to one of its isolates.
-  bool onOwnIsolate() const noexcept;
-
-  // ---- running and stopping (runtime/SystemStop.hpp, Shutdown.cpp) ------------------
-  /// Driving a manual system, graceful shutdown, immediate stop, the owner's
-  /// destruction, the teardown.
+  // ---- the parts: each a class of its own, a member of this one ----------------------
+  /// What the send path does not deliver itself (routers, other ranks,
+  /// foreign threads, reply slots, moved actors' entries, no one), system
+  /// messages, dead letters and their count (Delivery.hpp, Send.cpp).
+  Delivery& delivery() noexcept { return delivery_; }
+  /// The move call, where an actor that may have moved lives now, what
+  /// comes to the entries of actors that moved, the routes and the flushes
+  /// of moving senders (Move.hpp, Move.cpp).
+  Moves& moves() noexcept { return moves_; }
+  /// The spawns (the guardian, top-level actors, children), the top-level
+  /// actors by name and their count, the placement, actors' paths
+  /// (Spawns.hpp, Spawn.cpp).
+  Spawns& spawns() noexcept { return spawns_; }
+  /// The system's routers: which references are routers', and where a
+  /// tell, an ask or a system message to a router goes (route/Routers.hpp).
+  Routers& routers() noexcept { return routers_; }
+  /// The ask calls, and the failures that complete a reply slot early
+  /// (Asks.hpp, Ask.cpp).
+  Asks& asks() noexcept { return asks_; }
+  /// Driving a manual system, graceful shutdown, immediate stop, the
+  /// owner's destruction, the teardown (SystemStop.hpp, Shutdown.cpp).
   SystemStop& systemStop() noexcept { return systemStop_; }
-
-  // ---- the scheduler (runtime/schedule/Scheduling.hpp) -------------------------------------
-  /// The schedule calls, the reference namespace and the tick counts.
+  /// The schedule calls, the reference namespace, the tick counts
+  /// (schedule/Scheduling.hpp).
   Scheduling& scheduling() noexcept { return scheduling_; }
-  const Scheduling& scheduling() const noexcept { return scheduling_; }
-
-  // ---- metrics and reports (runtime/metrics/SystemMetrics.hpp, Metrics.cpp) ---------
   /// The metrics snapshot and endpoint, the transport's counters, the
-  /// errors dispatchers report.
+  /// errors dispatchers report (metrics/SystemMetrics.hpp, Metrics.cpp).
   SystemMetrics& metrics() noexcept { return metrics_; }
+  /// The system's side of its cluster, or null: which references are other
+  /// ranks' (RemoteRoutes::isRemote) and how messages reach them
+  /// (cluster/RemoteRoutes.hpp).
+  RemoteRoutes* remote() const noexcept { return remote_.get(); }
 
  private:
   enum class State { Running, ShuttingDown, Stopped };

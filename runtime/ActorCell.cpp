@@ -1,3 +1,5 @@
+// Over 600 lines on purpose: one class, whose send side, turn and coroutine
+// handlers share the cell's state, and whose turn's helpers inline only here.
 // One actor's cell: the send side, its turn (from the mailbox, or on words
 // as they leave a ring), its coroutine handlers, and where actor objects'
 // memory comes from. Its lifecycle, supervision and children are in

@@ -1,3 +1,5 @@
+// Over 600 lines on purpose: one protocol and both its sides, the system's
+// (Moves) and the cell's (ActorCell's move calls), which answer each other.
 // Moving an actor between the isolates of its system: the call, the cell's
 // side (the Move between turns, the hand-over, the arrival, the release of
 // what it left behind), and what a Forward does with what comes to it. The

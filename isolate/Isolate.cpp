@@ -298,6 +298,11 @@ struct Isolate::Cold {
   bool crowded = false;  // another awake loop was counted there at the window's last look
   bool reactorSeen = false;
   std::uint32_t sinceIoCheck = 0;
+  // ---- idle time, measured on request (IsolateHooks::measureIdle) ------------
+  // Two clock reads around each wait for work, so only while someone asks
+  // (an actor system's balancer): the loop's thread adds, and reads.
+  std::atomic<bool> measureIdle{false};
+  std::uint64_t idleNanos = 0;
   std::uint32_t ioPollEvery = 1;  // a busy loop polls the reactor every this many iterations
   std::uint32_t sinceIoPoll = 0;
   std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work;
@@ -727,6 +732,16 @@ void Isolate::runClaimed(Mode mode) {
       runMacrotasks();
       if (!macrotasks_.empty() || stopRequested_.load(std::memory_order_relaxed)) continue;
       cold.inPass = false;  // the pass's time goes stale while the loop sleeps
+      if (cold.measureIdle.load(std::memory_order_relaxed)) [[unlikely]] {
+        const SteadyPoint waitFrom = std::chrono::steady_clock::now();
+        const bool more = waitForWork(mode);
+        cold.idleNanos +=
+            static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                           std::chrono::steady_clock::now() - waitFrom)
+                                           .count());
+        if (!more) break;
+        continue;
+      }
       if (!waitForWork(mode)) break;
     }
   }
@@ -829,6 +844,14 @@ void Isolate::adaptIdlePoll() noexcept {
   cold.windowRanOut = SteadyPoint{};
   const bool byWork = postedOrStopped() || pollersHaveWork(/*beforeSleep=*/false);
   cold.idlePoll = detail::nextIdlePoll(cold.idlePoll, options_.idlePoll, slept, byWork);
+}
+
+void Isolate::measureIdle(bool on) noexcept {
+  cold_->measureIdle.store(on, std::memory_order_relaxed);
+}
+
+std::uint64_t Isolate::idleNanos() const noexcept {
+  return cold_->idleNanos;
 }
 
 std::chrono::nanoseconds Isolate::idlePollWindow() const noexcept {

@@ -377,6 +377,11 @@ class Isolate {
   /// and unchecked, one ring push.
   void postFromDispatcher(Task& task, Dispatcher& owner) { macrotasks_.push(Unit{&task, &owner}); }
 
+  /// From now on (`on`) the loop measures the time it waits for work
+  /// (IsolateHooks::measureIdle). Any thread.
+  void measureIdle(bool on) noexcept;
+  /// The nanoseconds the loop waited for work while it measured. The loop's thread.
+  std::uint64_t idleNanos() const noexcept;
   /// While held, runUntilIdle() waits for the isolate's timers, referenced
   /// or not, as it waits for referenced ones. For a component that keeps
   /// one unreferenced timer armed for work that comes and goes (an
@@ -514,6 +519,12 @@ struct IsolateHooks {
   }
   /// Holds runUntilIdle() on the isolate's timers (see Isolate::holdTimers).
   static void holdTimers(Isolate& isolate) noexcept { isolate.holdTimers(); }
+  /// From now on (`on`), the loop measures the time it waits for work: two
+  /// clock reads around each wait. Any thread.
+  static void measureIdle(Isolate& isolate, bool on) noexcept { isolate.measureIdle(on); }
+  /// The nanoseconds the loop has waited for work while measuring. On the
+  /// loop's thread.
+  static std::uint64_t idleNanos(const Isolate& isolate) noexcept { return isolate.idleNanos(); }
   /// Undoes one holdTimers().
   static void releaseTimers(Isolate& isolate) noexcept { isolate.releaseTimers(); }
   /// Adds a source of work the loop polls (the link to other isolates).

@@ -21,6 +21,11 @@ void Balancer::start() {
     sampling->seed += i * 0x632BE59BD9B4E019ull;
     sampling->countdown = sampling->nextGap();
     sampling->since = now;
+    // The isolate's busy time is its period less the time its loop waited
+    // for work: measured on a real clock only (a manual clock's period is
+    // no time the loop spent).
+    sampling->measured = !core_.clock().isManual();
+    if (sampling->measured) IsolateHooks::measureIdle(*rt.isolate, true);
     rt.sampling = std::move(sampling);
     arm(rt);
   }
@@ -49,6 +54,13 @@ void Balancer::tick(IsolateRuntime& rt) {
   // Over the time the samples cover (a timer that ran late covers more).
   const double span =
       report.spanNanos > 0 ? report.spanNanos : static_cast<double>(options_.period.count());
+  if (sampling.measured) {
+    const std::uint64_t idle = IsolateHooks::idleNanos(*rt.isolate);
+    const double waited = static_cast<double>(idle - sampling.idleSeen);
+    sampling.idleSeen = idle;
+    report.busyNanos = std::clamp(span - waited, 0.0, span);
+    nanos = report.busyNanos;
+  }
   const double share = nanos / span;
   // The next period's gap, for about Sampling::kBudget samples.
   if (report.samples.size() > Sampling::kBudget && sampling.every < Sampling::kMostEvery) {
@@ -68,6 +80,7 @@ void Balancer::tick(IsolateRuntime& rt) {
       // ran ahead): one longer report.
       mine.samples.insert(mine.samples.end(), report.samples.begin(), report.samples.end());
       mine.spanNanos += report.spanNanos;
+      if (mine.busyNanos >= 0 && report.busyNanos >= 0) mine.busyNanos += report.busyNanos;
     } else {
       mine = std::move(report);
       in_[rt.index] = true;

@@ -40,6 +40,10 @@ struct Sampling {
   std::vector<balance::Sample> taken;
   /// When the samples in `taken` began (the system's clock).
   Clock::time_point since{};
+  /// The loop measures its idle time (a system on a real clock, whose
+  /// periods are real time), and what it had measured at the last period.
+  bool measured = false;
+  std::uint64_t idleSeen = 0;
   /// The next gap: 1 .. 2 x every - 1, every on average. A fixed gap would
   /// sample the same actors over and over where traffic is periodic (a
   /// ring's token visits its members in turn).

@@ -43,11 +43,33 @@ Picture picture(const std::vector<Report>& reports, std::size_t isolates, double
   for (const Report& r : reports) {
     const double span = r.spanNanos > 0 ? r.spanNanos : capacity;
     p.samples += static_cast<double>(r.samples.size());
+    const auto weightOf = [every](const Sample& s) {
+      return s.every != 0 ? static_cast<double>(s.every) : every;
+    };
+    // What a message costs besides its handler: measured (the busy time
+    // the handlers leave, over the messages), or reckoned. Measured, the
+    // isolate's work is its busy time, shared by its actors as their
+    // samples say: a handler's clock also runs through the turns it starts
+    // in place (a local send to an idle actor), so the handlers' times can
+    // add up to more than the isolate was busy.
+    double perMessage = kMessageNanos;
+    double scale = 1;
+    if (r.busyNanos >= 0) {
+      double handlers = 0;
+      double messages = 0;
+      for (const Sample& s : r.samples) {
+        handlers += static_cast<double>(s.nanos) * weightOf(s);
+        messages += weightOf(s);
+      }
+      perMessage = messages > 0 ? std::max(0.0, r.busyNanos - handlers) / messages : 0.0;
+      const double total = handlers + perMessage * messages;
+      scale = total > 0 ? r.busyNanos / total : 0.0;
+    }
     for (const Sample& s : r.samples) {
-      const double weight = s.every != 0 ? static_cast<double>(s.every) : every;
+      const double weight = weightOf(s);
       p.rate += weight * capacity / span;
       p.where[s.actor] = r.isolate;
-      const double cost = (static_cast<double>(s.nanos) + kMessageNanos) * weight;
+      const double cost = (static_cast<double>(s.nanos) + perMessage) * weight * scale;
       p.load[s.actor] += cost;
       if (r.isolate < isolates) p.isolateLoad[r.isolate] += cost;
     }
@@ -155,13 +177,18 @@ class Planner {
     std::vector<std::uint64_t> unit;
     std::vector<std::uint64_t> best;
     std::unordered_set<std::uint64_t> touched;
+    // The isolates this step gave units to: none of them gives any back in
+    // the same step (the estimates of a closed loop's actors differ by
+    // where they run, and would swap units back and forth).
+    std::vector<bool> receiver(isolates_, false);
     while (moves_.size() < options_.maxMovesPerPeriod) {
       const auto hi = static_cast<std::uint32_t>(
           std::max_element(p_.isolateLoad.begin(), p_.isolateLoad.end()) - p_.isolateLoad.begin());
       const auto lo = static_cast<std::uint32_t>(
           std::min_element(p_.isolateLoad.begin(), p_.isolateLoad.end()) - p_.isolateLoad.begin());
       const double gap = p_.isolateLoad[hi] - p_.isolateLoad[lo];
-      if (p_.isolateLoad[hi] < kActive * capacity_ || gap <= kImbalance * p_.isolateLoad[hi]) {
+      if (p_.isolateLoad[hi] < kActive * capacity_ || gap <= kImbalance * p_.isolateLoad[hi] ||
+          receiver[hi]) {
         break;
       }
       double bestCost = std::numeric_limits<double>::infinity();
@@ -169,14 +196,21 @@ class Planner {
       for (const auto& [actor, at] : p_.where) {
         if (at != hi || !movable(actor)) continue;
         unit.assign(1, actor);
+        bool whole = true;  // every peer that talks mostly with it may move too
         if (const auto peers = p_.talks.find(actor); peers != p_.talks.end()) {
           for (const auto& [peer, weight] : peers->second) {
-            if (p_.where[peer] != hi || !movable(peer)) continue;
+            if (p_.where[peer] != hi) continue;
             double total = 0;
             for (const auto& [other, w] : p_.talks[peer]) total += w;
-            if (weight >= 0.5 * total) unit.push_back(peer);
+            if (weight < 0.5 * total) continue;
+            if (!movable(peer)) {
+              whole = false;  // moving the actor alone would split a pair, say
+              break;
+            }
+            unit.push_back(peer);
           }
         }
+        if (!whole) continue;
         double load = 0;
         double cut = 0;  // conversations the move cuts, less those it joins
         for (const std::uint64_t member : unit) {
@@ -200,6 +234,7 @@ class Planner {
         }
       }
       if (bestCost == std::numeric_limits<double>::infinity()) break;
+      receiver[lo] = true;
       for (const std::uint64_t member : best) {
         order(member, lo, trial);
         if (touched.insert(p_.groupOf[member]).second) trial.groups.push_back(p_.groupOf[member]);

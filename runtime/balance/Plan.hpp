@@ -17,7 +17,8 @@
 //      than kImbalance of its work, the unit of the busiest whose move cuts
 //      the fewest conversations per unit of work goes to the idlest (a unit
 //      is an actor and those of its peers that talk mostly with it, so a
-//      pair stays a pair and a chain is cut in one place).
+//      pair stays a pair and a chain is cut in one place; a unit one of
+//      whose members may not move yet is not moved at all).
 // One step at a time: its moves land in the next period, the period after
 // is measured, and a step that lowered the throughput is undone (a
 // gathering only if by more than the noise). What was undone is not tried again on those groups for
@@ -56,6 +57,10 @@ struct Report {
   std::vector<Sample> samples;
   /// The time the samples were taken over, ns (0: exactly one period).
   double spanNanos = 0;
+  /// The time the isolate was busy over that span, measured (its loop's
+  /// time less its waits for work), ns; negative: not measured, and each
+  /// message is reckoned at its handler's time plus kMessageNanos.
+  double busyNanos = -1;
 };
 
 /// One move the plan orders.
@@ -128,7 +133,11 @@ inline constexpr double kWorse = 0.05;
 inline constexpr std::uint64_t kRetryPeriods = 32;
 inline constexpr std::uint32_t kMaxBackoff = 5;
 /// What a message costs its isolate besides its handler (the mailbox, the
-/// turn, the dispatch), added to each sample's measured time.
+/// turn, the dispatch), added to each sample's measured time when the
+/// isolate's busy time is not measured. When it is, that cost is the busy
+/// time the handlers leave, shared over the isolate's messages: it holds
+/// what no handler's clock sees (taking messages from the rings, turns,
+/// the loop's own work).
 inline constexpr double kMessageNanos = 50.0;
 
 }  // namespace coreactor::detail::balance

@@ -213,6 +213,34 @@ auto onLoop(Isolate& isolate, F f) -> decltype(f()) {
   return future.get();
 }
 
+TEST(Isolate, MeasuresTheTimeItWaitsForWorkOnlyWhenAsked) {
+  // What an actor system's balancer reads (detail::IsolateHooks::idleNanos):
+  // the loop's waits for work, counted while measuring is on, not before.
+  Isolate isolate;
+  isolate.start();
+  const auto idle = [&] { return detail::IsolateHooks::idleNanos(isolate); };
+  // Waits between posts, none measured.
+  for (int i = 0; i < 3; ++i) {
+    onLoop(isolate, [] { return 0; });
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  EXPECT_EQ(onLoop(isolate, idle), 0u);
+  detail::IsolateHooks::measureIdle(isolate, true);
+  std::uint64_t before = onLoop(isolate, idle);
+  for (int i = 0; i < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    const std::uint64_t now = onLoop(isolate, idle);
+    EXPECT_GT(now, before) << "a wait for work went uncounted";
+    before = now;
+  }
+  detail::IsolateHooks::measureIdle(isolate, false);
+  const std::uint64_t off = onLoop(isolate, idle);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  EXPECT_EQ(onLoop(isolate, idle), off) << "counted after measuring was turned off";
+  isolate.stop();
+  isolate.join();
+}
+
 TEST(Isolate, WithinItsIdlePollWindowALoopTakesPostsWithoutSleeping) {
   // SPEC X1: a loop that has just run out of work keeps looking for a while;
   // a post within the window is taken without a sleep and a wake-up. The

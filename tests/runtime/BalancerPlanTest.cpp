@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <tuple>
 #include <vector>
 
 #include "runtime/balance/Plan.hpp"
@@ -51,6 +52,10 @@ struct Simulation {
   double planNanos = 0;
   std::vector<double> speeds;  // each period's throughput, in units of work per period
   std::vector<double> carry;   // by edge: the part of a sample not taken yet
+  // The isolates report their busy time, as an isolate on a real clock
+  // measures it (its handlers' time and the crossings no sample sees);
+  // else the plan reckons it from the samples.
+  bool measured = false;
 
   // The time one unit of work takes on the current placement.
   double unitTime() const {
@@ -73,6 +78,21 @@ struct Simulation {
   }
   // Units of work a saturated system finishes in one period.
   double speed() const { return kCapacity / unitTime(); }
+  // Each isolate's busy time in a period at this placement: its share of
+  // a unit's time, for as many units as the period holds.
+  std::vector<double> busyTimes() const {
+    std::vector<double> t(isolates, 0.0);
+    for (const auto& [from, to] : w.edges) {
+      t[where[to]] += w.cost[to];
+      if (from != w.driver && where[from] != where[to]) {
+        t[where[from]] += kCrossingNanos;
+        t[where[to]] += kCrossingNanos;
+      }
+    }
+    const double units = speed();
+    for (double& x : t) x = std::min(kCapacity, x * units);
+    return t;
+  }
   // The same on one isolate.
   double speedOnOne() const {
     double sum = 0;
@@ -86,7 +106,11 @@ struct Simulation {
     const double units = speed();
     speeds.push_back(units);
     std::vector<Report> reports(isolates);
-    for (std::uint32_t i = 0; i < isolates; ++i) reports[i].isolate = i;
+    const std::vector<double> busy = busyTimes();
+    for (std::uint32_t i = 0; i < isolates; ++i) {
+      reports[i].isolate = i;
+      if (measured) reports[i].busyNanos = busy[i];
+    }
     // One sample per kEvery messages of each edge, the fraction carried over
     // (from a phase of its own, as random gaps would spread them).
     if (carry.empty()) {
@@ -226,10 +250,19 @@ Simulation pipeline(std::size_t stages, std::size_t isolates) {
   return s;
 }
 
-class AtIsolates : public ::testing::TestWithParam<std::size_t> {};
+// At 2, 4, 16 and 64 isolates, with the busy time reckoned from the
+// samples (a manual clock) and measured (a real one).
+class AtIsolates : public ::testing::TestWithParam<std::tuple<std::size_t, bool>> {
+ protected:
+  std::size_t isolates() const { return std::get<0>(GetParam()); }
+  Simulation measuredAsAsked(Simulation s) const {
+    s.measured = std::get<1>(GetParam());
+    return s;
+  }
+};
 
 TEST_P(AtIsolates, ARingWithOneTokenSpreadTheWorstWayGathersAndStays) {
-  Simulation s = ring(64, GetParam());
+  Simulation s = measuredAsAsked(ring(64, isolates()));
   ASSERT_EQ(s.cut(), 64u);
   s.run(300);
   // Gathered, and the tries at cutting it again (undone) cost little.
@@ -240,8 +273,8 @@ TEST_P(AtIsolates, ARingWithOneTokenSpreadTheWorstWayGathersAndStays) {
 }
 
 TEST_P(AtIsolates, SplitPairsComeTogetherAndSpreadOverAllIsolates) {
-  const std::size_t n = GetParam();
-  Simulation s = pairs(4 * n, n);
+  const std::size_t n = isolates();
+  Simulation s = measuredAsAsked(pairs(4 * n, n));
   s.run(100);
   EXPECT_EQ(s.cut(), 0u) << "pairs still split";
   EXPECT_GE(s.lastSpeedup(20), 0.8 * static_cast<double>(n)) << "the pairs piled up";
@@ -249,8 +282,8 @@ TEST_P(AtIsolates, SplitPairsComeTogetherAndSpreadOverAllIsolates) {
 }
 
 TEST_P(AtIsolates, BusyActorsAllSpawnedOnOneIsolateSpreadOverAll) {
-  const std::size_t n = GetParam();
-  Simulation s = skew(4 * n, n);
+  const std::size_t n = isolates();
+  Simulation s = measuredAsAsked(skew(4 * n, n));
   s.run(100);
   EXPECT_GE(s.lastSpeedup(20), 0.75 * static_cast<double>(n)) << "still skewed";
   EXPECT_LE(s.mostMovesOfOneActor(), 2u);
@@ -258,7 +291,7 @@ TEST_P(AtIsolates, BusyActorsAllSpawnedOnOneIsolateSpreadOverAll) {
 }
 
 TEST_P(AtIsolates, AllToAllChatterEndsAtLeastAsFastAsOnOneIsolate) {
-  Simulation s = allToAll(32, GetParam());
+  Simulation s = measuredAsAsked(allToAll(32, isolates()));
   s.run(300);
   EXPECT_GE(s.lastSpeedup(100), 0.9);
   EXPECT_LE(s.mostMovesOfOneActor(), s.options.maxMovesPerActor + s.memory.undone);
@@ -266,8 +299,8 @@ TEST_P(AtIsolates, AllToAllChatterEndsAtLeastAsFastAsOnOneIsolate) {
 }
 
 TEST_P(AtIsolates, APipelineCutWhereItGainsStaysCut) {
-  const std::size_t n = std::min<std::size_t>(GetParam(), 8);
-  Simulation s = pipeline(8, GetParam());
+  const std::size_t n = std::min<std::size_t>(isolates(), 8);
+  Simulation s = measuredAsAsked(pipeline(8, isolates()));
   const double before = s.speed() / s.speedOnOne();
   s.run(300);
   // Gathering it was tried and undone; it is never left slower than it began.
@@ -278,8 +311,12 @@ TEST_P(AtIsolates, APipelineCutWhereItGainsStaysCut) {
   s.report("pipeline");
 }
 
-INSTANTIATE_TEST_SUITE_P(BalancerPlan, AtIsolates, ::testing::Values(2, 4, 16, 64),
-                         [](const auto& info) { return std::to_string(info.param) + "isolates"; });
+INSTANTIATE_TEST_SUITE_P(BalancerPlan, AtIsolates,
+                         ::testing::Combine(::testing::Values(2, 4, 16, 64), ::testing::Bool()),
+                         [](const auto& info) {
+                           return std::to_string(std::get<0>(info.param)) + "isolates" +
+                                  (std::get<1>(info.param) ? "Measured" : "Reckoned");
+                         });
 
 TEST(BalancerPlan, AStepThatLowersTheThroughputIsUndoneAndNotTriedAgainSoon) {
   Simulation s = ring(16, 2);
@@ -329,6 +366,91 @@ TEST(BalancerPlan, NoSamplesNoMoves) {
   EXPECT_TRUE(plan({}, 4, 1e8, options, memory).empty());
   EXPECT_TRUE(plan({Report{0, {}, 0}, Report{1, {}, 0}}, 2, 1e8, options, memory).empty());
   EXPECT_EQ(memory.round, 2u);
+}
+
+TEST(BalancerPlan, AMeasuredBusyTimeShowsWorkNoSampleSees) {
+  // Two isolates whose handlers take the same time, the first busier by
+  // what no sample times (crossings taken from its rings, say): with the
+  // busy times measured, the plan spreads from it; reckoned from the
+  // samples alone, the two look even and nothing moves.
+  const auto reports = [](bool measured) {
+    std::vector<Report> r{Report{0, {}, 0}, Report{1, {}, 0}};
+    for (std::uint64_t i = 0; i < 800; ++i) {
+      r[0].samples.push_back(Sample{1 + i % 8, Sample::kNobody, 1'000, 64});
+      r[1].samples.push_back(Sample{11 + i % 8, Sample::kNobody, 1'000, 64});
+    }
+    if (measured) {
+      r[0].busyNanos = 0.95e8;
+      r[1].busyNanos = 0.55e8;
+    }
+    return r;
+  };
+  for (const bool measured : {false, true}) {
+    Memory memory;
+    BalancerOptions options;
+    std::vector<double> busy;
+    plan(reports(measured), 2, 1e8, options, memory);  // the first period holds the start
+    const std::vector<Move> moves = plan(reports(measured), 2, 1e8, options, memory, &busy);
+    if (!measured) {
+      EXPECT_TRUE(moves.empty()) << "the samples alone show no imbalance";
+      continue;
+    }
+    EXPECT_NEAR(busy[0], 0.95, 1e-9);
+    EXPECT_NEAR(busy[1], 0.55, 1e-9);
+    ASSERT_FALSE(moves.empty()) << "the busier isolate was not relieved";
+    for (const Move& m : moves) {
+      EXPECT_LE(m.actor, 8u) << "moved an actor of the idler isolate";
+      EXPECT_EQ(m.to, 1u);
+    }
+    EXPECT_LE(moves.size(), 3u) << "moved more than the gap";
+  }
+}
+
+TEST(BalancerPlan, AMeasuredIsolateWorksForItsBusyTimeEvenWhenItsHandlersClockMore) {
+  // A handler's clock runs on through the turns it starts in place, so
+  // sampled handler times can add up past the time the isolate was busy:
+  // the isolate's work is what was measured, shared by its actors.
+  Report r{0, {}, 0};
+  for (std::uint64_t i = 0; i < 1000; ++i) r.samples.push_back(Sample{1 + i % 4, 2, 1'250, 64});
+  r.busyNanos = 0.4e8;  // the handlers clocked 0.8e8
+  Memory memory;
+  BalancerOptions options;
+  std::vector<double> busy;
+  plan({r, Report{1, {}, 0}}, 2, 1e8, options, memory, &busy);
+  ASSERT_EQ(busy.size(), 2u);
+  EXPECT_NEAR(busy[0], 0.4, 1e-9);
+}
+
+TEST(BalancerPlan, ASpreadNeverSplitsAPairWhosePartnerMayNotMoveYet) {
+  // Two pairs on isolate 0, none on isolate 1. Actor 2 was just moved (its
+  // cooldown runs): its partner 1 stays with it, and the pair 3-4 goes.
+  // Then 4 was just moved too: nothing goes (a pair split across the two
+  // would cross on every message).
+  Report busy{0, {}, 0};
+  for (std::uint64_t i = 0; i < 400; ++i) {
+    busy.samples.push_back(Sample{1, 2, 10'000, 64});
+    busy.samples.push_back(Sample{2, 1, 10'000, 64});
+    busy.samples.push_back(Sample{3, 4, 10'000, 64});
+    busy.samples.push_back(Sample{4, 3, 10'000, 64});
+  }
+  busy.busyNanos = 0.95e8;
+  Report idle{1, {}, 0};
+  idle.busyNanos = 0;
+  Memory memory;
+  BalancerOptions options;
+  plan({busy, idle}, 2, 1e8, options, memory);  // the first period holds the start
+  memory.actors[2] = Memory::Actor{memory.round, 1};
+  const std::vector<Move> moves = plan({busy, idle}, 2, 1e8, options, memory);
+  std::vector<std::uint64_t> moved;
+  for (const Move& m : moves) moved.push_back(m.actor);
+  std::sort(moved.begin(), moved.end());
+  EXPECT_EQ(moved, (std::vector<std::uint64_t>{3, 4}));
+
+  Memory later;
+  plan({busy, idle}, 2, 1e8, options, later);
+  later.actors[2] = Memory::Actor{later.round, 1};
+  later.actors[4] = Memory::Actor{later.round, 1};
+  EXPECT_TRUE(plan({busy, idle}, 2, 1e8, options, later).empty());
 }
 
 TEST(BalancerPlan, ASampleCountsForTheMessagesItStandsFor) {

@@ -732,17 +732,16 @@ void Isolate::runClaimed(Mode mode) {
       runMacrotasks();
       if (!macrotasks_.empty() || stopRequested_.load(std::memory_order_relaxed)) continue;
       cold.inPass = false;  // the pass's time goes stale while the loop sleeps
-      if (cold.measureIdle.load(std::memory_order_relaxed)) [[unlikely]] {
-        const SteadyPoint waitFrom = std::chrono::steady_clock::now();
-        const bool more = waitForWork(mode);
+      const bool measure = cold.measureIdle.load(std::memory_order_relaxed);
+      const SteadyPoint waitFrom = measure ? std::chrono::steady_clock::now() : SteadyPoint{};
+      const bool more = waitForWork(mode);
+      if (measure) [[unlikely]] {
         cold.idleNanos +=
             static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                            std::chrono::steady_clock::now() - waitFrom)
                                            .count());
-        if (!more) break;
-        continue;
       }
-      if (!waitForWork(mode)) break;
+      if (!more) break;
     }
   }
   if (stopRequested_.load(std::memory_order_relaxed)) finalize();

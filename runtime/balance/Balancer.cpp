@@ -47,21 +47,23 @@ void Balancer::tick(IsolateRuntime& rt) {
   report.samples.swap(sampling.taken);
   report.spanNanos = static_cast<double>((now - sampling.since).count());
   sampling.since = now;
-  double nanos = 0;
-  for (const balance::Sample& s : report.samples) {
-    nanos += static_cast<double>(s.nanos) * static_cast<double>(s.every);
-  }
   // Over the time the samples cover (a timer that ran late covers more).
   const double span =
       report.spanNanos > 0 ? report.spanNanos : static_cast<double>(options_.period.count());
+  // The time the isolate was busy: measured, or its handlers' time.
+  double busy = 0;
   if (sampling.measured) {
     const std::uint64_t idle = IsolateHooks::idleNanos(*rt.isolate);
     const double waited = static_cast<double>(idle - sampling.idleSeen);
     sampling.idleSeen = idle;
     report.busyNanos = std::clamp(span - waited, 0.0, span);
-    nanos = report.busyNanos;
+    busy = report.busyNanos;
+  } else {
+    for (const balance::Sample& s : report.samples) {
+      busy += static_cast<double>(s.nanos) * static_cast<double>(s.every);
+    }
   }
-  const double share = nanos / span;
+  const double share = busy / span;
   // The next period's gap, for about Sampling::kBudget samples.
   if (report.samples.size() > Sampling::kBudget && sampling.every < Sampling::kMostEvery) {
     sampling.every *= 2;

@@ -88,7 +88,7 @@ void ActorSystem::move(const ActorRef& actor, std::size_t isolate, MoveCompletio
 detail::AskWaitGuard ActorSystem::waitGuard(const ActorRef& target) noexcept {
   // From outside, the reply slot lives on the target's isolate
   // (Asks::ask); an ask to no actor of ours fails at once.
-  if (!core_->isOurs(target) && !detail::RemoteRoutes::isRemote(core_->remote(), target)) return {};
+  if (!detail::reachable(*core_, target)) return {};
   const std::size_t replyIsolate = core_->isOurs(target) ? target.isolateIndex() : 0;
   return detail::AskWaitGuard{this, &core_->runtime(replyIsolate), core_->options().manualRun()};
 }

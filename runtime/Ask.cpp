@@ -159,7 +159,7 @@ void Asks::ask(const ActorRef& target, Message message, std::chrono::nanoseconds
     ask(picked, std::move(message), timeout, std::move(completion));
     return;
   }
-  if (!core_.isOurs(target) && !RemoteRoutes::isRemote(core_.remote(), target)) {
+  if (!reachable(core_, target)) {
     // None, or another system's: no actor of ours answers.
     completion(nullptr, make_error_code(Error::ErrDead));
     return;
@@ -213,7 +213,7 @@ void Asks::askFromActor(ActorCell& asker, const ActorRef& target, Message&& mess
   const auto reservation = rt.table.reserve(true);
   auto* endpoint = new AskEndpoint(rt, reservation.slot, asker.self(), std::move(continuation));
   endpoint->incarnation = asker.incarnation();
-  if (!core_.isOurs(target) && !RemoteRoutes::isRemote(core_.remote(), target)) {
+  if (!reachable(core_, target)) {
     // None, or another system's: no actor of ours answers.
     rt.table.publish(reservation.slot, endpoint);
     endpoint->complete(nullptr, make_error_code(Error::ErrDead));

@@ -227,4 +227,13 @@ class RemoteRoutes final : public transport::ProcessReceiver {
   std::atomic<std::uint64_t> ranksLeft_{0};
 };
 
+/// Whether `ref` names an actor `core` (a SystemCore) can reach: one of
+/// its own isolates' (the actor may be gone) or another rank's. A template
+/// only so that this header needs no SystemCore definition: SystemCore.hpp
+/// cannot include this one.
+template <class Core>
+bool reachable(const Core& core, const ActorRef& ref) noexcept {
+  return core.isOurs(ref) || RemoteRoutes::isRemote(core.remote(), ref);
+}
+
 }  // namespace coreactor::detail

@@ -327,7 +327,7 @@ ActorRef Routers::spawn(ActorCell* parent, std::string name, const RouterOptions
                                                 std::to_string(RouterOptions::kMaxRoutees));
     }
     for (const ActorRef& ref : group) {
-      if (!core_.isOurs(ref) && !RemoteRoutes::isRemote(core_.remote(), ref)) {
+      if (!reachable(core_, ref)) {
         throwError(Error::ErrInvalidOption, "a group's routee " + ref.path() +
                                                 " is none, another system's actor, or a router");
       }

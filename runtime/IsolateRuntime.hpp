@@ -81,6 +81,9 @@ struct alignas(64) IsolateRuntime {
     routes.erase(actor);
     counts.routes.store(routes.size(), std::memory_order_relaxed);
   }
+  // The routes above that end in an actor living here, a load away
+  // (SystemCore::sendRouted). Isolate-local.
+  RouteCache routeCache;
   // Whose messages a Forward here sends on at the moment: kOwnSends (this
   // isolate's actors and timers, and the letters of its foreign inbox,
   // which it forwards as its own), a peer's index while its ring is taken.

@@ -476,6 +476,7 @@ void ActorCell::leave() {
   }
   rare_->holds.clear();
   from.guests.erase(selfId_);
+  from.routeCache.forget(selfId_);
   from.counts.liveActors.fetch_sub(1, std::memory_order_relaxed);
   if (watchDepth_) std::erase(from.watchedMailboxes, this);
   // Schedules it made here stay here (they fire from here, and their ticks
@@ -643,6 +644,7 @@ void ActorCell::releaseTrail() noexcept {
   SystemCore& system = core();
   IsolateRuntime& rt = *home_;
   rt.guests.erase(selfId_);
+  rt.routeCache.forget(selfId_);
   // Its other entries here, and the ones it gave that wait for a Marker
   // (what they kept is for a stopped actor: dead letters).
   for (const std::uint64_t alias : rare_->aliases) rt.table.release(system.makeRef(alias).slot());

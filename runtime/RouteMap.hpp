@@ -6,6 +6,7 @@
 // shifting back (no tombstones; Hash.hpp's rule, as ScheduleNames'). Isolate-local.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -13,6 +14,45 @@
 #include "Hash.hpp"
 
 namespace coreactor::detail {
+
+struct Endpoint;
+
+/// The routes of this isolate that end in an actor living on it, by the
+/// actor's own id: what `routes` and the table would give, one load and
+/// one compare away, so that a send to an actor that moved here waits on
+/// as few loads as one to an actor spawned here (SystemCore::sendRouted).
+/// Direct-mapped by the id's slot: an actor whose line another took is
+/// found through its route again, which notes it anew. A line
+/// goes when its actor leaves this isolate or stops (runtime/Move.cpp), the
+/// two events that end such a route. Isolate-local.
+class RouteCache {
+ public:
+  static constexpr std::size_t kLines = 256;
+  /// The actor's cell, if its line holds it.
+  Endpoint* find(std::uint64_t actor) const noexcept {
+    const Line& line = lines_[lineOf(actor)];
+    return line.actor == actor ? line.cell : nullptr;
+  }
+  /// `cell` lives here and this isolate's route to `actor` ends in it.
+  void note(std::uint64_t actor, Endpoint* cell) noexcept {
+    lines_[lineOf(actor)] = Line{actor, cell};
+  }
+  /// The actor leaves this isolate or stops.
+  void forget(std::uint64_t actor) noexcept {
+    Line& line = lines_[lineOf(actor)];
+    if (line.actor == actor) line = Line{};
+  }
+
+ private:
+  struct Line {
+    std::uint64_t actor = ~std::uint64_t{0};
+    Endpoint* cell = nullptr;
+  };
+  // The slot bits of the id (ActorRef::slot): neighbours spawned together
+  // take neighbouring lines.
+  static std::size_t lineOf(std::uint64_t actor) noexcept { return (actor >> 28) & (kLines - 1); }
+  std::array<Line, kLines> lines_{};
+};
 
 class RouteMap {
  public:

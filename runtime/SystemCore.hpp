@@ -161,11 +161,9 @@ class SystemCore {
   void sendAcross(IsolateRuntime& here, const ActorRef& target, P&& payload,
                   const ActorRef& sender) {
     if (!here.routes.empty()) [[unlikely]] {
-      // An actor that moved gave this isolate an entry of its own.
-      if (const std::uint64_t* route = here.routes.find(target.id())) {
-        sendRouted(here, *route, std::forward<P>(payload), sender);
-        return;
-      }
+      // Actors that moved gave this isolate entries of their own.
+      sendRouted(here, target, std::forward<P>(payload), sender);
+      return;
     }
     sendOnLink(here, target, std::forward<P>(payload), sender);
   }
@@ -184,26 +182,33 @@ class SystemCore {
       here.link->send(to, target.id(), Crossing{idOf(sender), std::move(payload)});
     }
   }
-  /// To `entry`, the entry a moved actor gave `here` (RouteMap): in place
-  /// when the actor lives here now, as a local send finds it; into the
-  /// ring to the entry's isolate when it lives on another (sendAcross's
-  /// checks hold for the entry as for the target: same isolates, same
-  /// sender); else (a Hold or Forward here) as any send. Out of line: the
-  /// path across stays small.
+  /// sendAcross() from an isolate that keeps routes (RouteMap): to the
+  /// entry the target's actor gave `here` if it moved, else on the link.
+  /// An actor that lives here now is found in the RouteCache, as a local
+  /// send finds its target, or else through its route, which fills the
+  /// cache; for an entry on another isolate, into the ring to it
+  /// (sendAcross's checks hold for the entry as for the target: same
+  /// isolates, same sender); else (a Hold or Forward here) as any send. Out
+  /// of line: the path across stays small.
   template <class P>
-  [[gnu::noinline]] void sendRouted(IsolateRuntime& here, std::uint64_t entry, P&& payload,
+  [[gnu::noinline]] void sendRouted(IsolateRuntime& here, const ActorRef& target, P&& payload,
                                     const ActorRef& sender) {
-    const ActorRef to = refOf(entry);
+    if (Endpoint* moved = here.routeCache.find(target.id())) [[likely]] {
+      tellMovedHere(static_cast<ActorCell*>(moved), std::forward<P>(payload), sender);
+      return;
+    }
+    const std::uint64_t* route = here.routes.find(target.id());
+    if (route == nullptr) {
+      sendOnLink(here, target, std::forward<P>(payload), sender);
+      return;
+    }
+    const ActorRef to = refOf(*route);
     if (to.isolateIndex() == here.index) {
       Endpoint* endpoint = here.table.find(to.slot(), to.generation());
       if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Cell) {
-        auto* cell = static_cast<ActorCell*>(endpoint);
-        if constexpr (std::is_same_v<std::decay_t<P>, Word>) {
-          // As ActorRef::send's own first step: pushed in place, if there is room.
-          if (cell->tellInPlace(Word(payload), sender, this)) [[likely]]
-            return;
-        }
-        cell->enqueue(std::forward<P>(payload), sender);
+        // From now on the cache finds it at once.
+        here.routeCache.note(target.id(), endpoint);
+        tellMovedHere(static_cast<ActorCell*>(endpoint), std::forward<P>(payload), sender);
         return;
       }
     } else if (to.isolateIndex() < isolateCount_) {
@@ -211,6 +216,16 @@ class SystemCore {
       return;
     }
     send(to, std::forward<P>(payload), sender);
+  }
+  /// To an actor that moved to this thread's isolate, in place, as
+  /// ActorRef::send tells an actor of its own isolate.
+  template <class P>
+  [[gnu::always_inline]] void tellMovedHere(ActorCell* cell, P&& payload, const ActorRef& sender) {
+    if constexpr (std::is_same_v<std::decay_t<P>, Word>) {
+      if (cell->tellInPlace(Word(payload), sender, this)) [[likely]]
+        return;
+    }
+    cell->enqueue(std::forward<P>(payload), sender);
   }
   /// A send from this thread's isolate to `target`, whose entry here is a
   /// Forward (runtime/Send.cpp): in place when the actor lives here again in

@@ -32,6 +32,11 @@ struct Hop {
   std::size_t isolate;
 };
 struct Count {};
+// Spawns a Sink here, counting into `received`.
+struct SpawnSink {
+  std::atomic<std::int64_t>* received;
+  std::atomic<std::int64_t>* outOfOrder;
+};
 
 // Counts numbered messages, and how many came out of order.
 struct Sink : Actor {
@@ -62,6 +67,9 @@ struct Source : Actor {
       for (std::int64_t i = 0; i < b->count; ++i) ctx.tell(b->to, Numbered{b->first + i});
     } else if (const Hop* h = ctx.get<Hop>()) {
       ctx.move(ctx.self(), h->isolate);
+    } else if (const SpawnSink* s = ctx.get<SpawnSink>()) {
+      ctx.reply(ctx.spawn<Sink>("", ActorOptions::create().withIsolate(ctx.isolateIndex()),
+                                s->received, s->outOfOrder));
     }
   }
 };
@@ -132,6 +140,65 @@ TEST(MoveRoutes, AnIsolateKeepsItsRouteWhileTheActorLivesAndForgetsItWhenItStops
   // Its stop ends the route.
   system->stop(sink);
   EXPECT_TRUE(eventually([&] { return system->transportStats().routes == 0u; }));
+}
+
+// SPEC X4, A2
+TEST(MoveRoutes, AnActorFoundAtOnceOnItsNewIsolateIsFollowedWhenItLeavesAndForgottenWhenItStops) {
+  // Sends from the sink's new isolate find it in that isolate's route
+  // cache. Bursts are told while the sink moves away and back, with no
+  // wait between them: each message arrives once, in order. After its stop
+  // a burst becomes dead letters, none handled: a cache line left behind
+  // would hand them to the freed cell, whose block the next actor spawned
+  // on that isolate takes.
+  auto system = ActorSystem::create("routes", ActorSystemOptions::create().withIsolates(2));
+  std::atomic<std::int64_t> received{0};
+  std::atomic<std::int64_t> outOfOrder{0};
+  const ActorRef sink =
+      system->spawn<Sink>("sink", ActorOptions::create().withIsolate(0), &received, &outOfOrder);
+  const ActorRef source = system->spawn<Source>("source", ActorOptions::create().withIsolate(1));
+  system->move(sink, 1).get();
+  constexpr std::int64_t kEach = 500;
+  std::int64_t sent = 0;
+  for (int round = 0; round < 20; ++round) {
+    source.tell(Burst{sink, sent, kEach});
+    sent += kEach;
+    auto moved = system->move(sink, static_cast<std::size_t>(round % 2));
+    source.tell(Burst{sink, sent, kEach});
+    sent += kEach;
+    moved.get();
+  }
+  ASSERT_TRUE(eventually([&] { return received.load() == sent; }));
+  EXPECT_EQ(outOfOrder.load(), 0);
+  EXPECT_EQ(system->ask<std::int64_t>(sink, Count{}, 30s).get(), sent);
+  // On the source's isolate, sent from there: in the cache.
+  system->move(sink, 1).get();
+  for (int b = 0; b < 3; ++b) {
+    source.tell(Burst{sink, sent, kEach});
+    sent += kEach;
+    ASSERT_TRUE(eventually([&] { return received.load() == sent; }));
+  }
+  // Another actor moved there keeps the isolate's routes in use.
+  std::atomic<std::int64_t> kept{0};
+  std::atomic<std::int64_t> keptOutOfOrder{0};
+  const ActorRef keeper =
+      system->spawn<Sink>("keeper", ActorOptions::create().withIsolate(0), &kept, &keptOutOfOrder);
+  system->move(keeper, 1).get();
+  source.tell(Burst{keeper, 0, kEach});
+  ASSERT_TRUE(eventually([&] { return kept.load() == kEach; }));
+  ASSERT_EQ(system->transportStats().routes, 2u);
+  system->stop(sink);
+  ASSERT_TRUE(eventually([&] { return system->transportStats().routes == 1u; }));
+  std::atomic<std::int64_t> newcomer{0};
+  std::atomic<std::int64_t> newcomerOutOfOrder{0};
+  const ActorRef next =
+      system->ask<ActorRef>(source, SpawnSink{&newcomer, &newcomerOutOfOrder}, 30s).get();
+  const std::uint64_t deadBefore = system->deadLetterCount();
+  source.tell(Burst{sink, 0, kEach});
+  EXPECT_TRUE(eventually([&] { return system->deadLetterCount() == deadBefore + kEach; }));
+  EXPECT_EQ(system->ask<std::int64_t>(next, Count{}, 30s).get(), 0);
+  EXPECT_EQ(newcomer.load(), 0);
+  EXPECT_EQ(received.load(), sent);
+  EXPECT_EQ(keptOutOfOrder.load(), 0);
 }
 
 // SPEC X4

@@ -1,13 +1,15 @@
 // The flat map of routes an isolate keeps for actors that moved
 // (runtime/RouteMap.hpp): set, replace, find and erase agree with
 // std::unordered_map over a long random run that grows the table, packs keys
-// into one run of slots and erases from its middle.
+// into one run of slots and erases from its middle. And the cache in front
+// of the routes that end on the isolate itself (RouteCache).
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <random>
 #include <unordered_map>
 
+#include "runtime/ActorTable.hpp"
 #include "runtime/RouteMap.hpp"
 
 namespace coreactor::detail {
@@ -74,6 +76,41 @@ TEST(RouteMap, AgreesWithAStandardMapOverARandomRun) {
       ASSERT_EQ(*found, it->second);
     }
   }
+}
+
+// An id whose slot bits are `slot` (ActorRef's layout), of `generation`.
+std::uint64_t idOf(std::uint64_t isolate, std::uint64_t slot, std::uint64_t generation) {
+  return (isolate << 52) | (slot << 28) | generation;
+}
+
+TEST(RouteCache, FindsWhatWasNotedUntilItIsForgotten) {
+  RouteCache cache;
+  Endpoint cell(Endpoint::Kind::Cell);
+  const std::uint64_t actor = idOf(0, 5, 1);
+  EXPECT_EQ(cache.find(actor), nullptr);
+  cache.note(actor, &cell);
+  EXPECT_EQ(cache.find(actor), &cell);
+  EXPECT_EQ(cache.find(idOf(0, 5, 2)), nullptr);  // another generation of the slot
+  EXPECT_EQ(cache.find(idOf(1, 5, 1)), nullptr);  // the same slot of another isolate
+  cache.forget(actor);
+  EXPECT_EQ(cache.find(actor), nullptr);
+}
+
+TEST(RouteCache, AnActorOnTheSameLineTakesItAndForgettingTheOtherLeavesIt) {
+  RouteCache cache;
+  Endpoint first(Endpoint::Kind::Cell);
+  Endpoint second(Endpoint::Kind::Cell);
+  const std::uint64_t a = idOf(0, 3, 1);
+  const std::uint64_t b = idOf(1, 3 + RouteCache::kLines, 1);  // the same line
+  cache.note(a, &first);
+  cache.note(b, &second);
+  EXPECT_EQ(cache.find(a), nullptr);  // found through its route again
+  EXPECT_EQ(cache.find(b), &second);
+  cache.forget(a);  // not on its line any more: the line stays
+  EXPECT_EQ(cache.find(b), &second);
+  cache.note(idOf(0, 4, 1), &first);  // the next slot, the next line
+  EXPECT_EQ(cache.find(b), &second);
+  EXPECT_EQ(cache.find(idOf(0, 4, 1)), &first);
 }
 
 }  // namespace

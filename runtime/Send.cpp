@@ -80,11 +80,6 @@ void detail::ActorCell::scheduleTurn() {
 }
 
 template <class P>
-[[gnu::noinline]] void ActorRef::sendRouted(detail::PayloadArg<P> payload, ActorRef sender) const {
-  system_->routers().route<P>(*this, std::move(payload), sender);  // runtime/route/Route.cpp
-}
-
-template <class P>
 [[gnu::noinline]] void ActorRef::sendToCell(detail::ActorCell* cell, detail::PayloadArg<P> payload,
                                             ActorRef sender) const {
   cell->enqueue(std::move(payload), sender);

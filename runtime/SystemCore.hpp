@@ -240,7 +240,7 @@ class SystemCore {
   /// The send path from `sender` to the actor of `id` of this system, as
   /// ActorRef's tell takes it (Routers' tell of a routee).
   template <class P>
-  void sendTo(std::uint64_t id, PayloadArg<P> payload, const ActorRef& sender) {
+  void sendTo(std::uint64_t id, PayloadArg<P> payload, ActorRef sender) {
     ActorRef(this, id).send<P>(std::forward<PayloadArg<P>>(payload), sender);
   }
 

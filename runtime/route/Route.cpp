@@ -140,7 +140,7 @@ namespace {
 template <class P>
 [[gnu::always_inline]] inline void tellRoutee(SystemCore& core, IsolateRuntime* here,
                                               std::uint64_t id, PayloadArg<P> payload,
-                                              const ActorRef& sender) {
+                                              ActorRef sender) {
   if (here != nullptr && (id >> 52) == here->index) {
     Endpoint* endpoint = here->table.find((id >> 28) & 0xFFFFFF, id & 0xFFFFFFF);
     if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Cell) [[likely]] {
@@ -158,7 +158,8 @@ template <class P>
 // steps and registers as it takes (a key's function call would make every
 // pick keep more registers); everything else in routeGeneral().
 template <class P>
-void Routers::route(const ActorRef& router, PayloadArg<P> payload, const ActorRef& sender) {
+[[gnu::always_inline]] inline void Routers::route(const ActorRef& router, PayloadArg<P> payload,
+                                                  ActorRef sender) {
   RouterState* r = table_.find(router.slot(), router.generation());
   IsolateRuntime* here = core_.currentRuntime();
   const MessageType* type = typeOf(payload);
@@ -185,7 +186,7 @@ void Routers::route(const ActorRef& router, PayloadArg<P> payload, const ActorRe
 template <class P>
 [[gnu::noinline]] void Routers::routeGeneral(const ActorRef& router, RouterState* r,
                                              IsolateRuntime* here, PayloadArg<P> payload,
-                                             const ActorRef& sender) {
+                                             ActorRef sender) {
   if (r == nullptr) [[unlikely]] {
     unrouted(router, Envelope{asMessage(payload), sender}, "the router has stopped");
     return;
@@ -213,8 +214,26 @@ template <class P>
   tellRoutee<P>(core_, here, r->routee(i), std::move(payload), sender);
 }
 
-template void Routers::route<Word>(const ActorRef&, Word, const ActorRef&);
-template void Routers::route<Message>(const ActorRef&, Message&&, const ActorRef&);
+template void Routers::route<Word>(const ActorRef&, Word, ActorRef);
+template void Routers::route<Message>(const ActorRef&, Message&&, ActorRef);
+
+}  // namespace coreactor::detail
+
+namespace coreactor {
+
+// ActorRef::send's way to a router, defined here so that route() is inlined
+// into it: no call between the reference and the pick.
+template <class P>
+[[gnu::noinline]] void ActorRef::sendRouted(detail::PayloadArg<P> payload, ActorRef sender) const {
+  system_->routers().route<P>(*this, std::move(payload), sender);
+}
+
+template void ActorRef::sendRouted<detail::Word>(detail::Word, ActorRef) const;
+template void ActorRef::sendRouted<Message>(Message&&, ActorRef) const;
+
+}  // namespace coreactor
+
+namespace coreactor::detail {
 
 void Routers::routeSpecially(RouterState& r, const ActorRef& router, Message&& message,
                              const ActorRef& sender) {

@@ -43,7 +43,7 @@ class Routers {
   /// consistent-hash router and a message with no key) and ErrInvalidOption
   /// (a broadcast of a message that cannot be copied).
   template <class P>
-  void route(const ActorRef& router, PayloadArg<P> payload, const ActorRef& sender);
+  void route(const ActorRef& router, PayloadArg<P> payload, ActorRef sender);
   /// Makes a router under `parent` (nullptr: top-level): a pool when
   /// `routee` holds a factory, else a group of `group`. Throws the named
   /// errors of coreactor/Router.hpp.
@@ -69,7 +69,7 @@ class Routers {
   // thread's isolate or null).
   template <class P>
   void routeGeneral(const ActorRef& router, RouterState* r, IsolateRuntime* here,
-                    PayloadArg<P> payload, const ActorRef& sender);
+                    PayloadArg<P> payload, ActorRef sender);
   // A message a router acts on itself (kRoutedSpecially).
   void routeSpecially(RouterState& r, const ActorRef& router, Message&& message,
                       const ActorRef& sender);

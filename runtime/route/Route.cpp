@@ -58,7 +58,8 @@ std::uint32_t nextRandom(RouterCursor& c, std::uint32_t n) noexcept {
 // The routee with the fewest queued messages, looked at from a turning
 // start so that ties spread; it counts one more at once, so that the next
 // pick from here sees it.
-std::uint32_t smallest(RouterState& r, RouterCursor& c, bool shared, std::uint32_t n) noexcept {
+[[gnu::always_inline]] inline std::uint32_t smallest(RouterState& r, RouterCursor& c, bool shared,
+                                                     std::uint32_t n) noexcept {
   const RouteeArray* a = r.routees.load(std::memory_order_acquire);
   std::uint32_t at = nextTurn(c, shared, n);
   std::uint32_t best = at;
@@ -134,6 +135,15 @@ bool perMessage(RoutingLogic logic) noexcept {
 
 namespace {
 
+// The routee `id` told the general way (ActorRef::send). Out of line, and
+// reached by a jump: its arguments fit the registers, so route()'s common
+// case makes no call and saves no registers.
+template <class P>
+[[gnu::noinline]] void tellRouteeFurther(SystemCore* core, std::uint64_t id, PayloadArg<P> payload,
+                                         ActorRef sender) {
+  core->sendTo<P>(id, std::move(payload), sender);
+}
+
 // The routee `id` told, from `here` (null: a thread of no isolate): a
 // routee of this isolate with room is pushed in place, as ActorRef::send's
 // own first step does, without looking up this thread's isolate again.
@@ -149,44 +159,69 @@ template <class P>
         return;
     }
   }
-  core.sendTo<P>(id, std::move(payload), sender);
+  tellRouteeFurther<P>(&core, id, std::move(payload), sender);
+}
+
+// smallest()'s pick and its tell, for route(): a loop, out of line, reached
+// by a jump (its arguments fit the registers), so that route() keeps no
+// more registers for it.
+template <class P>
+[[gnu::noinline]] void routeSmallest(RouterState* r, IsolateRuntime* here, PayloadArg<P> payload,
+                                     ActorRef sender) {
+  const std::uint32_t n = r->count.load(std::memory_order_acquire);
+  const std::uint32_t i = smallest(*r, r->cursors[here->index], false, n);
+  tellRoutee<P>(*here->core, here, r->routee(i), std::move(payload), sender);
+}
+
+// A consistent-hash pick (its key's function called) and its tell, for
+// route(): out of line and reached by a jump, as routeSmallest().
+template <class P>
+[[gnu::noinline]] void routeHashed(RouterState* r, IsolateRuntime* here, PayloadArg<P> payload,
+                                   ActorRef sender) {
+  const std::uint32_t n = r->count.load(std::memory_order_acquire);
+  const std::uint32_t i = r->hashed(keyOf(*r, payload), n);
+  tellRoutee<P>(*here->core, here, r->routee(i), std::move(payload), sender);
 }
 
 }  // namespace
 
-// The common case, a logic that needs no key, from an isolate, in as few
-// steps and registers as it takes (a key's function call would make every
-// pick keep more registers); everything else in routeGeneral().
+// The common case, a logic that picks per message, from an isolate, in as few
+// steps and registers as it takes: it makes no call and saves few
+// registers (a key's function call, or smallest()'s loop, would make every
+// pick keep more); everything else in routeGeneral(), reached by a jump.
 template <class P>
 [[gnu::always_inline]] inline void Routers::route(const ActorRef& router, PayloadArg<P> payload,
                                                   ActorRef sender) {
   RouterState* r = table_.find(router.slot(), router.generation());
   IsolateRuntime* here = core_.currentRuntime();
   const MessageType* type = typeOf(payload);
-  if (r != nullptr && here != nullptr && here->index + 1 < r->cursorCount && keyless(r->logic) &&
+  if (r != nullptr && here != nullptr && here->index + 1 < r->cursorCount && perMessage(r->logic) &&
       (type == nullptr || !type->routedSpecially)) [[likely]] {
     const std::uint32_t n = r->count.load(std::memory_order_acquire);
     if (n != 0) [[likely]] {
-      RouterCursor& c = r->cursors[here->index];
-      std::uint32_t i;
-      if (r->logic == RoutingLogic::RoundRobin) {
-        i = nextTurn(c, false, n);
-      } else if (r->logic == RoutingLogic::Random) {
-        i = nextRandom(c, n);
-      } else {
-        i = smallest(*r, c, false, n);
+      if (r->logic == RoutingLogic::SmallestMailbox) {
+        routeSmallest<P>(r, here, std::move(payload), sender);
+        return;
       }
+      if (r->logic == RoutingLogic::ConsistentHash) {
+        routeHashed<P>(r, here, std::move(payload), sender);
+        return;
+      }
+      RouterCursor& c = r->cursors[here->index];
+      const std::uint32_t i =
+          r->logic == RoutingLogic::RoundRobin ? nextTurn(c, false, n) : nextRandom(c, n);
       tellRoutee<P>(core_, here, r->routee(i), std::move(payload), sender);
       return;
     }
   }
-  routeGeneral<P>(router, r, here, std::move(payload), sender);
+  routeGeneral<P>(router, std::move(payload), sender);
 }
 
 template <class P>
-[[gnu::noinline]] void Routers::routeGeneral(const ActorRef& router, RouterState* r,
-                                             IsolateRuntime* here, PayloadArg<P> payload,
+[[gnu::noinline]] void Routers::routeGeneral(const ActorRef& router, PayloadArg<P> payload,
                                              ActorRef sender) {
+  RouterState* r = table_.find(router.slot(), router.generation());
+  IsolateRuntime* here = core_.currentRuntime();
   if (r == nullptr) [[unlikely]] {
     unrouted(router, Envelope{asMessage(payload), sender}, "the router has stopped");
     return;

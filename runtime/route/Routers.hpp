@@ -64,12 +64,10 @@ class Routers {
   void unrouted(const ActorRef& router, Envelope&& envelope, const char* reason);
 
  private:
-  // route() past its common case: every logic, every thread, every message
-  // (`r` as route() found it, null for a router that stopped; `here`, this
-  // thread's isolate or null).
+  // route() past its common case: every logic, every thread, every
+  // message. Its arguments fit the registers: route() reaches it by a jump.
   template <class P>
-  void routeGeneral(const ActorRef& router, RouterState* r, IsolateRuntime* here,
-                    PayloadArg<P> payload, ActorRef sender);
+  void routeGeneral(const ActorRef& router, PayloadArg<P> payload, ActorRef sender);
   // A message a router acts on itself (kRoutedSpecially).
   void routeSpecially(RouterState& r, const ActorRef& router, Message&& message,
                       const ActorRef& sender);

@@ -82,7 +82,7 @@ struct alignas(64) IsolateRuntime {
     counts.routes.store(routes.size(), std::memory_order_relaxed);
   }
   // The routes above that end in an actor living here, a load away
-  // (SystemCore::sendRouted). Isolate-local.
+  // (SystemCore::sendToMoved). Isolate-local.
   RouteCache routeCache;
   // Whose messages a Forward here sends on at the moment: kOwnSends (this
   // isolate's actors and timers, and the letters of its foreign inbox,

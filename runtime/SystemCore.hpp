@@ -162,7 +162,7 @@ class SystemCore {
                   const ActorRef& sender) {
     if (!here.routes.empty()) [[unlikely]] {
       // Actors that moved gave this isolate entries of their own.
-      sendRouted(here, target, std::forward<P>(payload), sender);
+      sendToMoved(here, target, std::forward<P>(payload), sender);
       return;
     }
     sendOnLink(here, target, std::forward<P>(payload), sender);
@@ -191,8 +191,8 @@ class SystemCore {
   /// isolates, same sender); else (a Hold or Forward here) as any send. Out
   /// of line: the path across stays small.
   template <class P>
-  [[gnu::noinline]] void sendRouted(IsolateRuntime& here, const ActorRef& target, P&& payload,
-                                    const ActorRef& sender) {
+  [[gnu::noinline]] void sendToMoved(IsolateRuntime& here, const ActorRef& target, P&& payload,
+                                     const ActorRef& sender) {
     if (Endpoint* moved = here.routeCache.find(target.id())) [[likely]] {
       tellMovedHere(static_cast<ActorCell*>(moved), std::forward<P>(payload), sender);
       return;

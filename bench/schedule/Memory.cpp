@@ -39,7 +39,7 @@ constexpr const char* kHeapBytesPerScheduleCounter = "heap_bytes_per_schedule"; 
 
 // RSS, because that is what a user sees and what the scheduler's memory
 // policy is about: its entry chunks and its name table come straight from
-// the OS and go back to it (runtime/schedule/Scheduler.hpp), which malloc's own
+// the OS and go back to it (runtime/schedule/ScheduleEntries.hpp), which malloc's own
 // counters do not show (malloc's growth goes beside the figure, a
 // cross-check that it holds next to nothing). 1M schedules made, then all
 // cancelled: the figure is what each costs while live; the RSS before, at
@@ -81,7 +81,7 @@ void memory(benchmark::State& state, bool named, bool& shown) {
       cancelled += ok ? 1 : 0;
     }
     // Empty chunks go back at the second trim after the cancels (two trim
-    // periods of the scheduler's clock: runtime/schedule/Scheduler.hpp, TrimTask).
+    // periods of the scheduler's clock: runtime/schedule/ScheduleEntries.hpp, TrimTask).
     for (int trim = 0; trim < 2; ++trim) {
       clock.advance(detail::kTrimPeriod);
       system->runUntilIdle();

@@ -1,5 +1,6 @@
 // The scheduler's cron schedules (ActorSystem::scheduleCron): each one an
-// entry of the isolate's scheduler (Scheduler.hpp), flagged kCron, armed on
+// entry of the isolate's scheduler (Scheduler.hpp), flagged kCron, with its
+// calendar in the scheduler's ScheduleCron (ScheduleCron.hpp), armed on
 // the isolate's clock for the next time its expression names on the wall
 // clock (Clock::wallNow), read in its time zone (UTC, an offset, or a named zone).
 //
@@ -12,7 +13,7 @@
 // counted as skipped ticks, and one tick goes for them.
 #include <algorithm>
 
-#include "runtime/SystemCore.hpp"
+#include "runtime/schedule/ScheduleCron.hpp"
 #include "runtime/schedule/Scheduler.hpp"
 
 namespace coreactor::detail {
@@ -31,26 +32,22 @@ constexpr std::uint64_t kMissedCounted = 100'000;
 
 }  // namespace
 
-std::int64_t Scheduler::deadlineOfWallTime(std::int64_t t, sys_seconds due) const noexcept {
+std::int64_t ScheduleCron::deadlineOfWallTime(std::int64_t t, sys_seconds due) const noexcept {
   const auto wall = clock_.wallNow();
   const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(due - wall).count();
-  return deadlineAfter(t, std::max<std::int64_t>(left, 0));
+  return scheduleDeadlineAfter(t, std::max<std::int64_t>(left, 0));
 }
 
-void Scheduler::armCron(std::uint32_t slot, const Cadence& cadence, const TimeZone& zone) {
+std::int64_t ScheduleCron::add(std::uint32_t slot, const Cadence& cadence, const TimeZone& zone) {
   const sys_seconds due = cadence.cron->next(wallSeconds(clock_), zone);
-  crons_.insert_or_assign(slot, CronCalendar{cadence.cron, zone, due});
-  at(slot).flags |= kCron;
-  arm(slot, deadlineOfWallTime(now(), due));
+  calendars_.insert_or_assign(slot, Calendar{cadence.cron, zone, due});
+  return deadlineOfWallTime(clock_.now().time_since_epoch().count(), due);
 }
 
-bool Scheduler::cronFires(std::uint32_t slot, std::int64_t t) {
-  CronCalendar& calendar = crons_.at(slot);
+ScheduleCron::Firing ScheduleCron::fires(std::uint32_t slot, std::int64_t t) {
+  Calendar& calendar = calendars_.at(slot);
   const sys_seconds wall = wallSeconds(clock_);
-  if (wall < calendar.due) {
-    arm(slot, deadlineOfWallTime(t, calendar.due));
-    return false;
-  }
+  if (wall < calendar.due) return Firing{false, deadlineOfWallTime(t, calendar.due), 0};
   // Firings between the due one and now were missed: one tick goes for all.
   std::uint64_t missed = 0;
   sys_seconds next = calendar.expression->next(calendar.due, calendar.zone);
@@ -59,18 +56,36 @@ bool Scheduler::cronFires(std::uint32_t slot, std::int64_t t) {
     next = calendar.expression->next(next, calendar.zone);
   }
   if (next <= wall) next = calendar.expression->next(wall, calendar.zone);
-  if (missed != 0) stats_.skippedTicks.fetch_add(missed, std::memory_order_relaxed);
   calendar.due = next;
-  arm(slot, deadlineOfWallTime(t, next));
-  return true;
+  return Firing{true, deadlineOfWallTime(t, next), missed};
+}
+
+std::int64_t ScheduleCron::resumed(std::uint32_t slot, std::int64_t t) const {
+  const sys_seconds due = calendars_.at(slot).due;
+  // A firing missed while paused makes one tick at once (fires() counts
+  // the rest as skipped); else the entry waits for its due time.
+  return wallSeconds(clock_) >= due ? t : deadlineOfWallTime(t, due);
+}
+
+// ---- the scheduler's cron entries ---------------------------------------------------
+// In this file, not in Scheduler.cpp: the scheduler's paths for the other
+// entries are compiled without them.
+
+void Scheduler::armCron(std::uint32_t slot, const Cadence& cadence, const TimeZone& zone) {
+  const std::int64_t first = cron_.add(slot, cadence, zone);
+  entries_.at(slot).flags |= kCron;
+  arm(slot, first);
+}
+
+bool Scheduler::cronFires(std::uint32_t slot, std::int64_t t) {
+  const ScheduleCron::Firing firing = cron_.fires(slot, t);
+  if (firing.missed != 0) stats_.skippedTicks.fetch_add(firing.missed, std::memory_order_relaxed);
+  arm(slot, firing.deadline);
+  return firing.sends;
 }
 
 void Scheduler::resumeCron(std::uint32_t slot) {
-  const sys_seconds due = crons_.at(slot).due;
-  const std::int64_t t = now();
-  // A firing missed while paused makes one tick at once (cronFires counts
-  // the rest as skipped); else the entry waits for its due time.
-  arm(slot, wallSeconds(clock_) >= due ? t : deadlineOfWallTime(t, due));
+  arm(slot, cron_.resumed(slot, now()));
 }
 
 }  // namespace coreactor::detail

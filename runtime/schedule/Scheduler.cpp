@@ -1,18 +1,13 @@
-// Over 600 lines on purpose: one class, whose add, cancel, pause, resume
-// and fire all work on the same bucketed timer set.
 // The scheduler of one isolate. Read runtime/schedule/Scheduler.hpp first: it states
-// the structure; this file is the mechanism. It is longer than most because
-// the chunks, the buckets, the expiry and the calls share one structure's
-// invariants, best read together; the cron calendars are ScheduleCron.cpp.
+// the structure; this file is the mechanism. The buckets, the expiry and the
+// calls share one structure's invariants, best read together; the chunks the
+// entries live in are ScheduleEntries.cpp, the cron calendars ScheduleCron.cpp.
 #include "runtime/schedule/Scheduler.hpp"
 
 #include <algorithm>
 #include <bit>
-#include <new>
 
-#include "isolate/CacheTrim.hpp"
 #include "runtime/SystemCore.hpp"
-#include "runtime/schedule/ScheduleNames.hpp"  // mapPages
 
 namespace coreactor::detail {
 
@@ -22,224 +17,21 @@ Scheduler::Scheduler(SystemCore& core, IsolateRuntime& home)
 }
 
 Scheduler::~Scheduler() {
-  clear();
-  for (std::uint32_t c = 0; c < chunks_.size(); ++c) {
-    if (chunks_[c] != nullptr) unmapChunk(c);
-  }
+  clear();  // then entries_ gives every chunk back
 }
 
 std::int64_t Scheduler::now() const noexcept {
   return clock_.now().time_since_epoch().count();
 }
 
-// ---- the chunk sets -----------------------------------------------------------------
-
-void Scheduler::ChunkSet::grow(std::size_t chunks) {
-  const std::size_t words = (chunks + 63) / 64;
-  if (words > bits_.size()) bits_.resize(words, 0);
-  const std::size_t summaries = (words + 63) / 64;
-  if (summaries > words_.size()) words_.resize(summaries, 0);
-}
-
-void Scheduler::ChunkSet::insert(std::uint32_t chunk) noexcept {
-  const std::uint32_t w = chunk >> 6;
-  bits_[w] |= std::uint64_t{1} << (chunk & 63);
-  words_[w >> 6] |= std::uint64_t{1} << (w & 63);
-}
-
-void Scheduler::ChunkSet::erase(std::uint32_t chunk) noexcept {
-  const std::uint32_t w = chunk >> 6;
-  bits_[w] &= ~(std::uint64_t{1} << (chunk & 63));
-  if (bits_[w] == 0) words_[w >> 6] &= ~(std::uint64_t{1} << (w & 63));
-}
-
-std::uint32_t Scheduler::ChunkSet::lowest() const noexcept {
-  for (std::size_t s = 0; s < words_.size(); ++s) {
-    if (words_[s] == 0) continue;
-    const std::size_t w = s * 64 + static_cast<std::size_t>(std::countr_zero(words_[s]));
-    return static_cast<std::uint32_t>(w * 64 +
-                                      static_cast<std::size_t>(std::countr_zero(bits_[w])));
-  }
-  return kNoChunk;
-}
-
-std::uint32_t Scheduler::ChunkSet::highest() const noexcept {
-  for (std::size_t s = words_.size(); s-- > 0;) {
-    if (words_[s] == 0) continue;
-    const std::size_t w = s * 64 + 63 - static_cast<std::size_t>(std::countl_zero(words_[s]));
-    return static_cast<std::uint32_t>(w * 64 + 63 -
-                                      static_cast<std::size_t>(std::countl_zero(bits_[w])));
-  }
-  return kNoChunk;
-}
-
-std::size_t Scheduler::ChunkSet::bytes() const noexcept {
-  return (bits_.capacity() + words_.capacity()) * sizeof(std::uint64_t);
-}
-
 // ---- entries ----------------------------------------------------------------------
 
-// The lowest chunk with a free slot gives it: live entries gather low, and
-// the high chunks empty out to be given back. The hot path reads and writes
-// the chunk's two counters; a chunk that fills up or was empty goes through
-// the sets, out of line.
-std::uint32_t Scheduler::allocate() {
-  std::uint32_t c = lowestRoomy_;
-  if (c == kNoChunk) [[unlikely]] {
-    c = mapChunk();
-  }
-  Chunk& chunk = chunkInfo_[c];
-  const std::uint32_t slot = chunk.freeHead;
-  chunk.freeHead = at(slot).next;
-  const std::uint32_t left = --chunk.freeCount;
-  if (left - 1 >= kChunkSize - 2) [[unlikely]] {  // left is 0 or kChunkSize - 1
-    if (left == kChunkSize - 1) chunkUnemptied(c);
-    if (left == 0) chunkFilled(c);
-  }
-  return slot;
-}
-
-void Scheduler::freeSlot(std::uint32_t slot) noexcept {
-  const std::uint32_t c = slot >> kChunkBits;
-  Chunk& chunk = chunkInfo_[c];
-  Entry& e = at(slot);
-  chunk.generations = std::max(chunk.generations, e.generation);
-  e.next = chunk.freeHead;
-  chunk.freeHead = slot;
-  const std::uint32_t free = ++chunk.freeCount;
-  if (free - 2 >= kChunkSize - 2) [[unlikely]] {  // free is 1 or kChunkSize
-    if (free == 1) chunkUnfilled(c);
-    if (free == kChunkSize) chunkEmptied(c);  // may give the chunk back
-  }
-}
-
-void Scheduler::chunkFilled(std::uint32_t c) noexcept {
-  roomy_.erase(c);
-  lowestRoomy_ = roomy_.lowest();
-}
-
-void Scheduler::chunkUnfilled(std::uint32_t c) noexcept {
-  roomy_.insert(c);
-  lowestRoomy_ = std::min(lowestRoomy_, c);
-}
-
-void Scheduler::chunkUnemptied(std::uint32_t c) noexcept {
-  empty_.erase(c);
-  --emptyChunks_;
-}
-
-void Scheduler::chunkEmptied(std::uint32_t c) noexcept {
-  empty_.insert(c);
-  ++emptyChunks_;
-  chunkInfo_[c].emptiedAt = trimPeriod_;
-  // Beyond the reserve, empty chunks go back at a trim (TrimTask, in the
-  // header): never here, in the middle of a cancel or an expiry.
-  if (emptyChunks_ > reserveChunks() && !trimArmed_) armTrim();
-}
-
-void Scheduler::armTrim() noexcept {
-  try {
-    trimTimer_ = home_.isolate->setTimeout(std::chrono::duration_cast<Clock::duration>(kTrimPeriod),
-                                           trimTask_, TimerOptions{.referenced = false});
-    trimArmed_ = true;
-  } catch (...) {
-    // The isolate is stopping (its teardown unmaps everything) or out of
-    // memory for the timer: the chunks stay until the next chunk empties.
-    trimArmed_ = false;
-  }
-}
-
-void Scheduler::onTrimDropped(Task& task) noexcept {
-  static_cast<TrimTask&>(task).self->trimArmed_ = false;
-}
-
-void Scheduler::onTrim(Task& task) {
-  Scheduler& self = *static_cast<TrimTask&>(task).self;
-  self.trimArmed_ = false;
-  ++self.trimPeriod_;
-  if (self.trim()) self.armTrim();
-}
-
-bool Scheduler::trim() noexcept {
-  // The reserve is weighed now, against the schedules live now.
-  const std::size_t reserve = reserveChunks();
-  bool left = false;
-  for (std::uint32_t c = static_cast<std::uint32_t>(chunks_.size()); c-- > 0;) {
-    if (emptyChunks_ <= reserve) return false;
-    if (chunks_[c] == nullptr || chunkInfo_[c].freeCount != kChunkSize) continue;
-    // Emptied in an earlier period than the last one: empty for a whole period.
-    if (trimPeriod_ - chunkInfo_[c].emptiedAt >= 2) {
-      unmapChunk(c);
-    } else {
-      left = true;
-    }
-  }
-  return left && emptyChunks_ > reserve;
-}
-
-// Chunks come straight from the OS (mapPages, runtime/schedule/ScheduleNames.hpp), not
-// from malloc: a chunk given back leaves the process at once, where malloc
-// would keep a freed 480 KiB block mapped unless it ended its heap.
-std::uint32_t Scheduler::mapChunk() {
-  std::uint32_t c = 0;
-  if (mappedChunks_ < chunks_.size()) {
-    while (chunks_[c] != nullptr) ++c;  // the lowest chunk given back
-  } else {
-    if (chunks_.size() >= kMaxChunks) throw std::bad_alloc();
-    c = static_cast<std::uint32_t>(chunks_.size());
-    // Every table first: a throw leaves a consistent hole, not a half chunk.
-    roomy_.grow(c + 1);
-    empty_.grow(c + 1);
-    chunkInfo_.emplace_back();
-    chunks_.push_back(nullptr);
-    capacity_ = static_cast<std::uint32_t>(chunks_.size()) << kChunkBits;
-  }
-  auto* entries = static_cast<Entry*>(mapPages(kChunkBytes));
-  Chunk& chunk = chunkInfo_[c];
-  const std::uint32_t base = c << kChunkBits;
-  for (std::uint32_t i = kChunkSize; i-- > 0;) {  // the free list, lowest slot first
-    Entry* e = new (entries + i) Entry();
-    e->generation = chunk.generations;
-    e->next = chunk.freeHead;
-    chunk.freeHead = base + i;
-  }
-  chunk.freeCount = kChunkSize;
-  chunks_[c] = entries;
-  ++mappedChunks_;
-  ++chunkMaps_;
-  roomy_.insert(c);
-  lowestRoomy_ = std::min(lowestRoomy_, c);
-  empty_.insert(c);
-  ++emptyChunks_;
-  return c;
-}
-
-// Every entry of an empty chunk is free and holds no message (release()
-// reset it), so the entries' destructors have nothing to do and are not
-// run: the pages go back without being read again.
-void Scheduler::unmapChunk(std::uint32_t c) noexcept {
-  Chunk& chunk = chunkInfo_[c];
-  if (chunk.freeCount == kChunkSize) {
-    empty_.erase(c);
-    --emptyChunks_;
-  }
-  if (chunk.freeCount != 0) roomy_.erase(c);
-  if (lowestRoomy_ == c) lowestRoomy_ = roomy_.lowest();
-  chunk.freeHead = kNil;
-  chunk.freeCount = 0;
-  ++chunk.generations;  // above every generation a handle into it can carry
-  unmapPages(chunks_[c], kChunkBytes);
-  chunks_[c] = nullptr;
-  --mappedChunks_;
-  ++chunkUnmaps_;
-}
-
 void Scheduler::release(std::uint32_t slot) noexcept {
-  Entry& e = at(slot);
+  Entry& e = entries_.at(slot);
   if (e.state == State::Armed) unfile(slot);
   if (e.ownerNext != kNil) {
-    at(e.ownerPrev).ownerNext = e.ownerNext;
-    at(e.ownerNext).ownerPrev = e.ownerPrev;
+    entries_.at(e.ownerPrev).ownerNext = e.ownerNext;
+    entries_.at(e.ownerNext).ownerPrev = e.ownerPrev;
   }
   if ((e.flags & kNamed) != 0) {
     core_.scheduling().forgetScheduleName(e.nameHash,
@@ -248,7 +40,7 @@ void Scheduler::release(std::uint32_t slot) noexcept {
   if (e.state != State::Anchor && (e.flags & kPassivation) == 0) {
     live_.fetch_sub(1, std::memory_order_relaxed);
   }
-  if ((e.flags & kCron) != 0) crons_.erase(slot);
+  if ((e.flags & kCron) != 0) cron_.erase(slot);
   e.message.reset();
   e.target = e.sender = kNoRef;
   e.state = State::Free;
@@ -256,7 +48,7 @@ void Scheduler::release(std::uint32_t slot) noexcept {
   e.ownerPrev = e.ownerNext = kNil;
   e.prev = kNil;
   ++e.generation;
-  freeSlot(slot);  // may give the chunk back: `e` is gone after this
+  entries_.freeSlot(slot);  // may give the chunk back: `e` is gone after this
 }
 
 const Scheduler& Scheduler::of(SystemCore& core, std::size_t isolate) {
@@ -264,13 +56,8 @@ const Scheduler& Scheduler::of(SystemCore& core, std::size_t isolate) {
 }
 
 Scheduler::Memory Scheduler::memory() const noexcept {
-  Memory m;
-  m.chunks = mappedChunks_;
-  m.reservedBytes = mappedChunks_ * kChunkBytes + chunks_.capacity() * sizeof(Entry*) +
-                    chunkInfo_.capacity() * sizeof(Chunk) + roomy_.bytes() + empty_.bytes() +
-                    scratch_.capacity() * sizeof(Due);
-  m.chunkMaps = chunkMaps_;
-  m.chunkUnmaps = chunkUnmaps_;
+  Memory m = entries_.memory();
+  m.reservedBytes += scratch_.capacity() * sizeof(Due);
   return m;
 }
 
@@ -286,30 +73,30 @@ std::size_t Scheduler::bucketOf(std::int64_t deadline) const noexcept {
 }
 
 void Scheduler::file(std::uint32_t slot) noexcept {
-  Entry& e = at(slot);
+  Entry& e = entries_.at(slot);
   const std::size_t b = bucketOf(e.deadline);
   e.bucket = static_cast<std::uint8_t>(b);
   e.prev = kNil;
   e.next = heads_[b];
-  if (e.next != kNil) at(e.next).prev = slot;
+  if (e.next != kNil) entries_.at(e.next).prev = slot;
   heads_[b] = slot;
   if (b != 0) mask_ |= std::uint64_t{1} << (b - 1);
 }
 
 void Scheduler::unfile(std::uint32_t slot) noexcept {
-  Entry& e = at(slot);
+  Entry& e = entries_.at(slot);
   if (e.prev != kNil) {
-    at(e.prev).next = e.next;
+    entries_.at(e.prev).next = e.next;
   } else {
     heads_[e.bucket] = e.next;
     if (e.next == kNil && e.bucket != 0) mask_ &= ~(std::uint64_t{1} << (e.bucket - 1));
   }
-  if (e.next != kNil) at(e.next).prev = e.prev;
+  if (e.next != kNil) entries_.at(e.next).prev = e.prev;
   e.prev = e.next = kNil;
 }
 
 void Scheduler::arm(std::uint32_t slot, std::int64_t deadline) noexcept {
-  Entry& e = at(slot);
+  Entry& e = entries_.at(slot);
   e.deadline = deadline;
   e.seq = nextSeq_++;
   e.state = State::Armed;
@@ -351,9 +138,9 @@ void Scheduler::rearm() noexcept {
   if (head == kNil && mask_ != 0)
     head = heads_[static_cast<std::size_t>(std::countr_zero(mask_)) + 1];
   if (head == kNil) return;  // nothing pending; a timer still armed will find nothing
-  std::int64_t earliest = at(head).deadline;
-  for (std::uint32_t s = at(head).next; s != kNil; s = at(s).next) {
-    earliest = std::min(earliest, at(s).deadline);
+  std::int64_t earliest = entries_.at(head).deadline;
+  for (std::uint32_t s = entries_.at(head).next; s != kNil; s = entries_.at(s).next) {
+    earliest = std::min(earliest, entries_.at(s).deadline);
   }
   if (!timerArmed_ || earliest != timerDeadline_) armTimer(earliest);
 }
@@ -375,8 +162,8 @@ void Scheduler::expire() {
     std::uint32_t s = heads_[b];
     heads_[b] = kNil;
     while (s != kNil) {
-      const std::uint32_t next = at(s).next;
-      at(s).next = collected;
+      const std::uint32_t next = entries_.at(s).next;
+      entries_.at(s).next = collected;
       collected = s;
       s = next;
     }
@@ -385,7 +172,7 @@ void Scheduler::expire() {
   last_ = t;
   while (collected != kNil) {
     const std::uint32_t s = collected;
-    Entry& e = at(s);
+    Entry& e = entries_.at(s);
     collected = e.next;
     if (e.deadline <= t) {
       e.state = State::Due;
@@ -404,7 +191,7 @@ void Scheduler::expire() {
   // cancels or pauses what is due next, and a cancel may give its chunk
   // back: only what is still there and still due fires.
   const auto stillDue = [this](std::uint32_t slot, std::uint32_t generation) {
-    const Entry* e = find(slot);
+    const Entry* e = entries_.find(slot);
     return e != nullptr && e->generation == generation && e->state == State::Due;
   };
   for (const Due& d : due) {
@@ -412,11 +199,11 @@ void Scheduler::expire() {
     const std::uint32_t generation = d.generation;
     if (!stillDue(slot, generation)) continue;
     if (!core_.running()) {
-      at(slot).state = State::Armed;  // back into its bucket, for the teardown
+      entries_.at(slot).state = State::Armed;  // back into its bucket, for the teardown
       file(slot);
       continue;
     }
-    const std::uint64_t target = at(slot).target;
+    const std::uint64_t target = entries_.at(slot).target;
     try {
       fire(slot, t);
     } catch (...) {
@@ -436,17 +223,17 @@ void Scheduler::expire() {
 }
 
 void Scheduler::fire(std::uint32_t slot, std::int64_t t) {
-  Entry& e = at(slot);
+  Entry& e = entries_.at(slot);
   const ActorRef target = core_.refOf(e.target);
   // Fixed rate, without a burst of catch-up ticks after a late wake-up: the
   // ticks the loop missed are skipped, counted, and the next one is due one
   // interval after the late one.
   const auto rearmAfter = [&] {
-    std::int64_t next = deadlineAfter(e.deadline, e.interval);
+    std::int64_t next = scheduleDeadlineAfter(e.deadline, e.interval);
     if (next <= t) {
       stats_.skippedTicks.fetch_add(static_cast<std::uint64_t>((t - e.deadline) / e.interval),
                                     std::memory_order_relaxed);
-      next = deadlineAfter(t, e.interval);
+      next = scheduleDeadlineAfter(t, e.interval);
     }
     arm(slot, next);
   };
@@ -494,19 +281,19 @@ void Scheduler::fire(std::uint32_t slot, std::int64_t t) {
 ScheduleHandle Scheduler::add(Message&& message, const ActorRef& target, const ActorRef& sender,
                               const Cadence& cadence, const TimeZone& zone,
                               const std::string& reference, std::uint32_t anchor) {
-  const std::uint32_t slot = allocate();
-  Entry& e = at(slot);
+  const std::uint32_t slot = entries_.allocate();
+  Entry& e = entries_.at(slot);
   const ScheduleHandle handle(home_.index, slot, e.generation);
   if (!reference.empty()) {
     bool bound = false;
     try {
       bound = core_.scheduling().bindScheduleName(reference, handle, e.nameHash);
     } catch (...) {
-      freeSlot(slot);  // never used: straight back to its chunk
+      entries_.freeSlot(slot);  // never used: straight back to its chunk
       throw;
     }
     if (!bound) {
-      freeSlot(slot);
+      entries_.freeSlot(slot);
       return ScheduleHandle();
     }
     e.flags = kNamed;
@@ -517,10 +304,10 @@ ScheduleHandle Scheduler::add(Message&& message, const ActorRef& target, const A
   e.sender = SystemCore::idOf(sender);
   e.interval = cadence.repeat && cadence.cron == nullptr ? cadence.every.count() : 0;
   if (anchor != kNil) {
-    Entry& a = at(anchor);
+    Entry& a = entries_.at(anchor);
     e.ownerPrev = anchor;
     e.ownerNext = a.ownerNext;
-    at(a.ownerNext).ownerPrev = slot;
+    entries_.at(a.ownerNext).ownerPrev = slot;
     a.ownerNext = slot;
   }
   const std::int64_t t = now();
@@ -533,7 +320,7 @@ ScheduleHandle Scheduler::add(Message&& message, const ActorRef& target, const A
       throw;
     }
   } else {
-    arm(slot, deadlineAfter(t, cadence.every.count()));
+    arm(slot, scheduleDeadlineAfter(t, cadence.every.count()));
   }
   return handle;
 }
@@ -542,14 +329,14 @@ ScheduleHandle Scheduler::addPassivation(const ActorRef& target, Clock::duration
                                          std::uint32_t anchor) {
   const ScheduleHandle handle =
       add(Message(), target, ActorRef(), Cadence{every, true, nullptr}, {}, {}, anchor);
-  at(handle.slot()).flags |= kPassivation;
+  entries_.at(handle.slot()).flags |= kPassivation;
   live_.fetch_sub(1, std::memory_order_relaxed);  // not a user's schedule
   return handle;
 }
 
 std::error_code Scheduler::apply(Op op, ScheduleHandle handle) {
   const std::uint32_t slot = handle.slot();
-  Entry* found = find(slot);
+  Entry* found = entries_.find(slot);
   if (found == nullptr) return make_error_code(Error::ErrScheduleNotFound);
   Entry& e = *found;
   if (e.generation != handle.generation() || e.state == State::Free || e.state == State::Anchor ||
@@ -582,7 +369,7 @@ std::error_code Scheduler::apply(Op op, ScheduleHandle handle) {
         if ((e.flags & kCron) != 0) {
           resumeCron(slot);
         } else {
-          arm(slot, deadlineAfter(now(), e.interval != 0 ? e.interval : e.deadline));
+          arm(slot, scheduleDeadlineAfter(now(), e.interval != 0 ? e.interval : e.deadline));
         }
       }
       break;
@@ -591,7 +378,7 @@ std::error_code Scheduler::apply(Op op, ScheduleHandle handle) {
 }
 
 bool Scheduler::forgetName(ScheduleHandle handle) noexcept {
-  Entry* found = find(handle.slot());
+  Entry* found = entries_.find(handle.slot());
   if (found == nullptr) return false;
   Entry& e = *found;
   if (e.generation != handle.generation() || (e.flags & kNamed) == 0) return false;
@@ -600,39 +387,34 @@ bool Scheduler::forgetName(ScheduleHandle handle) noexcept {
 }
 
 std::uint32_t Scheduler::newAnchor() {
-  const std::uint32_t slot = allocate();
-  Entry& a = at(slot);
+  const std::uint32_t slot = entries_.allocate();
+  Entry& a = entries_.at(slot);
   a.state = State::Anchor;
   a.ownerPrev = a.ownerNext = slot;
   return slot;
 }
 
 void Scheduler::releaseAnchor(std::uint32_t anchor) noexcept {
-  const Entry* a = find(anchor);
+  const Entry* a = entries_.find(anchor);
   if (a == nullptr || a->state != State::Anchor) return;  // cleared already
-  while (at(anchor).ownerNext != anchor) release(at(anchor).ownerNext);
-  at(anchor).ownerPrev = at(anchor).ownerNext = kNil;
+  while (entries_.at(anchor).ownerNext != anchor) release(entries_.at(anchor).ownerNext);
+  entries_.at(anchor).ownerPrev = entries_.at(anchor).ownerNext = kNil;
   release(anchor);
 }
 
 void Scheduler::clear() noexcept {
-  for (std::uint32_t c = 0; c < chunks_.size(); ++c) {
-    // A release may give this chunk back: look again before each entry.
-    for (std::uint32_t i = 0; i < kChunkSize && chunks_[c] != nullptr; ++i) {
-      Entry& e = chunks_[c][i];
-      if (e.state != State::Free) {
-        e.ownerPrev = e.ownerNext = kNil;                   // the whole circle goes anyway
-        if (e.state == State::Armed) e.state = State::Due;  // no unlink needed: buckets reset below
-        release((c << kChunkBits) + i);
-      }
-    }
-  }
+  // A release may give its chunk back: forEachUsed looks again before each entry.
+  entries_.forEachUsed([this](std::uint32_t slot) noexcept {
+    Entry& e = entries_.at(slot);
+    e.ownerPrev = e.ownerNext = kNil;                   // the whole circle goes anyway
+    if (e.state == State::Armed) e.state = State::Due;  // no unlink needed: buckets reset below
+    release(slot);
+  });
   heads_.fill(kNil);
   mask_ = 0;
   if (timerArmed_) home_.isolate->clearTimeout(timer_);
   timerArmed_ = false;
-  if (trimArmed_) home_.isolate->clearTimeout(trimTimer_);  // disposes: onTrimDropped
-  trimArmed_ = false;
+  entries_.stopTrim();
 }
 
 }  // namespace coreactor::detail

@@ -29,14 +29,14 @@ constexpr int kBurst = 1'000'000;
 constexpr int kBurst = 200'000;  // a debug or sanitizer build: the same shape, smaller
 #endif
 constexpr int kStanding = 100'000;  // live throughout, beside the bursts
-constexpr int kChunk = 4096;        // entries per chunk (Scheduler::kChunkSize)
+constexpr int kChunk = 4096;        // entries per chunk (ScheduleEntries::kChunkSize)
 
 const detail::Scheduler& schedulerOf(ActorSystem& system) {
   return detail::Scheduler::of(detail::coreOf(system), 0);
 }
 
 // Two trim periods on the manual clock: empty chunks beyond the reserve go
-// back at the trim after the one that saw them empty (Scheduler::TrimTask).
+// back at the trim after the one that saw them empty (ScheduleEntries::TrimTask).
 void trimTwice(TestKit& kit) {
   kit.advance(detail::kTrimPeriod);
   kit.advance(detail::kTrimPeriod);

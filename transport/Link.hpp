@@ -40,7 +40,10 @@
 // in memory", has the figures.
 //
 // Transport/Link.ipp holds the member definitions and says how waking, the
-// doorbell and order work.
+// doorbell and order work. Parts of the link have classes of their own:
+// the incoming rings (IncomingRings.hpp), the backlog of peers waiting for
+// room (PeerBacklog.hpp), the growth of rings for a flood (RingGrowth.hpp)
+// and the doorbell (Doorbell.hpp).
 #pragma once
 
 #include <atomic>
@@ -52,6 +55,10 @@
 #include <vector>
 
 #include "Crossing.hpp"
+#include "Doorbell.hpp"
+#include "IncomingRings.hpp"
+#include "PeerBacklog.hpp"
+#include "RingGrowth.hpp"
 #include "SoleWriter.hpp"
 #include "SpscRing.hpp"
 #include "coreactor/Isolate.hpp"
@@ -60,12 +67,25 @@
 
 namespace coreactor::transport {
 
+namespace linkdetail {
+
+/// Counts one more in a statistic of a link (its isolate is the sole writer).
+inline void bump(std::atomic<std::uint64_t>& counter) noexcept {
+  addAsSoleWriter(counter, 1);
+}
+/// Counts one less.
+inline void unbump(std::atomic<std::uint64_t>& counter) noexcept {
+  addAsSoleWriter(counter, ~std::uint64_t{0});
+}
+
+}  // namespace linkdetail
+
 template <class Receiver>
 class Link final : public detail::Poller {
  public:
   /// Words as small items (one 32-byte cell), everything else as big ones
   /// (a pair of cells, one line).
-  using Ring = SpscRing<WordCrossing, Crossing>;
+  using Ring = LinkRing;
   static constexpr std::size_t kBatch = 256;  // per peer and per loop iteration
   /// Per peer and look between units: what a unit handles at the default
   /// throughput, so that a receiver takes from its rings at the pace it
@@ -118,7 +138,7 @@ class Link final : public detail::Poller {
   /// message, the peer's write. A busy chain with no traffic pays this many
   /// looks before its looks are one load again.
   static constexpr std::uint32_t kQuietLooks = 64;
-  const std::atomic<bool>* attention() const noexcept override { return &doorbell_; }
+  const std::atomic<bool>* attention() const noexcept override { return doorbell_.flag(); }
   void beforeSleep() noexcept override { payWakes(); }
   bool pending() const noexcept override;
   /// pending() without telling a full ring that its producer waits: the
@@ -152,10 +172,6 @@ class Link final : public detail::Poller {
   std::size_t bytesReserved() const noexcept { return bytes_.load(std::memory_order_relaxed); }
 
  private:
-  static void bump(std::atomic<std::uint64_t>& counter) noexcept { addAsSoleWriter(counter, 1); }
-  static void unbump(std::atomic<std::uint64_t>& counter) noexcept {
-    addAsSoleWriter(counter, ~std::uint64_t{0});
-  }
   // An overflow list grows by 64 KiB blocks of 1,023 crossings (the block
   // cache's largest): a flood of 100,000 takes 98 blocks, not 1,588 of 4 KiB,
   // which went to malloc and back past what the cache parks.
@@ -192,15 +208,15 @@ class Link final : public detail::Poller {
   struct alignas(64) Peer {
     Ring* ring = nullptr;  // ours to fill; owned by the peer's link
     // The larger ring that takes over once the switch to it is in `ring`
-    // (growRing); owned by the peer's link already. Null: no growth waits.
+    // (RingGrowth::grow); owned by the peer's link already. Null: no growth waits.
     Ring* successor = nullptr;
     std::size_t baseCells = 0;  // the size of its first ring, which a grown one goes back to
     bool flooded = false;       // a crossing went into the overflow list since the last check
-    bool shrinkArmed = false;   // a check of a grown ring is due (armShrink)
+    bool shrinkArmed = false;   // a check of a grown ring is due (RingGrowth)
     detail::SegmentFifo<Waiting, kOverflowSegment> overflow;
     std::uint32_t sinceFlush = 0;  // crossings into the list since it last moved on
     bool owesWake = false;
-    bool listed = false;  // in backlog_
+    bool listed = false;  // in backlog_ (PeerBacklog)
     // Words to this peer. The first of a kind since the wake-ups were last
     // paid crosses alone at once (a request/response exchange pays no
     // wait); the next like it opens a run, which goes into the ring when
@@ -235,11 +251,10 @@ class Link final : public detail::Poller {
     std::uint32_t index = ~std::uint32_t{0};
     Peer* peer = nullptr;
   };
-  /// An incoming ring and the link that fills it.
-  struct Incoming {
-    Ring* ring;
-    Link* from;
-  };
+  template <class, class>
+  friend class RingGrowth;
+  using Growth = RingGrowth<Link, Peer>;
+  using Incoming = typename IncomingRings<Link>::Incoming;
   /// How many crossings go into an overflow list before a send moves what
   /// fits into the ring.
   static constexpr std::uint32_t kFlushEvery = 64;
@@ -252,13 +267,8 @@ class Link final : public detail::Poller {
   static constexpr unsigned kRunShift = 56;
   static constexpr std::uint64_t kRunKeyMask = (std::uint64_t{1} << kRunShift) - 1;
   /// The key of the switch to a larger ring (a big item whose sender field
-  /// is the new ring): above every target's key, with no run's count.
+  /// is the new ring; RingGrowth): above every target's key, with no run's count.
   static constexpr std::uint64_t kSwitchKey = std::uint64_t{1} << kIsolateShift;
-  /// A ring grows this many times over at each step.
-  static constexpr std::size_t kGrowth = 4;
-  /// How long a grown ring carries no flood (nothing into the overflow
-  /// list) before it goes back to its first size.
-  static constexpr std::chrono::milliseconds kQuietBeforeShrink{1000};
   /// The target a key of one of this isolate's rings names.
   std::uint64_t targetOf(std::uint64_t key) const noexcept {
     return (std::uint64_t{index_} << kIsolateShift) | key;
@@ -287,48 +297,19 @@ class Link final : public detail::Poller {
   /// The peer `to` from the peer table, made if it is not there; it becomes
   /// the memo's.
   [[gnu::noinline]] Peer& lookUp(Link& to);
-  /// Makes the peer `to` and its ring, which it hands to `to` (adopt()).
+  /// Makes the peer `to` and its ring, which it hands to `to` (its incoming_).
   Peer& makePeer(Link& to);
-  /// Receiver side, from the sender's thread: takes `ring`, filled by
-  /// `from`, into the incoming list. Thread-safe (incomingMutex_).
-  void adopt(std::unique_ptr<Ring> ring, Link& from);
   /// Receiver side, from the sender's thread: owns `ring`, the larger ring
-  /// that an incoming one will switch to. Thread-safe (incomingMutex_).
-  void adoptSuccessor(std::unique_ptr<Ring> ring);
+  /// that an incoming one will switch to (RingGrowth). Thread-safe.
+  void adoptSuccessor(std::unique_ptr<Ring> ring) {
+    charge(incoming_.adoptSuccessor(std::move(ring)));
+  }
   /// Receiver side: `old`, whose last item was the switch, is replaced by
-  /// `next` in the incoming list and freed.
-  void switchRing(Ring* old, Ring* next);
-  /// Bytes a ring of `cells` cells takes (bytesReserved()).
-  static std::size_t ringBytes(std::size_t cells) noexcept {
-    return sizeof(Ring) + cells * (sizeof(WordCrossing) + sizeof(std::uint64_t));
+  /// `next` in the incoming list and freed (IncomingRings::switchRing), and
+  /// no longer counted. Out of line: the drain loop keeps its registers.
+  [[gnu::noinline]] void switchRing(Ring* old, Ring* next) {
+    bytes_.fetch_sub(incoming_.switchRing(old, next), std::memory_order_relaxed);
   }
-  /// Sender side: the overflow list of `peer` holds half a ring or more,
-  /// its ring may grow, and no larger one waits already.
-  bool outgrown(const Peer& peer) const noexcept {
-    return peer.successor == nullptr && peer.overflow.size() >= peer.ring->capacity() / 2 &&
-           peer.ring->capacity() < maxRingCells_;
-  }
-  /// Sender side: makes a ring of `cells` cells that takes over from the
-  /// ring of `peer` once the switch to it is in (pushSwitch), owned by the
-  /// peer's link; false, nothing made, without the memory for it.
-  bool makeSuccessor(Peer& peer, std::size_t cells) noexcept;
-  /// Sender side: makes the larger ring that takes over from the full ring
-  /// of `peer` (the switch goes in when it fits: pushSwitch).
-  void growRing(Peer& peer) noexcept;
-  /// Sender side: arms the check of the grown ring of `peer` (checkShrink),
-  /// kQuietBeforeShrink from now, on this isolate's loop (an unreferenced
-  /// timer: it keeps no loop running).
-  void armShrink(Peer& peer) noexcept;
-  /// Sender side: the ring of `peer` goes back to its first size if no
-  /// flood came since the last check and the receiver has taken all of it;
-  /// else the check is armed again.
-  void checkShrink(Peer& peer) noexcept;
-  /// Sender side: puts the switch to the successor of `peer` into its ring
-  /// and sends into the successor from now on; false when the ring is full.
-  bool pushSwitch(Peer& peer) noexcept;
-  /// Calls f(const Incoming&) for each incoming ring, in the order they came.
-  template <class F>
-  void forEachIncoming(F&& f) const;
   /// Counts `bytes` more in bytesReserved(). Thread-safe.
   void charge(std::size_t bytes) noexcept { bytes_.fetch_add(bytes, std::memory_order_relaxed); }
   /// Moves `crossing` into the ring of `peer`: a word as a small item (half
@@ -360,15 +341,12 @@ class Link final : public detail::Poller {
   void overflowWith(Peer& peer, std::uint64_t target, bool refusable, Counted already, Make&& make);
   void flushOverflow(Peer& peer);
   void payWakes() noexcept;
-  bool backlogCanMove() const noexcept;
-  /// A message waits in one of the incoming rings.
-  bool anyIncoming() const noexcept;
 
   Receiver receiver_;
   Isolate& isolate_;
   std::uint32_t index_;
   std::size_t ringSlots_;
-  std::size_t maxRingCells_;  // a ring grows up to this many cells
+  Growth growth_;  // a ring grows up to its maximum of cells
   std::size_t overflowLimit_;
   // The arrays written on the message path start and end on line boundaries.
   template <class T>
@@ -382,33 +360,19 @@ class Link final : public detail::Poller {
   // Each peer is in each list at most once (owesWake, listed): makePeer()
   // reserves room for all of them, so no push on the message path allocates.
   Lines<Peer*> owed_;             // peers owed a wake-up
-  Lines<Peer*> backlog_;          // peers with an overflow list or a run waiting
-  Lines<Peer*> stillBacklogged_;  // scratch of poll()
+  PeerBacklog<Peer> backlog_;     // peers with an overflow list or a run waiting
   std::uint32_t quietLooks_ = 0;  // looks between units in a row that found nothing
   Stats stats_;
-  // The incoming rings: a list that only grows, appended to by senders
-  // (adopt(), under incomingMutex_) and read by this isolate without a lock.
-  // A sender writes the entry, then stores the count (release); a full
-  // array is copied into one twice its size, published (release) before
-  // the count that needs it, and kept until the end, as a reader may still
-  // hold it. This isolate loads the count, then the array (acquire both):
-  // whichever array it gets holds the entries the count covers. Read each
-  // loop iteration, written once per pair: a line no message writes.
-  alignas(64) std::atomic<std::uint32_t> incomingCount_{0};
-  std::atomic<const Incoming*> incoming_{nullptr};
+  // The incoming rings (IncomingRings.hpp): appended to by senders, read by
+  // this isolate without a lock. Read each loop iteration, written once per
+  // pair: a line no message writes.
+  alignas(64) IncomingRings<Link> incoming_;
   std::atomic<std::size_t> bytes_{0};  // bytesReserved(); senders add their rings
-  std::mutex incomingMutex_;
-  std::vector<Lines<Incoming>> incomingArrays_;  // guarded; the last one is incoming_
-  std::vector<std::unique_ptr<Ring>> owned_;     // guarded; the incoming rings, freed here
   // Rung by a peer that pushed to one of our rings (payWakes) and by us
   // (pollBetweenUnits says when), lowered by a look between units after
   // kQuietLooks quiet ones: one line that changes when traffic starts and
   // after it stops, not with every message.
-  alignas(64) std::atomic<bool> doorbell_{false};
-  /// Raises a doorbell; a bell already up is only read, not written again.
-  static void ring(std::atomic<bool>& bell) noexcept {
-    if (!bell.load(std::memory_order_relaxed)) bell.store(true, std::memory_order_release);
-  }
+  alignas(64) Doorbell doorbell_;
 };
 
 }  // namespace coreactor::transport

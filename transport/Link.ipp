@@ -32,9 +32,9 @@
 // and every crossing of it is then written twice and read twice (into the
 // list, out of it into the ring) on the sender's core: a burst of all-to-all
 // requests crossed ~20% slower that way than through a ring that held it.
-// So once a list holds half a ring's worth, the sender makes a ring kGrowth
-// times larger (up to maxRingSlots), hands it to the receiver's link
-// (adoptSuccessor) and, when the full ring has room for one more item,
+// So once a list holds half a ring's worth, the sender (RingGrowth.hpp)
+// makes a ring kGrowth times larger (up to maxRingSlots), hands it to the
+// receiver's link (adoptSuccessor) and, when the full ring has room for one more item,
 // writes the switch into it: a big item keyed kSwitchKey that carries the
 // new ring. From then on it sends into the new ring only. The receiver takes
 // the old ring's items up to the switch, which is its last, then reads the
@@ -42,7 +42,7 @@
 // switch follows everything sent into the old ring and precedes everything
 // sent into the new one. Once a grown ring has carried no flood for
 // kQuietBeforeShrink and is empty, the sender switches back to a ring of
-// the first size the same way (armShrink, checkShrink).
+// the first size the same way (RingGrowth::armShrink, checkShrink).
 #pragma once
 
 #include <algorithm>
@@ -54,27 +54,6 @@
 
 namespace coreactor::transport {
 
-namespace linkdetail {
-
-/// Appends `value` to `v` and counts in `bytes` what the vector grew by.
-template <class V, class T>
-void pushCounted(V& v, T&& value, std::size_t& bytes) {
-  const std::size_t before = v.capacity();
-  v.push_back(std::forward<T>(value));
-  bytes += (v.capacity() - before) * sizeof(typename V::value_type);
-}
-
-/// Makes room in `v` for `n` elements, doubling (a reserve of each size in
-/// turn would copy the list at each new peer); counts what it grew by.
-template <class V>
-void reserveCounted(V& v, std::size_t n, std::size_t& bytes) {
-  const std::size_t before = v.capacity();
-  if (n > before) v.reserve(std::max(n, 2 * before));
-  bytes += (v.capacity() - before) * sizeof(typename V::value_type);
-}
-
-}  // namespace linkdetail
-
 template <class Receiver>
 Link<Receiver>::Link(Receiver receiver, Isolate& isolate, std::uint32_t index, std::size_t isolates,
                      std::size_t ringSlots, std::size_t maxRingSlots, std::size_t overflowLimit)
@@ -82,7 +61,7 @@ Link<Receiver>::Link(Receiver receiver, Isolate& isolate, std::uint32_t index, s
       isolate_(isolate),
       index_(index),
       ringSlots_(ringSlots),
-      maxRingCells_(2 * std::max(ringSlots, maxRingSlots)),
+      growth_(*this, 2 * std::max(ringSlots, maxRingSlots)),
       overflowLimit_(overflowLimit),
       directorySize_(static_cast<std::uint32_t>((isolates + kPeerPage - 1) / kPeerPage)) {
   charge(sizeof(Link));
@@ -130,151 +109,17 @@ typename Link<Receiver>::Peer& Link<Receiver>::makePeer(Link& to) {
   const std::size_t peers = peers_.size() + 1;
   linkdetail::reserveCounted(peers_, peers, bytes);
   linkdetail::reserveCounted(owed_, peers, bytes);
-  linkdetail::reserveCounted(backlog_, peers, bytes);
-  linkdetail::reserveCounted(stillBacklogged_, peers, bytes);
+  backlog_.reserve(peers, bytes);
   // A slot of ringSlots_ is a line: one crossing, or two words.
   auto ring = std::make_unique<Ring>(2 * ringSlots_, kStreamRun);
   peer->ring = ring.get();
   peer->baseCells = ring->capacity();
-  to.adopt(std::move(ring), *this);
+  to.charge(to.incoming_.adopt(std::move(ring), *this));
   Peer& made = *peer;
   peers_.push_back(std::move(peer));  // room reserved: does not throw
   page->peers[to.index_ & (kPeerPage - 1)] = &made;
   charge(bytes);
   return made;
-}
-
-template <class Receiver>
-void Link<Receiver>::adopt(std::unique_ptr<Ring> ring, Link& from) {
-  // The cells, the size the ring rounded them to, and the ring itself.
-  std::size_t bytes = ringBytes(ring->capacity());
-  std::lock_guard<std::mutex> lock(incomingMutex_);
-  const std::uint32_t count = incomingCount_.load(std::memory_order_relaxed);
-  Incoming* list = incomingArrays_.empty() ? nullptr : incomingArrays_.back().data();
-  if (incomingArrays_.empty() || count == incomingArrays_.back().size()) {
-    // One line of entries to start with, then twice as many each time.
-    const std::size_t size = incomingArrays_.empty() ? 64 / sizeof(Incoming) : 2 * count;
-    Lines<Incoming> grown(size, Incoming{nullptr, nullptr});
-    std::copy_n(list, count, grown.begin());
-    bytes += size * sizeof(Incoming);
-    linkdetail::pushCounted(incomingArrays_, std::move(grown), bytes);
-    list = incomingArrays_.back().data();
-    incoming_.store(list, std::memory_order_release);
-  }
-  Ring* const adopted = ring.get();
-  linkdetail::pushCounted(owned_, std::move(ring), bytes);
-  list[count] = Incoming{adopted, &from};
-  incomingCount_.store(count + 1, std::memory_order_release);
-  charge(bytes);
-}
-
-template <class Receiver>
-void Link<Receiver>::adoptSuccessor(std::unique_ptr<Ring> ring) {
-  std::size_t bytes = ringBytes(ring->capacity());
-  std::lock_guard<std::mutex> lock(incomingMutex_);
-  linkdetail::pushCounted(owned_, std::move(ring), bytes);
-  charge(bytes);
-}
-
-template <class Receiver>
-void Link<Receiver>::switchRing(Ring* old, Ring* next) {
-  std::unique_ptr<Ring> freed;
-  {
-    std::lock_guard<std::mutex> lock(incomingMutex_);
-    // The last array: a sender that grows the list copies it from there.
-    // An older array still names the old ring, but only this isolate reads
-    // the list, and it loads the last array at each look.
-    Lines<Incoming>& list = incomingArrays_.back();
-    const std::uint32_t count = incomingCount_.load(std::memory_order_relaxed);
-    for (std::uint32_t k = 0; k < count; ++k) {
-      if (list[k].ring == old) list[k].ring = next;
-    }
-    for (std::unique_ptr<Ring>& owned : owned_) {
-      if (owned.get() == old) {
-        freed = std::move(owned);
-        owned = std::move(owned_.back());
-        owned_.pop_back();
-        break;
-      }
-    }
-  }
-  bytes_.fetch_sub(ringBytes(old->capacity()), std::memory_order_relaxed);
-}
-
-template <class Receiver>
-bool Link<Receiver>::makeSuccessor(Peer& peer, std::size_t cells) noexcept {
-  try {
-    auto ring = std::make_unique<Ring>(cells, kStreamRun);
-    Ring* const made = ring.get();
-    peer.to->adoptSuccessor(std::move(ring));
-    peer.successor = made;
-    return true;
-  } catch (const std::bad_alloc&) {
-    return false;
-  }
-}
-
-template <class Receiver>
-void Link<Receiver>::growRing(Peer& peer) noexcept {
-  const std::size_t cells = std::min(peer.ring->capacity() * kGrowth, maxRingCells_);
-  // Without memory for a larger ring, the flood goes on through the list.
-  if (cells > peer.ring->capacity()) makeSuccessor(peer, cells);
-}
-
-template <class Receiver>
-void Link<Receiver>::armShrink(Peer& peer) noexcept {
-  try {
-    isolate_.setTimeout(
-        kQuietBeforeShrink, [this, &peer] { checkShrink(peer); },
-        TimerOptions{.referenced = false, .coarse = true});
-    peer.shrinkArmed = true;
-  } catch (...) {
-    // A loop that stops, or no memory for the timer: the ring keeps its size.
-  }
-}
-
-template <class Receiver>
-void Link<Receiver>::checkShrink(Peer& peer) noexcept {
-  peer.shrinkArmed = false;
-  if (peer.ring->capacity() <= peer.baseCells) return;
-  // A larger ring that waits for its switch counts as a flood: it is the
-  // newest need of this pair.
-  const bool quiet = !peer.flooded && !peer.backlogged();
-  peer.flooded = false;
-  if (!quiet || !peer.ring->drained() || !makeSuccessor(peer, peer.baseCells)) {
-    armShrink(peer);
-    return;
-  }
-  // The ring is empty: the switch fits, and the wake-up it owes is paid by
-  // this iteration's poll or before the loop sleeps.
-  pushSwitch(peer);
-}
-
-template <class Receiver>
-bool Link<Receiver>::pushSwitch(Peer& peer) noexcept {
-  Ring* const next = peer.successor;
-  const bool grew = next->capacity() > peer.ring->capacity();
-  // Once the switch is in, the receiver may take it and free the old ring
-  // at any moment: nothing here touches that ring after the push.
-  const bool pushed = peer.ring->tryPushLastBigWith(kSwitchKey, [&](void* at) noexcept {
-    ::new (at) Crossing{reinterpret_cast<std::uint64_t>(next), {}};
-  });
-  if (!pushed) return false;
-  peer.ring = next;
-  peer.successor = nullptr;
-  bump(grew ? stats_.grown : stats_.shrunk);
-  if (grew && !peer.shrinkArmed) armShrink(peer);
-  owe(peer);
-  return true;
-}
-
-template <class Receiver>
-template <class F>
-void Link<Receiver>::forEachIncoming(F&& f) const {
-  // The count first: the array loaded after it holds every entry it covers.
-  const std::uint32_t count = incomingCount_.load(std::memory_order_acquire);
-  const Incoming* list = incoming_.load(std::memory_order_acquire);
-  for (std::uint32_t k = 0; k < count; ++k) f(list[k]);
 }
 
 // A crossing that did not go into the ring (full, or a run or the overflow
@@ -292,18 +137,15 @@ void Link<Receiver>::overflowWith(Peer& peer, std::uint64_t target, bool refusab
     alignas(Crossing) unsigned char storage[sizeof(Crossing)];
     make(static_cast<void*>(storage));
     Crossing& crossing = *std::launder(reinterpret_cast<Crossing*>(storage));
-    bump(stats_.refused);
+    linkdetail::bump(stats_.refused);
     // It never crossed.
-    if (already != Counted::Nothing) unbump(stats_.sent);
-    if (already == Counted::SentAndListed) unbump(stats_.overflowed);
+    if (already != Counted::Nothing) linkdetail::unbump(stats_.sent);
+    if (already == Counted::SentAndListed) linkdetail::unbump(stats_.overflowed);
     receiver_.refuse(target, std::move(crossing), Refusal::Backpressure);
     crossing.~Crossing();
     return;
   }
-  if (!peer.listed) {
-    peer.listed = true;
-    backlog_.push_back(&peer);
-  }
+  backlog_.add(peer);
   peer.overflow.pushWith([&](void* at) noexcept {
     auto* waiting = ::new (at) Waiting{target, {}};
     waiting->crossing.~Crossing();
@@ -311,14 +153,14 @@ void Link<Receiver>::overflowWith(Peer& peer, std::uint64_t target, bool refusab
   });
   peer.flooded = true;
   if (already == Counted::Nothing) {
-    bump(stats_.overflowed);
+    linkdetail::bump(stats_.overflowed);
     counted(peer);
   } else {
-    if (already == Counted::Sent) bump(stats_.overflowed);
+    if (already == Counted::Sent) linkdetail::bump(stats_.overflowed);
     oweWake(peer);
   }
-  if (outgrown(peer)) [[unlikely]] {
-    growRing(peer);
+  if (growth_.outgrown(peer)) [[unlikely]] {
+    growth_.grow(peer);
   }
   // A flood sent from one long turn would otherwise wait in the list until
   // the turn ends, with the receiver idle: every kFlushEvery crossings that
@@ -349,7 +191,7 @@ void Link<Receiver>::send(Link& to, std::uint64_t target, std::uint64_t sender,
     if (run.count - 1 < WordRun::kWords - 1 && run.kind == WordKind{target, sender, type} &&
         peer.overflow.empty()) [[likely]] {
       run.words[run.count++] = word;
-      bump(stats_.sent);
+      linkdetail::bump(stats_.sent);
       if (!peer.owesWake) [[unlikely]] {
         oweWake(peer);
       }
@@ -479,13 +321,13 @@ bool Link<Receiver>::tryRing(Peer& peer, std::uint64_t target, Crossing& crossin
 
 template <class Receiver>
 void Link<Receiver>::counted(Peer& peer) {
-  bump(stats_.sent);
+  linkdetail::bump(stats_.sent);
   oweWake(peer);
 }
 
 template <class Receiver>
 void Link<Receiver>::oweWake(Peer& peer) {
-  if (owe(peer)) ring(doorbell_);  // our own: the look after this unit pays the wake-up
+  if (owe(peer)) doorbell_.ring();  // our own: the look after this unit pays the wake-up
 }
 
 template <class Receiver>
@@ -494,8 +336,8 @@ void Link<Receiver>::take(std::size_t batch, bool betweenUnits) {
   // peer's fence between its push and its look at the bell (payWakes):
   // either the peer sees the bell down and rings it, or this read of the
   // rings sees its push.
-  if (betweenUnits && quietLooks_ >= kQuietLooks && doorbell_.load(std::memory_order_relaxed)) {
-    doorbell_.store(false, std::memory_order_relaxed);
+  if (betweenUnits && quietLooks_ >= kQuietLooks && doorbell_.up()) {
+    doorbell_.lower();
     // The marks are read with acquire loads: only a full fence keeps them
     // from being read before the lowered bell is visible.
     std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -503,7 +345,7 @@ void Link<Receiver>::take(std::size_t batch, bool betweenUnits) {
   }
   bool leftBehind = false;
   bool tookAny = false;
-  forEachIncoming([&](const Incoming& incoming) noexcept {
+  incoming_.forEach([&](const Incoming& incoming) noexcept {
     // A receiver that wants to know whose crossings it is given is told.
     if constexpr (requires(Receiver & r) { r.takingFrom(std::uint32_t{}); }) {
       receiver_.takingFrom(incoming.from->index_);
@@ -556,18 +398,7 @@ void Link<Receiver>::take(std::size_t batch, bool betweenUnits) {
   if constexpr (requires(Receiver & r) { r.takingFrom(std::uint32_t{}); }) {
     receiver_.takingFrom(~std::uint32_t{0});  // none of the peers' any more
   }
-  if (!backlog_.empty()) {
-    stillBacklogged_.clear();
-    for (Peer* peer : backlog_) {
-      flushOverflow(*peer);
-      if (peer->backlogged()) {
-        stillBacklogged_.push_back(peer);
-      } else {
-        peer->listed = false;
-      }
-    }
-    backlog_.swap(stillBacklogged_);
-  }
+  if (!backlog_.empty()) backlog_.moveOn([this](Peer& peer) { flushOverflow(peer); });
   payWakes();
   if (tookAny) {
     quietLooks_ = 0;
@@ -576,15 +407,7 @@ void Link<Receiver>::take(std::size_t batch, bool betweenUnits) {
   }
   // What is left in a ring, and an overflow list of ours still waiting for
   // room, bring the next look between units back even if no peer rings.
-  if (leftBehind || !backlog_.empty()) ring(doorbell_);
-}
-
-template <class Receiver>
-bool Link<Receiver>::backlogCanMove() const noexcept {
-  for (const Peer* peer : backlog_) {
-    if (peer->ring->producerHalfFree()) return true;
-  }
-  return false;
+  if (leftBehind || !backlog_.empty()) doorbell_.ring();
 }
 
 template <class Receiver>
@@ -592,7 +415,8 @@ void Link<Receiver>::flushOverflow(Peer& peer) {
   Gathering& run = peer.run;
   // The switch to a larger ring first: the list's crossings go into that
   // one. Then a run gathered before: it was sent before the list's words.
-  bool room = (peer.successor == nullptr || pushSwitch(peer)) && (run.count == 0 || pushRun(peer));
+  bool room =
+      (peer.successor == nullptr || growth_.pushSwitch(peer)) && (run.count == 0 || pushRun(peer));
   // The list is cold by now (a flood's tail was written long before): ask
   // for the lines a few crossings ahead while this one moves.
   while (room && !peer.overflow.empty()) {
@@ -617,8 +441,8 @@ void Link<Receiver>::flushOverflow(Peer& peer) {
   }
   if (peer.overflow.empty()) {
     peer.overflow.shrinkIdle();  // an emptied list gives its segment back
-  } else if (outgrown(peer)) {
-    growRing(peer);  // a flood whose turn has ended waits here too
+  } else if (growth_.outgrown(peer)) {
+    growth_.grow(peer);  // a flood whose turn has ended waits here too
   }
   // What is left of a run waits for room ahead of the list (take() keeps
   // this peer in the backlog while it does).
@@ -633,10 +457,7 @@ void Link<Receiver>::payWakes() noexcept {
     to.owesWake = false;
     // The run being gathered goes now; one that finds no room waits with
     // the overflow lists (take() moves it on, pending() wakes us for it).
-    if (to.run.count != 0 && !pushRun(to) && !to.listed) {
-      to.listed = true;
-      backlog_.push_back(&to);
-    }
+    if (to.run.count != 0 && !pushRun(to)) backlog_.add(to);
     to.last = {};
     // What this iteration pushed is whole: a streaming consumer takes it.
     to.ring->flush();
@@ -644,7 +465,7 @@ void Link<Receiver>::payWakes() noexcept {
     peer.isolate_.wake();  // fences; a syscall only if it sleeps
     // After that fence: a peer that cleared its doorbell before our pushes
     // were visible sees it rung now (or has seen the pushes).
-    ring(peer.doorbell_);
+    peer.doorbell_.ring();
   }
   owed_.clear();
 }
@@ -654,27 +475,13 @@ bool Link<Receiver>::pending() const noexcept {
   // Undelivered overflow is work as long as a ring has half its slots free.
   // With less than that in every ring the loop may sleep: each ring is told
   // its producer waits, and its consumer wakes us once half of it is free.
-  if (!backlog_.empty()) {
-    if (backlogCanMove()) return true;
-    for (const Peer* peer : backlog_) peer->ring->markProducerWaiting();
-    if (backlogCanMove()) return true;
-  }
-  return anyIncoming();
+  if (!backlog_.empty() && backlog_.canMoveElseWait()) return true;
+  return incoming_.anyWaiting();
 }
 
 template <class Receiver>
 bool Link<Receiver>::ready() const noexcept {
-  return (!backlog_.empty() && backlogCanMove()) || anyIncoming();
-}
-
-template <class Receiver>
-bool Link<Receiver>::anyIncoming() const noexcept {
-  const std::uint32_t count = incomingCount_.load(std::memory_order_acquire);
-  const Incoming* list = incoming_.load(std::memory_order_acquire);
-  for (std::uint32_t k = 0; k < count; ++k) {
-    if (!list[k].ring->empty()) return true;
-  }
-  return false;
+  return (!backlog_.empty() && backlog_.canMove()) || incoming_.anyWaiting();
 }
 
 template <class Receiver>
@@ -701,7 +508,7 @@ void Link<Receiver>::drainAtTeardown() noexcept {
   const auto dropWord = [&](WordCrossing&& w, std::uint64_t key) noexcept {
     drop(targetOf(key), Crossing{w.sender, detail::MessageAccess::make(w.type, w.word)});
   };
-  forEachIncoming([&](const Incoming& incoming) noexcept {
+  incoming_.forEach([&](const Incoming& incoming) noexcept {
     Ring* ring = incoming.ring;
     for (;;) {
       while (ring->consume(dropWord, dropTaken, kBatch) != 0) {

@@ -193,8 +193,16 @@ class SystemCore {
   template <class P>
   [[gnu::noinline]] void sendToMoved(IsolateRuntime& here, const ActorRef& target, P&& payload,
                                      const ActorRef& sender) {
+    // In place, as ActorRef::send tells an actor of its own isolate.
+    const auto tellHere = [&](ActorCell* cell) {
+      if constexpr (std::is_same_v<std::decay_t<P>, Word>) {
+        if (cell->tellInPlace(Word(payload), sender, this)) [[likely]]
+          return;
+      }
+      cell->enqueue(std::forward<P>(payload), sender);
+    };
     if (Endpoint* moved = here.routeCache.find(target.id())) [[likely]] {
-      tellMovedHere(static_cast<ActorCell*>(moved), std::forward<P>(payload), sender);
+      tellHere(static_cast<ActorCell*>(moved));
       return;
     }
     const std::uint64_t* route = here.routes.find(target.id());
@@ -208,7 +216,7 @@ class SystemCore {
       if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Cell) {
         // From now on the cache finds it at once.
         here.routeCache.note(target.id(), endpoint);
-        tellMovedHere(static_cast<ActorCell*>(endpoint), std::forward<P>(payload), sender);
+        tellHere(static_cast<ActorCell*>(endpoint));
         return;
       }
     } else if (to.isolateIndex() < isolateCount_) {
@@ -216,16 +224,6 @@ class SystemCore {
       return;
     }
     send(to, std::forward<P>(payload), sender);
-  }
-  /// To an actor that moved to this thread's isolate, in place, as
-  /// ActorRef::send tells an actor of its own isolate.
-  template <class P>
-  [[gnu::always_inline]] void tellMovedHere(ActorCell* cell, P&& payload, const ActorRef& sender) {
-    if constexpr (std::is_same_v<std::decay_t<P>, Word>) {
-      if (cell->tellInPlace(Word(payload), sender, this)) [[likely]]
-        return;
-    }
-    cell->enqueue(std::forward<P>(payload), sender);
   }
   /// A send from this thread's isolate to `target`, whose entry here is a
   /// Forward (runtime/Send.cpp): in place when the actor lives here again in

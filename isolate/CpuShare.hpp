@@ -1,6 +1,6 @@
 // Which CPUs the process's awake loops are on, so that a loop in its idle
 // poll window does not spin on a CPU another awake loop needs
-// (Isolate::pollWhileIdle).
+// (IdleWait::pollWhileIdle).
 //
 // Two loops on one CPU take turns at the scheduler's pace: one that spins in
 // its window holds the CPU until the kernel preempts it (milliseconds), while

@@ -10,7 +10,7 @@
 // read (TimerOptions::coarse). The one timer is armed for the earliest
 // deadline among the lanes' heads and is not moved when a head leaves
 // early: when it fires it expires what is due and re-arms for what is left.
-// The timer is unreferenced; the lanes hold the loop (Isolate::holdTimers)
+// The timer is unreferenced; the lanes hold the loop (IsolateHooks::holdTimers)
 // while an ask waits, so a run until idle waits for a waiting ask's
 // timeout but not for a deadline nobody holds any more.
 //

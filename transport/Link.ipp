@@ -5,7 +5,7 @@
 // receiver (runtime/CrossingReceiver.cpp).
 //
 // Waking. A receiver raises its sleeping flag, fences, and looks at its rings
-// once more before it sleeps (Isolate::waitForWork, pending()). A sender
+// once more before it sleeps (IdleWait::waitForWork, pending()). A sender
 // pushes, and at the end of its loop iteration (or before it sleeps itself)
 // fences once and wakes each peer it pushed to that sleeps (Isolate::wake).
 // Either the sender sees the flag or the receiver sees the message: no

@@ -75,11 +75,14 @@ class Isolate;
 
 namespace detail {
 struct IsolateHooks;
+class IdleWait;
+class LoopIo;
+struct LoopTimers;
 // The isolate whose loop runs on this thread. Defined inline here, constant-
 // initialised, so reading it is one TLS load with no wrapper call: the send
 // path asks "is the target's isolate mine?" on every message.
 inline thread_local Isolate* tCurrentIsolate = nullptr;
-// Its userData(), set and cleared with it.
+// What IsolateHooks::setUserData attached to it, set and cleared with it.
 inline thread_local void* tCurrentUserData = nullptr;
 }  // namespace detail
 
@@ -355,6 +358,12 @@ class Isolate {
   // The runtime's and the dispatchers' hooks, reached through
   // detail::IsolateHooks (below): not for users.
   friend struct detail::IsolateHooks;
+  // The parts of the loop in isolate/ (not installed): the timer phase
+  // (LoopTimers.hpp), the intake from Asio, pollers and the inbox
+  // (LoopIo.hpp), and the wait for work (IdleWait.hpp).
+  friend struct detail::LoopTimers;
+  friend class detail::LoopIo;
+  friend class detail::IdleWait;
   /// The dispatchers' path: isolate-local by contract and unchecked (the
   /// dispatcher checked when it was bound). Hot: one ring push.
   void queueMicrotaskFromDispatcher(Task& task, Dispatcher& owner) {
@@ -377,40 +386,6 @@ class Isolate {
   /// and unchecked, one ring push.
   void postFromDispatcher(Task& task, Dispatcher& owner) { macrotasks_.push(Unit{&task, &owner}); }
 
-  /// From now on (`on`) the loop measures the time it waits for work
-  /// (IsolateHooks::measureIdle). Any thread.
-  void measureIdle(bool on) noexcept;
-  /// The nanoseconds the loop waited for work while it measured. The loop's thread.
-  std::uint64_t idleNanos() const noexcept;
-  /// While held, runUntilIdle() waits for the isolate's timers, referenced
-  /// or not, as it waits for referenced ones. For a component that keeps
-  /// one unreferenced timer armed for work that comes and goes (an
-  /// isolate's ask timeouts): it holds while it has work and releases when
-  /// it has none, without touching the timer. A counter; isolate-local.
-  void holdTimers() noexcept { ++timerHolds_; }
-  /// Undoes one holdTimers().
-  void releaseTimers() noexcept { --timerHolds_; }
-  /// Adds a poller (kept by reference: it must outlive the loop's runs).
-  /// Before the loop first runs, or on the loop thread.
-  void addPoller(detail::Poller& poller) {
-    pollers_.push_back(&poller);
-    if (poller.looksBetweenUnits()) {
-      unitPollers_.push_back(&poller);
-      attention_.push_back(poller.attention());
-    }
-  }
-  /// A pointer the isolate's owner may attach (the actor runtime finds its
-  /// per-isolate state through it). Set before the loop runs.
-  void setUserData(void* data) noexcept { userData_ = data; }
-  /// What setUserData() attached; nullptr before.
-  void* userData() const noexcept { return userData_; }
-  /// Disposes of a task that will never run (a dispatcher dropping what it
-  /// held when the loop stopped), counted in stats().discarded. Isolate-local.
-  void discard(Task& task) noexcept {
-    ++stats_.discarded;
-    task.discard();
-  }
-
   /// Where a throw from a task is sent: `owner`'s error sink, or stderr when
   /// there is no owner. Never throws. Isolate-local.
   void reportError(Dispatcher* owner, std::exception_ptr error) noexcept;
@@ -419,11 +394,10 @@ class Isolate {
     Task* task;
     Dispatcher* owner;
   };
-  struct Cold;  // timers, inbox, io_context: see isolate/Isolate.cpp
+  struct Cold;  // timers, inbox, io_context: see isolate/IsolateCold.hpp
   enum class Mode { UntilStop, UntilIdle };
 
   void postOwned(Task& task);
-  void loop(Mode mode);
   void drainMicrotasks() {
     if (!unitPollers_.empty()) {
       drainMicrotasksPolling();
@@ -447,30 +421,9 @@ class Isolate {
   bool isOwnerWhileIdle() const noexcept;
   void checkTimerCall(Clock::duration delay) const;
   TimerId armTimer(Clock::duration delay, Task& task, TimerOptions options);
-  void runDueTimers();
-  void drainInbox();
-  void runIo();
-  void runPollers();
   void drainMicrotasksPolling();
-  void lookBetweenUnits(std::size_t poller) noexcept;
   /// Microtask units run between two looks at the pollers during a drain.
   static constexpr std::uint32_t kPollEveryUnits = 1;
-  bool waitForWork(Mode mode);
-  bool pollWhileIdle();
-  // The two ways of looking in the window (isolate/Isolate.cpp), and what a
-  // look at the clock found.
-  enum class Polled : std::uint8_t { Nothing, Work, WindowOver, Switch };
-  using SteadyPoint = std::chrono::steady_clock::time_point;
-  Polled pollPausing(SteadyPoint& end);
-  Polled pollYielding(SteadyPoint& end);
-  Polled lookAtClock(SteadyPoint& end);
-  void adaptIdlePoll() noexcept;
-  bool idleHasWork() const noexcept;
-  bool postedOrStopped() const noexcept;
-  /// A poller has work: detail::Poller::pending() after the sleeping flag is up
-  /// (`beforeSleep`), detail::Poller::ready() from the idle poll window.
-  bool pollersHaveWork(bool beforeSleep) const noexcept;
-  bool timerDue() const noexcept;
   void claimLoop();
   void runClaimed(Mode mode);
   [[noreturn]] void throwNotOnIsolate(const char* call) const;
@@ -491,7 +444,7 @@ class Isolate {
   alignas(64) detail::SlottedRing<Unit> microtasks_;
   detail::RingBuffer<Unit> macrotasks_;
   Stats stats_;
-  std::uint32_t timerHolds_ = 0;              // holdTimers()
+  std::uint32_t timerHolds_ = 0;              // IsolateHooks::holdTimers()
   std::uint32_t urgentAhead_ = 0;             // urgent units at the front of microtasks_
   std::uint32_t urgentStreak_ = 0;            // urgent units run in a row, in this drain
   std::vector<detail::Poller*> pollers_;      // every poller: once per iteration, before sleep
@@ -517,25 +470,42 @@ struct IsolateHooks {
   static void post(Isolate& isolate, Task& task, Dispatcher& owner) {
     isolate.postFromDispatcher(task, owner);
   }
-  /// Holds runUntilIdle() on the isolate's timers (see Isolate::holdTimers).
-  static void holdTimers(Isolate& isolate) noexcept { isolate.holdTimers(); }
+  /// While held, runUntilIdle() waits for the isolate's timers, referenced
+  /// or not, as it waits for referenced ones. For a component that keeps
+  /// one unreferenced timer armed for work that comes and goes (an
+  /// isolate's ask timeouts): it holds while it has work and releases when
+  /// it has none, without touching the timer. A counter; isolate-local.
+  static void holdTimers(Isolate& isolate) noexcept { ++isolate.timerHolds_; }
   /// From now on (`on`), the loop measures the time it waits for work: two
   /// clock reads around each wait. Any thread.
-  static void measureIdle(Isolate& isolate, bool on) noexcept { isolate.measureIdle(on); }
+  static void measureIdle(Isolate& isolate, bool on) noexcept;
   /// The nanoseconds the loop has waited for work while measuring. On the
   /// loop's thread.
-  static std::uint64_t idleNanos(const Isolate& isolate) noexcept { return isolate.idleNanos(); }
+  static std::uint64_t idleNanos(const Isolate& isolate) noexcept;
   /// Undoes one holdTimers().
-  static void releaseTimers(Isolate& isolate) noexcept { isolate.releaseTimers(); }
-  /// Adds a source of work the loop polls (the link to other isolates).
-  static void addPoller(Isolate& isolate, Poller& poller) { isolate.addPoller(poller); }
-  /// Attaches the runtime's per-isolate state.
-  static void setUserData(Isolate& isolate, void* data) noexcept { isolate.setUserData(data); }
+  static void releaseTimers(Isolate& isolate) noexcept { --isolate.timerHolds_; }
+  /// Adds a source of work the loop polls (the link to other isolates),
+  /// kept by reference: it must outlive the loop's runs. Before the loop
+  /// first runs, or on the loop thread.
+  static void addPoller(Isolate& isolate, Poller& poller) {
+    isolate.pollers_.push_back(&poller);
+    if (poller.looksBetweenUnits()) {
+      isolate.unitPollers_.push_back(&poller);
+      isolate.attention_.push_back(poller.attention());
+    }
+  }
+  /// Attaches the runtime's per-isolate state: a pointer the actor runtime
+  /// finds through currentUserData(). Set before the loop runs.
+  static void setUserData(Isolate& isolate, void* data) noexcept { isolate.userData_ = data; }
   /// What setUserData() attached to the isolate whose loop runs on this
   /// thread, or nullptr: one TLS load.
   static void* currentUserData() noexcept { return tCurrentUserData; }
-  /// Disposes of a task that will never run, counted in stats().discarded.
-  static void discard(Isolate& isolate, Task& task) noexcept { isolate.discard(task); }
+  /// Disposes of a task that will never run (a dispatcher dropping what it
+  /// held when the loop stopped), counted in stats().discarded. Isolate-local.
+  static void discard(Isolate& isolate, Task& task) noexcept {
+    ++isolate.stats_.discarded;
+    task.discard();
+  }
   /// Sends a task's throw to `owner`'s sink, or stderr.
   static void reportError(Isolate& isolate, Dispatcher* owner, std::exception_ptr error) noexcept {
     isolate.reportError(owner, std::move(error));

@@ -47,12 +47,7 @@ ActorCell::ActorCell(IsolateRuntime& home, ActorRef self, ActorRef parent, std::
       factory_(std::move(factory)) {
   pinned_ = options.pinned();
   sampled_ = home.sampling != nullptr;  // a balancer: every actor spawned once it runs
-  if (options.stashCapacity() != ActorOptions::kDefaultStashCapacity ||
-      options.stashOnRestart() != StashOnRestart::Keep) {
-    Tools& t = tools();
-    t.stashCapacity = options.stashCapacity();
-    t.dropStashOnRestart = options.stashOnRestart() == StashOnRestart::Drop;
-  }
+  tools().configure(options);
   if (options.dispatcher() != nullptr) rare().ownDispatcher = options.dispatcher();
   if (options.passivation() > Clock::duration::zero())
     rare().passivateAfter = options.passivation();
@@ -392,12 +387,10 @@ std::uint32_t ActorCell::consumeRun(ReceiveContext& ctx, std::uint32_t max) {
       [this] { return mayGoOn(); });
 }
 
-// What unstash put back (runtime/Behaviour.cpp), oldest first, within
-// `budget` messages: the budget left.
 std::uint32_t ActorCell::runUnstashed(ReceiveContext& ctx, std::uint32_t budget) {
   std::uint32_t handled = 0;
   while (budget > 0 && state_ == State::Running && !blocked()) {
-    Tools& t = *rare_->tools;
+    BehaviourTools::Data& t = *rare_->tools;
     if (t.unstashed.empty()) break;
     Envelope envelope = std::move(t.unstashed.front());
     t.unstashed.pop_front();
@@ -536,7 +529,7 @@ void ActorCell::invokeNoted(ReceiveContext& ctx, Sampling* sampling) {
 
 void ActorCell::receiveNow(ReceiveContext& ctx) {
   if (tooled_) {
-    invokeTooled(ctx);
+    BehaviourTools::invoke(*this, ctx);
     return;
   }
   try {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ActorTable.hpp"
+#include "BehaviourTools.hpp"
 #include "CompactString.hpp"
 #include "IsolateRuntime.hpp"
 #include "Mailbox.hpp"
@@ -202,14 +203,9 @@ class ActorCell final : public Task, public Endpoint {
   /// it may hold timers or I/O objects of that loop, and cannot move.
   void bindToIsolate() noexcept { bound_ = true; }
 
-  // ---- the behaviour tools (ReceiveContext; runtime/Behaviour.cpp) ------------
-  void become(ReceiveContext::Behavior&& behavior, bool discardOld);
-  void unbecome();
-  void stash(ReceiveContext& ctx);
-  std::size_t unstash(bool all);
-  std::size_t stashSize() const noexcept;
-  void setReceiveTimeout(Clock::duration idle);
-  void cancelReceiveTimeout();
+  /// Its behaviour tools (ReceiveContext: become, the stash, the receive
+  /// timeout; runtime/BehaviourTools.hpp).
+  BehaviourTools tools() noexcept { return BehaviourTools(*this); }
   /// Moves it to the isolate the order names (runtime/Move.cpp), or says
   /// why not; a handler suspended in a coroutine, or a supervisor's
   /// decision pending, defers the move until the actor runs again.
@@ -288,40 +284,10 @@ class ActorCell final : public Task, public Endpoint {
   };
 
   struct AsyncState;
-  // What the behaviour tools keep (runtime/Behaviour.cpp): the behaviours
-  // become() left (the last handles messages) and those replaced while
-  // running (freed once that handler returns); the stash, its bound and
-  // restart rule; what unstash put back (handled before the mailbox); the
-  // receive timeout, the time of the last message, and the token that
-  // tells the timer's current check from older ones.
-  struct Tools {
-    std::vector<std::unique_ptr<ReceiveContext::Behavior>> behaviours;
-    std::vector<std::unique_ptr<ReceiveContext::Behavior>> retired;
-    std::deque<Envelope> stash;
-    std::deque<Envelope> unstashed;
-    std::size_t stashCapacity = ActorOptions::kDefaultStashCapacity;
-    bool dropStashOnRestart = false;
-    Clock::duration receiveTimeout{0};
-    Clock::time_point lastMessage{};
-    std::uint64_t timeoutToken = 0;
-  };
-  Tools& tools();
-  // tooled_ from `t`: after each change of the behaviours or the receive timeout.
-  void retool(const Tools& t) noexcept;
-  /// A message for an actor with tools: its behaviour (or receive) runs,
-  /// and the time of the last message is noted for a receive timeout.
-  [[gnu::noinline]] void invokeTooled(ReceiveContext& ctx);
-  /// The unstashed messages, oldest first, within `budget`; the budget left.
+  friend class BehaviourTools;
+  /// What unstash put back (BehaviourTools::unstash), oldest first, within
+  /// `budget` messages: the budget left. The turn's, where invoke() inlines.
   std::uint32_t runUnstashed(ReceiveContext& ctx, std::uint32_t budget);
-  /// A restart: no behaviours, no receive timeout; the stash kept or dropped.
-  void resetTools();
-  /// A stop: the stash and what was unstashed become dead letters.
-  void dropStash(const char* reason);
-  /// Arms the receive timeout's check `after` from now, on this isolate.
-  void armReceiveTimeout(Clock::duration after);
-  /// The receive timeout's check, inside a turn: ReceiveTimeout to itself
-  /// if it has been idle long enough, else a check at the right time.
-  void checkReceiveTimeout(std::uint64_t token);
   /// The actor may take another message in this turn.
   bool mayGoOn() const noexcept {
     return state_ == State::Running && !blocked() && (pending_ & kUnstashPending) == 0;
@@ -496,10 +462,10 @@ class ActorCell final : public Task, public Endpoint {
     std::vector<ActorRef> watchers;
     ObjectRing<SystemMessage> held;  // continuations held while suspended
     std::unique_ptr<Family> family;
-    std::unique_ptr<AsyncState> async;  // only actors with coroutine handlers
-    std::unique_ptr<Tools> tools;       // become, stash, receive timeout (runtime/Behaviour.cpp)
-    RouteeGauge* gauge = nullptr;       // publishDepthTo
-    std::uint64_t publicId = ~std::uint64_t{0};  // standFor
+    std::unique_ptr<AsyncState> async;            // only actors with coroutine handlers
+    std::unique_ptr<BehaviourTools::Data> tools;  // become, stash, receive timeout
+    RouteeGauge* gauge = nullptr;                 // publishDepthTo
+    std::uint64_t publicId = ~std::uint64_t{0};   // standFor
     std::uint32_t scheduleAnchor = Scheduler::kNil;
     Clock::duration passivateAfter{0};  // 0: never
     std::uint32_t quietChecks = 0;

@@ -208,7 +208,7 @@ void ActorCell::restart(const std::exception_ptr& cause) {
     }
   }
   actor_.reset();
-  resetTools();  // before the new instance, which may become or set a receive timeout anew
+  tools().reset();  // before the new instance, which may become or set a receive timeout anew
   if (!becomeNewInstance("construction or postRestart",
                          [&cause](Actor& a, ReceiveContext& c) { a.postRestart(c, cause); })) {
     return;
@@ -254,8 +254,8 @@ void ActorCell::finishStop() {
     for (auto& order : rare_->pendingMoves) order->finish(make_error_code(Error::ErrDead));
     rare_->pendingMoves.clear();
   }
-  dropStash("the actor stopped");  // older than what the mailbox still holds
-  if (rare_ != nullptr && rare_->tools != nullptr) ++rare_->tools->timeoutToken;
+  tools().dropStash("the actor stopped");  // older than what the mailbox still holds
+  tools().cancelReceiveTimeout();          // an armed check does nothing
   while (!mailbox_.empty()) {
     Envelope left = mailbox_.pop(home_->core);
     // An ask need not time out.
@@ -301,7 +301,7 @@ void ActorCell::abandon() noexcept {
     rare_->pendingMoves.clear();
   }
   destroyCoroutines();
-  dropStash("the system stopped");
+  tools().dropStash("the system stopped");
   while (!mailbox_.empty())
     core().delivery().deadLetter(self(), mailbox_.pop(home_->core), "the system stopped");
   actor_.reset();

@@ -99,35 +99,35 @@ void ReceiveContext::resumeInTurn(SystemCore& core, const ActorRef& actor,
 }
 
 void ReceiveContext::become(Behavior behavior, bool discardOld) {
-  cell_.become(std::move(behavior), discardOld);
+  cell_.tools().become(std::move(behavior), discardOld);
 }
 
 void ReceiveContext::unbecome() {
-  cell_.unbecome();
+  cell_.tools().unbecome();
 }
 
 void ReceiveContext::stash() {
-  cell_.stash(*this);
+  cell_.tools().stash(message_, sender_);
 }
 
 std::size_t ReceiveContext::unstashAll() {
-  return cell_.unstash(/*all=*/true);
+  return cell_.tools().unstash(/*all=*/true);
 }
 
 bool ReceiveContext::unstash() {
-  return cell_.unstash(/*all=*/false) != 0;
+  return cell_.tools().unstash(/*all=*/false) != 0;
 }
 
 std::size_t ReceiveContext::stashSize() const noexcept {
-  return cell_.stashSize();
+  return cell_.tools().stashSize();
 }
 
 void ReceiveContext::setReceiveTimeout(std::chrono::nanoseconds idle) {
-  cell_.setReceiveTimeout(std::chrono::duration_cast<Clock::duration>(idle));
+  cell_.tools().setReceiveTimeout(std::chrono::duration_cast<Clock::duration>(idle));
 }
 
 void ReceiveContext::cancelReceiveTimeout() {
-  cell_.cancelReceiveTimeout();
+  cell_.tools().cancelReceiveTimeout();
 }
 
 void AsyncActor::receive(ReceiveContext& ctx) {

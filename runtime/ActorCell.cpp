@@ -172,7 +172,7 @@ void ActorCell::disposeTurn(Task& task) noexcept {
 // A stopping actor whose children are gone finishes its stop at the end of
 // the turn that saw the last of them go.
 inline void ActorCell::finishIfStopping() {
-  if (state_ == State::Terminating && !hasChildren()) [[unlikely]] {
+  if (state_ == State::Terminating && !family().hasChildren()) [[unlikely]] {
     finishStop();
   }
 }

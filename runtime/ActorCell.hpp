@@ -1,6 +1,7 @@
-// One actor's cell: its mailbox, its turn, its lifecycle, its children and
-// supervision, its coroutine handlers (runtime/ActorCell.cpp). Everything
-// here runs on the actor's isolate.
+// One actor's cell: its mailbox, its turn, its lifecycle, its coroutine
+// handlers (runtime/ActorCell.cpp). Its children (Family.hpp) and its
+// behaviour tools (BehaviourTools.hpp) are parts of their own, over the
+// cell. Everything here runs on the actor's isolate.
 #pragma once
 
 #include <chrono>
@@ -18,6 +19,7 @@
 #include "ActorTable.hpp"
 #include "BehaviourTools.hpp"
 #include "CompactString.hpp"
+#include "Family.hpp"
 #include "IsolateRuntime.hpp"
 #include "Mailbox.hpp"
 #include "Move.hpp"
@@ -37,15 +39,6 @@ namespace coreactor::detail {
 class SystemCore;
 
 struct RouteeGauge;
-
-/// What a spawn may add to a cell (Spawns::spawn): a gauge its queue
-/// depth is published into at the end of each turn (a routee of a pool
-/// that reads depths), and work on the new cell before any other thread
-/// can see it (a router's head takes its routees so).
-struct SpawnExtras {
-  RouteeGauge* gauge = nullptr;
-  const std::function<void(ActorCell&)>* beforePublish = nullptr;
-};
 
 class ActorCell final : public Task, public Endpoint {
  public:
@@ -227,12 +220,8 @@ class ActorCell final : public Task, public Endpoint {
   State state() const noexcept { return state_; }
   std::uint32_t incarnation() const noexcept { return incarnation_; }
 
-  // Used by ReceiveContext.
-  ActorRef spawnChild(std::string name, ActorOptions options, ActorFactory factory,
-                      const SpawnExtras& extras = {});
-  /// Takes `child` (spawned with this cell as parent from elsewhere: a
-  /// router's routees) into its family as `name`.
-  void adoptChild(const ActorRef& child, std::string name);
+  /// Its children (runtime/Family.hpp).
+  Family family() noexcept { return Family(*this); }
   /// Watchers are told Terminated of `id` instead of this actor's own
   /// reference (a router's head stands for its router).
   void standFor(std::uint64_t id) { rare().publicId = id; }
@@ -243,11 +232,7 @@ class ActorCell final : public Task, public Endpoint {
     rare().gauge = gauge;
     gauged_ = gauge != nullptr;
   }
-  std::vector<ActorRef> children() const;
-  ActorRef child(std::string_view name) const;
   void requestStop() noexcept;
-  /// Stops any actor; a child of ours gives its name back at once.
-  void stopChild(const ActorRef& child);
 
   // Coroutine handlers (coreactor/Async.hpp).
   void runAsync(AsyncActor& actor, ReceiveContext& ctx);
@@ -270,21 +255,9 @@ class ActorCell final : public Task, public Endpoint {
   void abandon() noexcept;
 
  private:
-  struct Child {
-    ActorRef ref;
-    std::string name;
-    std::uint64_t seq;
-    std::vector<std::chrono::steady_clock::time_point> restarts;
-  };
-  struct Family {
-    std::unordered_map<std::uint64_t, Child> byId;
-    std::unordered_map<std::string, std::uint64_t> byName;
-    std::uint64_t nextSeq = 0;
-    std::uint64_t generatedNames = 0;
-  };
-
   struct AsyncState;
   friend class BehaviourTools;
+  friend class Family;
   /// What unstash put back (BehaviourTools::unstash), oldest first, within
   /// `budget` messages: the budget left. The turn's, where invoke() inlines.
   std::uint32_t runUnstashed(ReceiveContext& ctx, std::uint32_t budget);
@@ -347,11 +320,9 @@ class ActorCell final : public Task, public Endpoint {
   template <class Hook>
   bool becomeNewInstance(const char* what, Hook&& hook);
   void fail(std::exception_ptr cause);
-  void supervise(const ActorRef& child, const std::exception_ptr& cause);
   void restart(const std::exception_ptr& cause);
   void beginStop();
   void finishStop();
-  Family* family() const noexcept { return rare_ != nullptr ? rare_->family.get() : nullptr; }
   AsyncState* async() const noexcept { return hasAsync_ ? rare_->async.get() : nullptr; }
   bool hasSystem() const noexcept { return (pending_ & kSystemQueued) != 0; }
   /// Lines up a Continue while no other system message is queued.
@@ -373,11 +344,6 @@ class ActorCell final : public Task, public Endpoint {
     if (rare_->system.empty()) pending_ &= ~kSystemQueued;
     return message;
   }
-  bool hasChildren() const noexcept {
-    const Family* f = family();
-    return f != nullptr && !f->byId.empty();
-  }
-  void forgetChild(const ActorRef& child);
   void reportHookError(const char* hook, std::exception_ptr error) noexcept;
 
   // An idle actor is mostly this cell (bench actor/memory): 168 bytes, one
@@ -461,7 +427,7 @@ class ActorCell final : public Task, public Endpoint {
     std::shared_ptr<Dispatcher> ownDispatcher;  // keeps a per-actor dispatcher alive
     std::vector<ActorRef> watchers;
     ObjectRing<SystemMessage> held;  // continuations held while suspended
-    std::unique_ptr<Family> family;
+    std::unique_ptr<Family::Data> family;
     std::unique_ptr<AsyncState> async;            // only actors with coroutine handlers
     std::unique_ptr<BehaviourTools::Data> tools;  // become, stash, receive timeout
     RouteeGauge* gauge = nullptr;                 // publishDepthTo
@@ -508,5 +474,15 @@ class ActorCell final : public Task, public Endpoint {
 // bench actor/memory counts on it: a cell that grows past 168 bytes takes
 // the next malloc chunk (192), 16 more bytes for every idle actor.
 static_assert(sizeof(ActorCell) <= 168, "an idle actor is mostly its cell");
+
+// Here, where the cell is complete: a stopping cell's turn tests it as it
+// ends (ActorCell::finishIfStopping).
+inline Family::Data* Family::data() const noexcept {
+  return cell_.rare_ != nullptr ? cell_.rare_->family.get() : nullptr;
+}
+inline bool Family::hasChildren() const noexcept {
+  const Data* f = data();
+  return f != nullptr && !f->byId.empty();
+}
 
 }  // namespace coreactor::detail

@@ -1,7 +1,8 @@
 // One actor's lifecycle (requirement A5, A6): its system messages (start,
-// stop, watch, supervision, continuations), the supervision decisions it
-// takes for its children, restarts, stopping and its children. The cell's
-// turn is in ActorCell.cpp. Everything here runs on the actor's isolate.
+// stop, watch, supervision, continuations), restarts and stopping. The
+// cell's turn is in ActorCell.cpp, its children and the supervision
+// decisions it takes for them in Family.cpp. Everything here runs on the
+// actor's isolate.
 #include <algorithm>
 
 #include "Logging.hpp"
@@ -30,7 +31,7 @@ void ActorCell::handleSystem(SystemMessage& message) {
       if (rare_ != nullptr) std::erase(rare_->watchers, message.ref);
       break;
     case SysKind::Failed:
-      supervise(message.ref, message.cause);
+      family().supervise(message.ref, message.cause);
       break;
     case SysKind::Resume:
       if (state_ == State::Suspended) {
@@ -38,11 +39,7 @@ void ActorCell::handleSystem(SystemMessage& message) {
         while (rare_ != nullptr && !rare_->held.empty()) pushSystem(rare_->held.pop());
         retryMove();
         // A resume after an escalation resumes the subtree that escalated.
-        if (Family* f = family()) {
-          for (const auto& [id, c] : f->byId) {
-            core().delivery().sendSystem(c.ref, SystemMessage{SysKind::Resume, {}, nullptr});
-          }
-        }
+        family().resumeAll();
       }
       break;
     case SysKind::Continue:
@@ -52,7 +49,7 @@ void ActorCell::handleSystem(SystemMessage& message) {
       restart(message.cause);
       break;
     case SysKind::ChildTerminated:
-      forgetChild(message.ref);
+      family().forget(message.ref);
       if (guardian_) core().spawns().topLevelTerminated(message.ref);
       break;
     case SysKind::Move:
@@ -139,62 +136,6 @@ void ActorCell::fail(std::exception_ptr cause) {
   core().delivery().sendSystem(parent(), SystemMessage{SysKind::Failed, self(), std::move(cause)});
 }
 
-void ActorCell::supervise(const ActorRef& child, const std::exception_ptr& cause) {
-  Child* info = nullptr;
-  Family* f = family();
-  if (f != nullptr) {
-    auto it = f->byId.find(child.id());
-    if (it != f->byId.end()) info = &it->second;
-  }
-  if (info == nullptr && !(guardian_ && core().spawns().isTopLevel(child))) return;  // stale
-
-  SupervisorStrategy strategy =
-      actor_ != nullptr ? actor_->supervisorStrategy() : SupervisorStrategy::defaultStrategy();
-  Directive directive;
-  try {
-    directive = strategy.decide(cause);
-  } catch (...) {
-    directive = Directive::Escalate;
-  }
-  if (directive == Directive::Restart && strategy.maxRestarts() >= 0 && info != nullptr) {
-    // The only clock read of supervision, on the failure path.
-    const auto now = std::chrono::steady_clock::time_point(core().clock().now().time_since_epoch());
-    auto& times = info->restarts;
-    times.erase(std::remove_if(times.begin(), times.end(),
-                               [&](auto t) { return now - t > strategy.window(); }),
-                times.end());
-    if (static_cast<int>(times.size()) >= strategy.maxRestarts()) {
-      directive = Directive::Stop;
-    } else {
-      times.push_back(now);
-    }
-  }
-  if (directive == Directive::Escalate && guardian_) directive = Directive::Stop;
-
-  std::vector<ActorRef> targets;
-  if (strategy.kind() == SupervisorStrategy::Kind::AllForOne && directive != Directive::Resume &&
-      f != nullptr) {
-    for (const auto& [id, c] : f->byId) targets.push_back(c.ref);
-  } else {
-    targets.push_back(child);
-  }
-  switch (directive) {
-    case Directive::Resume:
-      core().delivery().sendSystem(child, SystemMessage{SysKind::Resume, {}, nullptr});
-      break;
-    case Directive::Restart:
-      for (const auto& t : targets)
-        core().delivery().sendSystem(t, SystemMessage{SysKind::Restart, {}, cause});
-      break;
-    case Directive::Stop:
-      for (const auto& t : targets) stopChild(t);
-      break;
-    case Directive::Escalate:
-      fail(cause);
-      break;
-  }
-}
-
 void ActorCell::restart(const std::exception_ptr& cause) {
   if (state_ >= State::Terminating || state_ == State::Created) return;
   ++incarnation_;
@@ -229,13 +170,7 @@ void ActorCell::beginStop() {
   if (state_ >= State::Terminating) return;
   state_ = State::Terminating;
   destroyCoroutines();
-  if (Family* f = family()) {
-    for (const auto& [id, c] : f->byId) {
-      core().delivery().sendSystem(c.ref, SystemMessage{SysKind::Stop, {}, nullptr});
-    }
-    // Names are free again at once: a restarted parent may spawn them anew.
-    f->byName.clear();
-  }
+  family().stopAll();
 }
 
 void ActorCell::finishStop() {
@@ -310,86 +245,6 @@ void ActorCell::abandon() noexcept {
 void ActorCell::reportHookError(const char* hook, std::exception_ptr error) noexcept {
   core().log().error("[{}] {} threw: {}", path(), hook, describe(error));
   core().metrics().reportDispatcherError(dispatcher_->id(), std::move(error), self());
-}
-
-// ---- children ----------------------------------------------------------------------
-
-ActorRef ActorCell::spawnChild(std::string name, ActorOptions options, ActorFactory factory,
-                               const SpawnExtras& extras) {
-  if (state_ >= State::Terminating) {
-    throwError(Error::ErrActorSystemNotStarted,
-               std::string(path()) + " is stopping and spawns no children");
-  }
-  Rare& r = rare();
-  if (r.family == nullptr) r.family = std::make_unique<Family>();
-  Family& f = *r.family;
-  if (name.empty()) {
-    do {
-      name = "$" + std::to_string(++f.generatedNames);
-    } while (f.byName.count(name) != 0);
-  } else if (name.find('/') != std::string::npos || name[0] == '$') {
-    throwError(Error::ErrInvalidOption, "actor name '" + name + "': no '/' and no leading '$'");
-  } else if (f.byName.count(name) != 0) {
-    throwError(Error::ErrDuplicateName,
-               std::string(path()) + " already has a child named '" + name + "'");
-  }
-  ActorRef ref = core().spawns().spawn(this, std::string(path()) + "/" + name, options,
-                                       std::move(factory), nullptr, extras);
-  adoptChild(ref, std::move(name));
-  return ref;
-}
-
-void ActorCell::adoptChild(const ActorRef& child, std::string name) {
-  Rare& r = rare();
-  if (r.family == nullptr) r.family = std::make_unique<Family>();
-  Family& f = *r.family;
-  const std::uint64_t seq = f.nextSeq++;
-  f.byName.emplace(name, child.id());
-  f.byId.emplace(child.id(), Child{child, std::move(name), seq, {}});
-}
-
-void ActorCell::stopChild(const ActorRef& child) {
-  // The name is free again at once: a restarting parent spawns its children
-  // anew in postRestart while the old ones are still stopping. Another
-  // system's reference is no child of ours, whatever its id.
-  Family* f = core().isOurs(child) ? family() : nullptr;
-  if (f != nullptr) {
-    auto it = f->byId.find(child.id());
-    if (it != f->byId.end()) {
-      auto named = f->byName.find(it->second.name);
-      if (named != f->byName.end() && named->second == child.id()) f->byName.erase(named);
-    }
-  }
-  core().delivery().sendSystem(child, SystemMessage{SysKind::Stop, {}, nullptr});
-}
-
-void ActorCell::forgetChild(const ActorRef& child) {
-  Family* f = family();
-  if (f == nullptr) return;
-  auto it = f->byId.find(child.id());
-  if (it == f->byId.end()) return;
-  auto named = f->byName.find(it->second.name);
-  if (named != f->byName.end() && named->second == child.id()) f->byName.erase(named);
-  f->byId.erase(it);
-}
-
-std::vector<ActorRef> ActorCell::children() const {
-  std::vector<const Child*> living;
-  if (const Family* f = family()) {
-    for (const auto& [id, c] : f->byId) living.push_back(&c);
-  }
-  std::sort(living.begin(), living.end(), [](auto* a, auto* b) { return a->seq < b->seq; });
-  std::vector<ActorRef> refs;
-  for (const Child* c : living) refs.push_back(c->ref);
-  return refs;
-}
-
-ActorRef ActorCell::child(std::string_view name) const {
-  const Family* f = family();
-  if (f == nullptr) return {};
-  auto it = f->byName.find(std::string(name));
-  if (it == f->byName.end()) return {};
-  return f->byId.at(it->second).ref;
 }
 
 }  // namespace coreactor::detail

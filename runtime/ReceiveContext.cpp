@@ -44,7 +44,7 @@ spdlog::logger& ReceiveContext::log() {
 }
 
 ActorRef ReceiveContext::spawnWith(std::string name, ActorFactory factory, ActorOptions options) {
-  return cell_.spawnChild(std::move(name), std::move(options), std::move(factory));
+  return cell_.family().spawn(std::move(name), std::move(options), std::move(factory));
 }
 
 ActorRef ReceiveContext::spawnRouterWith(std::string name, RouterOptions options,
@@ -135,10 +135,10 @@ void AsyncActor::receive(ReceiveContext& ctx) {
 }
 
 std::vector<ActorRef> ReceiveContext::children() const {
-  return cell_.children();
+  return cell_.family().children();
 }
 ActorRef ReceiveContext::child(std::string_view name) const {
-  return cell_.child(name);
+  return cell_.family().child(name);
 }
 void ReceiveContext::stop() {
   cell_.requestStop();
@@ -149,7 +149,7 @@ void ReceiveContext::stop(const ActorRef& actor) {
     stop();
     return;
   }
-  cell_.stopChild(actor);
+  cell_.family().stop(actor);
 }
 
 void ReceiveContext::watch(const ActorRef& actor) {

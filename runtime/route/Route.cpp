@@ -435,7 +435,7 @@ ActorRef Routers::spawn(ActorCell* parent, std::string name, const RouterOptions
   const SpawnExtras extras{nullptr, &takeRoutees};
   const ActorOptions headOptions = ActorOptions::create().withPinned();
   if (parent != nullptr) {
-    parent->spawnChild(std::move(name), headOptions, std::move(headFactory), extras);
+    parent->family().spawn(std::move(name), headOptions, std::move(headFactory), extras);
   } else {
     core_.spawns().spawnTopLevel(std::move(name), headOptions, std::move(headFactory), extras);
   }
@@ -452,7 +452,7 @@ void Routers::spawnRoutee(ActorCell& head, RouterState& r, std::uint32_t index,
   const ActorRef ref =
       core_.spawns().spawn(&head, std::string(head.path()) + "/" + name, options,
                            ActorFactory(setup->routee), nullptr, SpawnExtras{gauge, nullptr});
-  head.adoptChild(ref, name);
+  head.family().adopt(ref, name);
   r.setRoutee(index, ref.id(), gauge);
 }
 

@@ -1,11 +1,10 @@
-// Over 600 lines on purpose: one class, whose send side, turn and coroutine
-// handlers share the cell's state, and whose turn's helpers inline only here.
 // One actor's cell: the send side, its turn (from the mailbox, or on words
-// as they leave a ring), its coroutine handlers, and where actor objects'
-// memory comes from. Its lifecycle, supervision and children are in
-// ActorLifecycle.cpp. Everything here runs on the actor's isolate.
+// as they leave a ring), and where actor objects' memory comes from. Its
+// lifecycle is in ActorLifecycle.cpp, its coroutine handlers in
+// Coroutines.cpp. Everything here runs on the actor's isolate.
 #include <algorithm>
 
+#include "Coroutines.hpp"
 #include "Logging.hpp"
 #include "SystemCore.hpp"
 #include "coreactor/Async.hpp"
@@ -14,21 +13,6 @@
 namespace coreactor::detail {
 
 using SysKind = SystemMessage::Kind;
-
-// What an actor with coroutine handlers keeps beside its cell: the context
-// its coroutines hold, the message a suspended (non-reentrant) handler works
-// on, and the suspended frames with their tokens (a token tells a resumption
-// meant for a frame that a stop or a restart has since destroyed).
-struct ActorCell::AsyncState {
-  explicit AsyncState(ReceiveContext&& c) : ctx(std::move(c)) {}
-  ReceiveContext ctx;
-  Envelope current;
-  std::coroutine_handle<> awaiting;  // non-reentrant: the one suspended handler
-  std::uint64_t awaitingToken = 0;
-  std::vector<std::pair<std::coroutine_handle<>, std::uint64_t>> inflight;  // reentrant
-  std::uint64_t running = 0;  // token of the coroutine being started or resumed
-  std::uint64_t nextToken = 1;
-};
 
 ActorCell::ActorCell(IsolateRuntime& home, ActorRef self, ActorRef parent, std::string_view path,
                      const ActorOptions& options, ActorFactory&& factory, Dispatcher& dispatcher,
@@ -560,103 +544,20 @@ void ActorCell::invokeSampled(ReceiveContext& ctx, Sampling& sampling) {
   sampling.taken.push_back(sample);
 }
 
-// ---- coroutine handlers ------------------------------------------------------------
-
-bool ActorCell::coroutinesSuspended() const noexcept {
-  const AsyncState* st = async();
-  return st != nullptr && (static_cast<bool>(st->awaiting) || !st->inflight.empty());
-}
-
-bool ActorCell::asyncBlocked() const noexcept {
-  return static_cast<bool>(rare_->async->awaiting);
-}
-
-void ActorCell::runAsync(AsyncActor& actor, ReceiveContext& ctx) {
-  if (!hasAsync_) {
-    rare().async = std::make_unique<AsyncState>(ReceiveContext(*this));
-    hasAsync_ = true;
-  }
-  AsyncState& st = *rare_->async;
-  const bool reentrant = actor.reentrant();
-  if (!reentrant) {
-    // The handler may suspend: keep its message where the coroutine can reach it.
-    st.current = Envelope{std::move(*ctx.message_), ctx.sender_};
-    st.ctx.message_ = &st.current.message;
-    st.ctx.sender_ = st.current.sender;
-  } else {
-    st.ctx.message_ = ctx.message_;
-    st.ctx.sender_ = ctx.sender_;
-  }
-  const std::uint64_t token = st.nextToken++;
-  st.running = token;
-  Async::Handle h = actor.receiveAsync(st.ctx).release();
-  if (reentrant) {
-    st.ctx.message_ = nullptr;  // the message was the turn's: gone when it ends
-    st.ctx.sender_ = ActorRef();
-  }
-  if (h.done()) {
-    std::exception_ptr error = h.promise().error;
-    h.destroy();
-    if (error) std::rethrow_exception(error);  // to supervision, via invoke
-    return;
-  }
-  if (!reentrant) {
-    st.awaiting = h;
-    st.awaitingToken = token;
-  } else {
-    st.inflight.emplace_back(h, token);
-  }
-}
-
-std::uint64_t ActorCell::runningCoroutine() const noexcept {
-  const AsyncState* st = async();
-  return st != nullptr ? st->running : 0;
-}
-
-bool ActorCell::coroutineLive(std::coroutine_handle<> h, std::uint64_t token) const noexcept {
-  const AsyncState* st = async();
-  if (st == nullptr || state_ >= State::Terminating) return false;
-  if (st->awaiting == h && st->awaitingToken == token) return true;
-  return std::find(st->inflight.begin(), st->inflight.end(), std::make_pair(h, token)) !=
-         st->inflight.end();
-}
-
-void ActorCell::resumeCoroutine(std::coroutine_handle<> h, std::uint64_t token) {
-  if (!coroutineLive(h, token)) return;
-  AsyncState& st = *async();
-  st.running = token;
-  h.resume();
-  if (!h.done()) return;
-  std::exception_ptr error = Async::Handle::from_address(h.address()).promise().error;
-  if (st.awaiting == h) {
-    st.awaiting = {};
-    st.current = Envelope{};
-  } else {
-    std::erase(st.inflight, std::make_pair(h, token));
-  }
-  h.destroy();
-  if (error) {
-    fail(error);  // SPEC A11: a throw after an await reaches supervision
-  } else {
-    retryMove();  // a move that waited for this handler to finish
-  }
-}
-
-void ActorCell::destroyCoroutines() noexcept {
-  while (rare_ != nullptr && !rare_->held.empty()) {
-    core().asks().dropContinuation(self(), std::move(rare_->held.pop().continuation),
-                                   "the asking actor stopped or restarted");
-  }
-  AsyncState* st = async();
-  if (st == nullptr) return;
-  if (st->awaiting) st->awaiting.destroy();
-  st->awaiting = {};
-  for (auto& [h, token] : st->inflight) h.destroy();
-  st->inflight.clear();
-  st->current = Envelope{};
-}
-
 }  // namespace coreactor::detail
+
+namespace coreactor {
+
+// A coroutine handler runs as the cell's coroutines run it (Coroutines.cpp).
+// Defined here, with the turn: the turn's call of receive() then sees
+// AsyncActor among the actors it may call, and the compiler does not guess
+// FunctionActor::receive for every actor (a speculative devirtualization,
+// one more test and branch on each message).
+void AsyncActor::receive(ReceiveContext& ctx) {
+  ctx.cell_.coroutines().run(*this, ctx);
+}
+
+}  // namespace coreactor
 
 namespace coreactor::detail {
 

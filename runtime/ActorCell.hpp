@@ -1,7 +1,8 @@
-// One actor's cell: its mailbox, its turn, its lifecycle, its coroutine
-// handlers (runtime/ActorCell.cpp). Its children (Family.hpp) and its
-// behaviour tools (BehaviourTools.hpp) are parts of their own, over the
-// cell. Everything here runs on the actor's isolate.
+// One actor's cell: its mailbox, its turn (runtime/ActorCell.cpp), its
+// lifecycle (ActorLifecycle.cpp). Its children (Family.hpp), its behaviour
+// tools (BehaviourTools.hpp) and its coroutine handlers (Coroutines.hpp) are
+// parts of their own, over the cell. Everything here runs on the actor's
+// isolate.
 #pragma once
 
 #include <chrono>
@@ -234,11 +235,10 @@ class ActorCell final : public Task, public Endpoint {
   }
   void requestStop() noexcept;
 
-  // Coroutine handlers (coreactor/Async.hpp).
-  void runAsync(AsyncActor& actor, ReceiveContext& ctx);
-  std::uint64_t runningCoroutine() const noexcept;
-  bool coroutineLive(std::coroutine_handle<> h, std::uint64_t token) const noexcept;
-  void resumeCoroutine(std::coroutine_handle<> h, std::uint64_t token);
+  class Coroutines;
+  /// Its coroutine handlers (coreactor/Async.hpp; runtime/Coroutines.hpp,
+  /// where this is defined).
+  Coroutines coroutines() noexcept;
 
   /// The anchor of this actor's schedules (made on first use, S6).
   std::uint32_t scheduleAnchor();
@@ -265,9 +265,9 @@ class ActorCell final : public Task, public Endpoint {
   bool mayGoOn() const noexcept {
     return state_ == State::Running && !blocked() && (pending_ & kUnstashPending) == 0;
   }
-  bool blocked() const noexcept { return hasAsync_ && asyncBlocked(); }
-  bool asyncBlocked() const noexcept;
-  void destroyCoroutines() noexcept;
+  // A non-reentrant coroutine handler is suspended (inline in
+  // runtime/Coroutines.hpp).
+  bool blocked() const noexcept;
   static void runTurn(Task& task);
   static void disposeTurn(Task& task) noexcept;
   void turn();
@@ -323,7 +323,6 @@ class ActorCell final : public Task, public Endpoint {
   void restart(const std::exception_ptr& cause);
   void beginStop();
   void finishStop();
-  AsyncState* async() const noexcept { return hasAsync_ ? rare_->async.get() : nullptr; }
   bool hasSystem() const noexcept { return (pending_ & kSystemQueued) != 0; }
   /// Lines up a Continue while no other system message is queued.
   void pushContinuation(std::unique_ptr<Continuation> continuation);
@@ -457,8 +456,6 @@ class ActorCell final : public Task, public Endpoint {
     std::unique_ptr<MoveOrder, MoveOrderDelete> arriving;
   };
   static constexpr std::uint64_t kNoAddress = ~std::uint64_t{0};
-  /// A coroutine handler of it is suspended: it moves once none is.
-  bool coroutinesSuspended() const noexcept;
   /// Lines up the move that waited (pendingMove) once the actor runs with
   /// no coroutine suspended.
   void retryMove();

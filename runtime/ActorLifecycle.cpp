@@ -5,6 +5,7 @@
 // actor's isolate.
 #include <algorithm>
 
+#include "Coroutines.hpp"
 #include "Logging.hpp"
 #include "SystemCore.hpp"
 
@@ -139,7 +140,7 @@ void ActorCell::fail(std::exception_ptr cause) {
 void ActorCell::restart(const std::exception_ptr& cause) {
   if (state_ >= State::Terminating || state_ == State::Created) return;
   ++incarnation_;
-  destroyCoroutines();
+  coroutines().destroy();
   ReceiveContext ctx(*this);
   if (actor_ != nullptr) {
     try {
@@ -169,7 +170,7 @@ void ActorCell::requestStop() noexcept {
 void ActorCell::beginStop() {
   if (state_ >= State::Terminating) return;
   state_ = State::Terminating;
-  destroyCoroutines();
+  coroutines().destroy();
   family().stopAll();
 }
 
@@ -235,7 +236,7 @@ void ActorCell::abandon() noexcept {
     }
     rare_->pendingMoves.clear();
   }
-  destroyCoroutines();
+  coroutines().destroy();
   tools().dropStash("the system stopped");
   while (!mailbox_.empty())
     core().delivery().deadLetter(self(), mailbox_.pop(home_->core), "the system stopped");

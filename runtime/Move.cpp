@@ -7,6 +7,7 @@
 // guarantees.
 #include "Move.hpp"
 
+#include "Coroutines.hpp"
 #include "SystemCore.hpp"
 #include "runtime/cluster/RemoteRoutes.hpp"
 
@@ -410,7 +411,7 @@ void ActorCell::handleMove(std::unique_ptr<MoveOrder, MoveOrderDelete> order) {
     order->finish(make_error_code(Error::ErrNotMovable));
     return;
   }
-  if (state_ != State::Running || coroutinesSuspended() ||
+  if (state_ != State::Running || coroutines().suspended() ||
       (rare_ != nullptr && !rare_->pendingMoves.empty())) {
     // Its supervisor decides, or a handler waits in a coroutine: it moves
     // when it runs again with neither (retryMove), orders in the order
@@ -428,7 +429,7 @@ void ActorCell::handleMove(std::unique_ptr<MoveOrder, MoveOrderDelete> order) {
 
 void ActorCell::retryMove() {
   if (rare_ == nullptr || rare_->pendingMoves.empty() || state_ != State::Running ||
-      coroutinesSuspended()) {
+      coroutines().suspended()) {
     return;
   }
   // Back into the system queue, oldest first: the turn that runs it moves.

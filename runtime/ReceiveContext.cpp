@@ -1,6 +1,7 @@
 // ReceiveContext (coreactor/Actor.hpp): what an actor works through in its
 // handler, each call forwarded to its cell or the system; the awaiters of
 // coroutine handlers (coreactor/Async.hpp).
+#include "Coroutines.hpp"
 #include "Logging.hpp"
 #include "SystemCore.hpp"
 #include "coreactor/Actor.hpp"
@@ -67,19 +68,19 @@ detail::DelayAwaiter ReceiveContext::delay(std::chrono::nanoseconds d) {
 void ReceiveContext::awaitAsk(const ActorRef& target, Message message,
                               std::chrono::nanoseconds timeout, std::coroutine_handle<> h,
                               std::function<void(Message*, std::error_code)> fill) {
-  const std::uint64_t token = cell_.runningCoroutine();
+  const std::uint64_t token = cell_.coroutines().running();
   askFrom(target, std::move(message), timeout,
           [h, token, fill = std::move(fill)](ReceiveContext& ctx, Message* reply,
                                              std::error_code error) {
             // The frame (and the awaiter in it) may be gone: a stop or a restart.
-            if (!ctx.cell_.coroutineLive(h, token)) return;
+            if (!ctx.cell_.coroutines().live(h, token)) return;
             fill(reply, error);
-            ctx.cell_.resumeCoroutine(h, token);
+            ctx.cell_.coroutines().resume(h, token);
           });
 }
 
 void ReceiveContext::awaitDelay(std::chrono::nanoseconds d, std::coroutine_handle<> h) {
-  const std::uint64_t token = cell_.runningCoroutine();
+  const std::uint64_t token = cell_.coroutines().running();
   SystemCore& core = cell_.core();
   const ActorRef me = self();
   cell_.home().isolate->setTimeout(d, [&core, me, h, token] { resumeInTurn(core, me, h, token); });
@@ -89,7 +90,7 @@ void ReceiveContext::resumeInTurn(SystemCore& core, const ActorRef& actor,
                                   std::coroutine_handle<> h, std::uint64_t token) {
   struct Resume final : detail::Continuation {
     Resume(std::coroutine_handle<> handle, std::uint64_t t) : h(handle), token(t) {}
-    void run(ReceiveContext& ctx) override { ctx.cell_.resumeCoroutine(h, token); }
+    void run(ReceiveContext& ctx) override { ctx.cell_.coroutines().resume(h, token); }
     std::coroutine_handle<> h;
     std::uint64_t token;
   };
@@ -128,10 +129,6 @@ void ReceiveContext::setReceiveTimeout(std::chrono::nanoseconds idle) {
 
 void ReceiveContext::cancelReceiveTimeout() {
   cell_.tools().cancelReceiveTimeout();
-}
-
-void AsyncActor::receive(ReceiveContext& ctx) {
-  ctx.cell_.runAsync(*this, ctx);
 }
 
 std::vector<ActorRef> ReceiveContext::children() const {

@@ -17,6 +17,7 @@
 #include "coreactor/ActorSystem.hpp"
 #include "coreactor/Async.hpp"
 #include "coreactor/Schedule.hpp"
+#include "runtime/Coroutines.hpp"
 #include "runtime/PostedWork.hpp"
 #include "runtime/SystemCore.hpp"
 #include "runtime/cluster/RemoteRoutes.hpp"
@@ -334,7 +335,7 @@ ScheduleResult ReceiveContext::controlSchedule(ScheduleControl control, Schedule
 
 bool ReceiveContext::awaitSchedule(const std::shared_ptr<detail::ScheduleState>& state,
                                    std::coroutine_handle<> h) {
-  const std::uint64_t token = cell_.runningCoroutine();
+  const std::uint64_t token = cell_.coroutines().running();
   detail::SystemCore& core = cell_.core();
   const ActorRef me = self();
   return state->onComplete([&core, me, h, token] { resumeInTurn(core, me, h, token); });

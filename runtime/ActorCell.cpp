@@ -177,7 +177,7 @@ inline void ActorCell::endTurn(bool more) {
     if (state_ == State::Dead) {
       delete this;
     } else {
-      leave();  // it handled a Move: its next turn runs on its new isolate
+      CellMoves::leave(*this);  // it handled a Move: its next turn runs on its new isolate
     }
     return;
   }

@@ -191,7 +191,8 @@ class ActorCell final : public Task, public Endpoint {
   IsolateRuntime& home() const noexcept { return *home_; }
   /// The id of its entry in home()'s table: its own id until it moves.
   std::uint64_t address() const noexcept {
-    return rare_ != nullptr && rare_->address != kNoAddress ? rare_->address : selfId_;
+    return rare_ != nullptr && rare_->moves.address != CellMoves::kNoAddress ? rare_->moves.address
+                                                                             : selfId_;
   }
   /// Its isolate's resources were used directly (ReceiveContext::isolate):
   /// it may hold timers or I/O objects of that loop, and cannot move.
@@ -200,24 +201,8 @@ class ActorCell final : public Task, public Endpoint {
   /// Its behaviour tools (ReceiveContext: become, the stash, the receive
   /// timeout; runtime/BehaviourTools.hpp).
   BehaviourTools tools() noexcept { return BehaviourTools(*this); }
-  /// Moves it to the isolate the order names (runtime/Move.cpp), or says
-  /// why not; a handler suspended in a coroutine, or a supervisor's
-  /// decision pending, defers the move until the actor runs again.
-  void handleMove(std::unique_ptr<MoveOrder, MoveOrderDelete> order);
-  /// On the new isolate: the order carries this cell; it takes its entry
-  /// there, and its turns run there from now on.
-  void arrive(IsolateRuntime& to, std::unique_ptr<MoveOrder, MoveOrderDelete> order);
-  /// Arrived on the isolate its reference names: takes its own entry back
-  /// (a Hold until what it forwarded before has come back).
-  void retakeOwnEntry(IsolateRuntime& home);
-  /// One ring it sent on from its old isolate is drained: its first turn
-  /// here runs once all are (Move.hpp, "The sender's side").
-  void barrierAck();
-  /// Gives isolate `source` an entry of its own here (a Hold), and tells it.
-  void giveRoute(std::uint32_t source);
-  /// The Marker of the Hold at `entry` arrived: what it kept goes to this
-  /// actor, in order, and the entry becomes one of its own.
-  void closeHold(const ActorRef& entry);
+  /// Its side of its moves (runtime/Move.hpp, CellMoves).
+  CellMoves moves() noexcept { return CellMoves(*this); }
   State state() const noexcept { return state_; }
   std::uint32_t incarnation() const noexcept { return incarnation_; }
 
@@ -257,7 +242,10 @@ class ActorCell final : public Task, public Endpoint {
  private:
   struct AsyncState;
   friend class BehaviourTools;
+  friend class CellMoves;
   friend class Family;
+  // Rare::publicId of an actor that stands for no other.
+  static constexpr std::uint64_t kNoPublicId = ~std::uint64_t{0};
   /// What unstash put back (BehaviourTools::unstash), oldest first, within
   /// `budget` messages: the budget left. The turn's, where invoke() inlines.
   std::uint32_t runUnstashed(ReceiveContext& ctx, std::uint32_t budget);
@@ -430,40 +418,13 @@ class ActorCell final : public Task, public Endpoint {
     std::unique_ptr<AsyncState> async;            // only actors with coroutine handlers
     std::unique_ptr<BehaviourTools::Data> tools;  // become, stash, receive timeout
     RouteeGauge* gauge = nullptr;                 // publishDepthTo
-    std::uint64_t publicId = ~std::uint64_t{0};   // standFor
+    std::uint64_t publicId = kNoPublicId;         // standFor
     std::uint32_t scheduleAnchor = Scheduler::kNil;
     Clock::duration passivateAfter{0};  // 0: never
     std::uint32_t quietChecks = 0;
     std::uint64_t depthMark = 0;  // the deepest mailbox at a turn's start (watchDepth_)
-    // Moves (runtime/Move.cpp). Its entry's id on the isolate it lives on,
-    // once it moved; the Forwards it left behind (ids), freed when it stops;
-    // the schedule anchors it made on isolates it left (isolate, anchor),
-    // released there when it stops; a move waiting for it to run again;
-    // the move under way while it is Leaving.
-    std::uint64_t address = kNoAddress;
-    std::vector<std::uint64_t> trail;
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> anchorsLeft;
-    std::vector<std::unique_ptr<MoveOrder, MoveOrderDelete>> pendingMoves;
-    std::unique_ptr<MoveOrder, MoveOrderDelete> leaving;
-    // Its other entries on the isolate it lives on (closed Holds), the Holds
-    // it has open there, the isolates it gave an entry (whose routes name
-    // it), and, after a move, the BarrierAcks its first turn still waits
-    // for, with the order that hears of the move once they are in.
-    std::vector<std::uint64_t> aliases;
-    std::vector<std::uint64_t> holds;
-    std::vector<std::uint32_t> routedFrom;
-    std::uint32_t barrier = 0;
-    std::unique_ptr<MoveOrder, MoveOrderDelete> arriving;
+    CellMoves::Data moves;        // where it went, what it left behind (runtime/Move.cpp)
   };
-  static constexpr std::uint64_t kNoAddress = ~std::uint64_t{0};
-  /// Lines up the move that waited (pendingMove) once the actor runs with
-  /// no coroutine suspended.
-  void retryMove();
-  /// At the end of the turn that handled the move: the hand-over.
-  void leave();
-  /// At its stop, where it lives: frees the Forwards it left and the
-  /// anchors of the isolates it left.
-  void releaseTrail() noexcept;
   Rare& rare();  // made on first use (runtime/ActorCell.cpp, where AsyncState is complete)
   std::unique_ptr<Rare> rare_;
 };

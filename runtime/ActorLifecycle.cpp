@@ -38,7 +38,7 @@ void ActorCell::handleSystem(SystemMessage& message) {
       if (state_ == State::Suspended) {
         state_ = State::Running;
         while (rare_ != nullptr && !rare_->held.empty()) pushSystem(rare_->held.pop());
-        retryMove();
+        moves().retry();
         // A resume after an escalation resumes the subtree that escalated.
         family().resumeAll();
       }
@@ -54,7 +54,7 @@ void ActorCell::handleSystem(SystemMessage& message) {
       if (guardian_) core().spawns().topLevelTerminated(message.ref);
       break;
     case SysKind::Move:
-      handleMove(std::move(message.order));
+      moves().handle(std::move(message.order));
       break;
     case SysKind::Arrive:
     case SysKind::Unforward:
@@ -158,7 +158,7 @@ void ActorCell::restart(const std::exception_ptr& cause) {
   if (core().events().hasSubscribers<ActorRestarted>()) {
     core().events().publish(ActorRestarted{self(), std::string(path()), cause});
   }
-  retryMove();  // a move that waited for the supervisor's decision
+  moves().retry();  // a move that waited for the supervisor's decision
 }
 
 // ---- stopping ----------------------------------------------------------------------
@@ -186,10 +186,7 @@ void ActorCell::finishStop() {
   }
   state_ = State::Dead;
   const ActorRef me = self();
-  if (rare_ != nullptr) {
-    for (auto& order : rare_->pendingMoves) order->finish(make_error_code(Error::ErrDead));
-    rare_->pendingMoves.clear();
-  }
+  moves().endWaiting(make_error_code(Error::ErrDead));
   tools().dropStash("the actor stopped");  // older than what the mailbox still holds
   tools().cancelReceiveTimeout();          // an armed check does nothing
   while (!mailbox_.empty()) {
@@ -201,7 +198,7 @@ void ActorCell::finishStop() {
   dropContinuations("the actor stopped");
   // A router's head stands for its router: its watchers watched that.
   const ActorRef told =
-      rare_ != nullptr && rare_->publicId != kNoAddress ? core().makeRef(rare_->publicId) : me;
+      rare_ != nullptr && rare_->publicId != kNoPublicId ? core().makeRef(rare_->publicId) : me;
   while (hasSystem()) {
     SystemMessage m = popSystem();
     if (m.kind == SysKind::Watch) m.ref.tell(Terminated{told}, told);
@@ -224,18 +221,13 @@ void ActorCell::finishStop() {
   if (core().events().hasSubscribers<ActorStopped>()) {
     core().events().publish(ActorStopped{me, std::string(path())});
   }
-  releaseTrail();
+  moves().releaseTrail();
   home_->table.release(core().makeRef(address()).slot());  // its entry where it lives
 }
 
 void ActorCell::abandon() noexcept {
   state_ = State::Dead;
-  if (rare_ != nullptr) {
-    for (auto& order : rare_->pendingMoves) {
-      order->finish(make_error_code(Error::ErrActorSystemNotStarted));
-    }
-    rare_->pendingMoves.clear();
-  }
+  moves().endWaiting(make_error_code(Error::ErrActorSystemNotStarted));
   coroutines().destroy();
   tools().dropStash("the system stopped");
   while (!mailbox_.empty())

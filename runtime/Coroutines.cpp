@@ -87,7 +87,7 @@ void ActorCell::Coroutines::resume(std::coroutine_handle<> h, std::uint64_t toke
   if (error) {
     cell_.fail(error);  // SPEC A11: a throw after an await reaches supervision
   } else {
-    cell_.retryMove();  // a move that waited for this handler to finish
+    cell_.moves().retry();  // a move that waited for this handler to finish
   }
 }
 

@@ -1,5 +1,5 @@
 // Over 600 lines on purpose: one protocol and both its sides, the system's
-// (Moves) and the cell's (ActorCell's move calls), which answer each other.
+// (Moves) and the cell's (CellMoves), which answer each other.
 // Moving an actor between the isolates of its system: the call, the cell's
 // side (the Move between turns, the hand-over, the arrival, the release of
 // what it left behind), and what a Forward does with what comes to it. The
@@ -138,7 +138,7 @@ void Moves::entrySignal(IsolateRuntime& rt, const ActorRef& target, SystemMessag
   switch (message.kind) {
     case SysKind::Arrive: {
       ActorCell* cell = message.order->cell;
-      cell->arrive(rt, std::move(message.order));
+      cell->moves().arrive(rt, std::move(message.order));
       return;
     }
     case SysKind::BarrierToken:
@@ -176,7 +176,7 @@ void Moves::entrySignal(IsolateRuntime& rt, const ActorRef& target, SystemMessag
   switch (message.kind) {
     case SysKind::BarrierAck:
       if (cell != nullptr) {
-        cell->barrierAck();
+        cell->moves().barrierAck();
       } else {
         ++rt.earlyAcks[target.id()];  // the cell is still on its way here
       }
@@ -194,13 +194,13 @@ void Moves::entrySignal(IsolateRuntime& rt, const ActorRef& target, SystemMessag
       return;
     case SysKind::RouteRequest:
       if (cell != nullptr) {
-        cell->giveRoute(message.order->to);
+        cell->moves().giveRoute(message.order->to);
         return;
       }
       break;
     case SysKind::Marker:
       if (cell != nullptr) {
-        cell->closeHold(message.ref);
+        cell->moves().closeHold(message.ref);
         return;
       }
       if (target == message.ref) {
@@ -208,7 +208,7 @@ void Moves::entrySignal(IsolateRuntime& rt, const ActorRef& target, SystemMessag
         // from an isolate that needs no route. Closed unless it already is.
         if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Hold &&
             static_cast<Hold*>(endpoint)->cell != nullptr) {
-          static_cast<Hold*>(endpoint)->cell->closeHold(message.ref);
+          static_cast<Hold*>(endpoint)->cell->moves().closeHold(message.ref);
         } else {
           closeLeftHold(rt, message.ref, 0);
         }
@@ -398,54 +398,75 @@ void Moves::signalIsolate(IsolateRuntime& from, std::uint32_t to, SystemMessage&
 
 // ---- the cell's side -------------------------------------------------------------
 
-void ActorCell::handleMove(std::unique_ptr<MoveOrder, MoveOrderDelete> order) {
-  if (state_ >= State::Terminating) {
+CellMoves::Data* CellMoves::data() const noexcept {
+  return cell_.rare_ != nullptr ? &cell_.rare_->moves : nullptr;
+}
+
+CellMoves::Data& CellMoves::made() {
+  return cell_.rare().moves;
+}
+
+void CellMoves::handle(std::unique_ptr<MoveOrder, MoveOrderDelete> order) {
+  ActorCell& c = cell_;
+  if (c.state_ >= ActorCell::State::Terminating) {
     order->finish(make_error_code(Error::ErrDead));
     return;
   }
-  if (pinned_ || bound_ || guardian_ || (rare_ != nullptr && rare_->ownDispatcher != nullptr)) {
-    core().log().debug("[{}] not moved to isolate {}: {}", path(), order->to,
-                       pinned_  ? "pinned"
-                       : bound_ ? "bound to its isolate (it used it directly)"
-                                : "it has a dispatcher of its own");
+  if (c.pinned_ || c.bound_ || c.guardian_ ||
+      (c.rare_ != nullptr && c.rare_->ownDispatcher != nullptr)) {
+    c.core().log().debug("[{}] not moved to isolate {}: {}", c.path(), order->to,
+                         c.pinned_  ? "pinned"
+                         : c.bound_ ? "bound to its isolate (it used it directly)"
+                                    : "it has a dispatcher of its own");
     order->finish(make_error_code(Error::ErrNotMovable));
     return;
   }
-  if (state_ != State::Running || coroutines().suspended() ||
-      (rare_ != nullptr && !rare_->pendingMoves.empty())) {
+  const Data* d = data();
+  if (c.state_ != ActorCell::State::Running || c.coroutines().suspended() ||
+      (d != nullptr && !d->pendingMoves.empty())) {
     // Its supervisor decides, or a handler waits in a coroutine: it moves
-    // when it runs again with neither (retryMove), orders in the order
-    // they came.
-    rare().pendingMoves.push_back(std::move(order));
+    // when it runs again with neither (retry), orders in the order they
+    // came.
+    made().pendingMoves.push_back(std::move(order));
     return;
   }
-  if (order->to == home_->index) {
+  if (order->to == c.home_->index) {
     order->finish({});  // there already
     return;
   }
-  state_ = State::Leaving;  // the turn ends here, and leave() runs as it does
-  rare().leaving = std::move(order);
+  c.state_ = ActorCell::State::Leaving;  // the turn ends here, and leave() runs as it does
+  made().leaving = std::move(order);
 }
 
-void ActorCell::retryMove() {
-  if (rare_ == nullptr || rare_->pendingMoves.empty() || state_ != State::Running ||
-      coroutines().suspended()) {
+void CellMoves::retry() {
+  ActorCell& c = cell_;
+  Data* d = data();
+  if (d == nullptr || d->pendingMoves.empty() || c.state_ != ActorCell::State::Running ||
+      c.coroutines().suspended()) {
     return;
   }
   // Back into the system queue, oldest first: the turn that runs it moves.
-  std::vector<std::unique_ptr<MoveOrder, MoveOrderDelete>> orders = std::move(rare_->pendingMoves);
-  rare_->pendingMoves.clear();
+  std::vector<std::unique_ptr<MoveOrder, MoveOrderDelete>> orders = std::move(d->pendingMoves);
+  d->pendingMoves.clear();
   for (auto& order : orders) {
-    pushSystem(SystemMessage{SysKind::Move, {}, nullptr, nullptr, std::move(order)});
+    c.pushSystem(SystemMessage{SysKind::Move, {}, nullptr, nullptr, std::move(order)});
   }
-  if (!scheduled_) schedule();
+  if (!c.scheduled_) c.schedule();
 }
 
-void ActorCell::leave() {
-  std::unique_ptr<MoveOrder, MoveOrderDelete> order = std::move(rare_->leaving);
-  state_ = State::Running;
-  SystemCore& system = core();
-  IsolateRuntime& from = *home_;
+void CellMoves::endWaiting(std::error_code error) noexcept {
+  Data* d = data();
+  if (d == nullptr) return;
+  for (auto& order : d->pendingMoves) order->finish(error);
+  d->pendingMoves.clear();
+}
+
+void CellMoves::leave(ActorCell& cell) {
+  Data& d = cell.rare_->moves;
+  std::unique_ptr<MoveOrder, MoveOrderDelete> order = std::move(d.leaving);
+  cell.state_ = ActorCell::State::Running;
+  SystemCore& system = cell.core();
+  IsolateRuntime& from = *cell.home_;
   IsolateRuntime& to = system.runtime(order->to);
   const ActorTable::Reservation there = to.table.reserve(/*onOwner=*/false);
   order->slot = there.slot;
@@ -453,38 +474,38 @@ void ActorCell::leave() {
   const ActorRef arrival = system.makeRef(to.index, there.slot, there.generation);
   // Each entry it leaves sends what comes to it on to the new one, in the
   // order it comes; its first stays a top-level actor's entry if it was one.
-  const ActorRef entry = system.makeRef(address());
+  const ActorRef entry = system.makeRef(cell.address());
   from.table.publish(entry.slot(), new Forward(arrival.id()),
                      from.table.isTopLevel(entry.slot(), entry.generation()));
-  rare_->trail.push_back(entry.id());
-  for (const std::uint64_t alias : rare_->aliases) {
+  d.trail.push_back(entry.id());
+  for (const std::uint64_t alias : d.aliases) {
     const ActorRef left = system.makeRef(alias);
     from.table.publish(left.slot(), new Forward(arrival.id()),
                        from.table.isTopLevel(left.slot(), left.generation()));
-    rare_->trail.push_back(alias);
+    d.trail.push_back(alias);
   }
-  rare_->aliases.clear();
+  d.aliases.clear();
   // A Hold still waiting for its Marker stays, without the cell: when the
   // Marker comes through here, what it kept goes on behind it and it
   // becomes a Forward (closeLeftHold).
-  for (const std::uint64_t id : rare_->holds) {
+  for (const std::uint64_t id : d.holds) {
     const ActorRef hold = system.makeRef(id);
     Endpoint* e = from.table.find(hold.slot(), hold.generation());
     if (e == nullptr || e->kind != Endpoint::Kind::Hold) continue;
     static_cast<Hold*>(e)->cell = nullptr;
     static_cast<Hold*>(e)->to = arrival.id();
-    rare_->trail.push_back(id);
+    d.trail.push_back(id);
   }
-  rare_->holds.clear();
-  from.guests.erase(selfId_);
-  from.routeCache.forget(selfId_);
+  d.holds.clear();
+  from.guests.erase(cell.selfId_);
+  from.routeCache.forget(cell.selfId_);
   from.counts.liveActors.fetch_sub(1, std::memory_order_relaxed);
-  if (watchDepth_) std::erase(from.watchedMailboxes, this);
+  if (cell.watchDepth_) std::erase(from.watchedMailboxes, &cell);
   // Schedules it made here stay here (they fire from here, and their ticks
   // follow it); their anchor is released here when it stops.
-  if (rare_->scheduleAnchor != Scheduler::kNil) {
-    rare_->anchorsLeft.emplace_back(from.index, rare_->scheduleAnchor);
-    rare_->scheduleAnchor = Scheduler::kNil;
+  if (cell.rare_->scheduleAnchor != Scheduler::kNil) {
+    d.anchorsLeft.emplace_back(from.index, cell.rare_->scheduleAnchor);
+    cell.rare_->scheduleAnchor = Scheduler::kNil;
   }
   // What it sent from here must arrive before what it sends from there
   // (Move.hpp, "The sender's side"): a token through the ring to each third
@@ -493,38 +514,39 @@ void ActorCell::leave() {
     for (std::size_t c = 0; c < system.isolateCount(); ++c) {
       if (c == from.index || c == to.index) continue;
       std::unique_ptr<MoveOrder, MoveOrderDelete> token(new MoveOrder);
-      token->mover = selfId_;
+      token->mover = cell.selfId_;
       system.moves().signalIsolate(
           from, static_cast<std::uint32_t>(c),
           SystemMessage{SysKind::BarrierToken, arrival, nullptr, nullptr, std::move(token)});
       ++order->barrier;
     }
-    if (!system.moves().openFlush(from, selfId_, arrival.id(), 0, 0)) ++order->barrier;
+    if (!system.moves().openFlush(from, cell.selfId_, arrival.id(), 0, 0)) ++order->barrier;
   }
-  order->cell = this;
+  order->cell = &cell;
   // From here on the cell belongs to the new isolate's loop: nothing below
   // this call touches it.
   system.delivery().sendSystem(
       arrival, SystemMessage{SysKind::Arrive, {}, nullptr, nullptr, std::move(order)});
 }
 
-void ActorCell::arrive(IsolateRuntime& to, std::unique_ptr<MoveOrder, MoveOrderDelete> order) {
-  home_ = &to;
+void CellMoves::arrive(IsolateRuntime& to, std::unique_ptr<MoveOrder, MoveOrderDelete> order) {
+  ActorCell& c = cell_;
+  c.home_ = &to;
   // Actors that move run on the system's default dispatcher (one with its
   // own is ErrNotMovable): the new isolate's instance of it.
-  dispatcher_ = to.dispatcher.get();
-  inPlace_ = dispatcher_->urgentUnitsMayRunInPlace();
-  Rare& r = rare();
-  const ActorRef entry = core().makeRef(to.index, order->slot, order->generation);
-  r.address = entry.id();
-  to.guests[selfId_] = this;
-  to.table.publish(order->slot, this);
+  c.dispatcher_ = to.dispatcher.get();
+  c.inPlace_ = c.dispatcher_->urgentUnitsMayRunInPlace();
+  ActorCell::Rare& r = c.rare();
+  const ActorRef entry = c.core().makeRef(to.index, order->slot, order->generation);
+  r.moves.address = entry.id();
+  to.guests[c.selfId_] = &c;
+  to.table.publish(order->slot, &c);
   to.counts.liveActors.fetch_add(1, std::memory_order_relaxed);
   to.counts.movesIn.fetch_add(1, std::memory_order_relaxed);
-  if (watchDepth_) to.watchedMailboxes.push_back(this);
+  if (c.watchDepth_) to.watchedMailboxes.push_back(&c);
   if (r.passivateAfter > Clock::duration::zero()) {
     // The checks of the isolate it left end there (they find no cell).
-    to.scheduler->addPassivation(self(), std::max(r.passivateAfter / 4, Clock::duration(1)),
+    to.scheduler->addPassivation(c.self(), std::max(r.passivateAfter / 4, Clock::duration(1)),
                                  Scheduler::kNil);
   }
   order->cell = nullptr;
@@ -535,25 +557,26 @@ void ActorCell::arrive(IsolateRuntime& to, std::unique_ptr<MoveOrder, MoveOrderD
   }
   // What it sent before and this isolate passed on or keeps (Move.hpp,
   // "The sender's side").
-  if (!core().options().manualRun() && !core().moves().openFlush(to, selfId_, entry.id(), 0, 0)) {
+  if (!c.core().options().manualRun() &&
+      !c.core().moves().openFlush(to, c.selfId_, entry.id(), 0, 0)) {
     ++waiting;
   }
   if (waiting != 0) {
     // Its turns wait for the rings it sent on: marked scheduled, nothing
     // hands it a turn until barrierAck() does.
-    r.barrier = waiting;
-    r.arriving = std::move(order);
-    scheduled_ = true;
+    r.moves.barrier = waiting;
+    r.moves.arriving = std::move(order);
+    c.scheduled_ = true;
   } else {
-    if (!scheduled_ && (pending_ != 0 || !mailbox_.empty())) schedule();
+    if (!c.scheduled_ && (c.pending_ != 0 || !c.mailbox_.empty())) c.schedule();
     order->finish({});
   }
   retakeOwnEntry(to);
 }
 
-void ActorCell::retakeOwnEntry(IsolateRuntime& home) {
-  SystemCore& system = core();
-  const ActorRef own = system.makeRef(selfId_);
+void CellMoves::retakeOwnEntry(IsolateRuntime& home) {
+  SystemCore& system = cell_.core();
+  const ActorRef own = system.makeRef(cell_.selfId_);
   if (own.isolateIndex() != home.index) return;
   Endpoint* e = home.table.find(own.slot(), own.generation());
   if (e == nullptr || e->kind != Endpoint::Kind::Forward) return;
@@ -563,38 +586,42 @@ void ActorCell::retakeOwnEntry(IsolateRuntime& home) {
   // the entries it left: until a Marker sent the same way arrives behind
   // it, the entry keeps what comes directly (a Hold), then hands it over.
   std::unique_ptr<Forward> forward(static_cast<Forward*>(e));
-  home.table.publish(own.slot(), new Hold(*this, selfId_, home.relays.holds),
+  home.table.publish(own.slot(), new Hold(cell_, cell_.selfId_, home.relays.holds),
                      home.table.isTopLevel(own.slot(), own.generation()));
   // (Its id stays in the trail: the Unforward a stop sends there finds the
   // entry freed already, by then of another generation.)
-  rare().holds.push_back(own.id());
+  made().holds.push_back(own.id());
   system.delivery().sendSystem(system.refOf(forward->to),
                                SystemMessage{SystemMessage::Kind::Marker, own, nullptr});
 }
 
-void ActorCell::barrierAck() {
-  if (rare_ == nullptr || rare_->barrier == 0) return;
-  if (--rare_->barrier != 0) return;
-  scheduled_ = false;
-  if (pending_ != 0 || !mailbox_.empty()) schedule();
-  std::unique_ptr<MoveOrder, MoveOrderDelete> order = std::move(rare_->arriving);
+void CellMoves::barrierAck() {
+  ActorCell& c = cell_;
+  Data* d = data();
+  if (d == nullptr || d->barrier == 0) return;
+  if (--d->barrier != 0) return;
+  c.scheduled_ = false;
+  if (c.pending_ != 0 || !c.mailbox_.empty()) c.schedule();
+  std::unique_ptr<MoveOrder, MoveOrderDelete> order = std::move(d->arriving);
   order->finish({});
 }
 
-void ActorCell::giveRoute(std::uint32_t source) {
-  if (state_ >= State::Terminating) return;  // what comes the old way is dead letters soon
-  SystemCore& system = core();
-  IsolateRuntime& rt = *home_;
+void CellMoves::giveRoute(std::uint32_t source) {
+  ActorCell& c = cell_;
+  if (c.state_ >= ActorCell::State::Terminating)
+    return;  // what comes the old way is dead letters soon
+  SystemCore& system = c.core();
+  IsolateRuntime& rt = *c.home_;
   const ActorTable::Reservation r = rt.table.reserve(/*onOwner=*/true);
   const ActorRef entry = system.makeRef(rt.index, r.slot, r.generation);
-  rt.table.publish(r.slot, new Hold(*this, selfId_, rt.relays.holds));
-  Rare& rr = rare();
-  rr.holds.push_back(entry.id());
-  if (std::find(rr.routedFrom.begin(), rr.routedFrom.end(), source) == rr.routedFrom.end()) {
-    rr.routedFrom.push_back(source);
+  rt.table.publish(r.slot, new Hold(c, c.selfId_, rt.relays.holds));
+  Data& d = made();
+  d.holds.push_back(entry.id());
+  if (std::find(d.routedFrom.begin(), d.routedFrom.end(), source) == d.routedFrom.end()) {
+    d.routedFrom.push_back(source);
   }
   try {
-    system.runtime(source).isolate->post([&system, source, me = selfId_, there = entry.id()] {
+    system.runtime(source).isolate->post([&system, source, me = c.selfId_, there = entry.id()] {
       system.moves().takeRoute(source, me, there);
     });
   } catch (const std::system_error&) {
@@ -602,84 +629,88 @@ void ActorCell::giveRoute(std::uint32_t source) {
   }
 }
 
-void ActorCell::closeHold(const ActorRef& entry) {
-  IsolateRuntime& rt = *home_;
+void CellMoves::closeHold(const ActorRef& entry) {
+  ActorCell& c = cell_;
+  IsolateRuntime& rt = *c.home_;
   if (entry.isolateIndex() != rt.index) {
     // A Hold it left open on an isolate it moved away from: its Marker
     // came here another way, behind everything it follows; on to it.
-    core().delivery().sendSystem(entry, SystemMessage{SystemMessage::Kind::Marker, entry, nullptr});
+    c.core().delivery().sendSystem(entry,
+                                   SystemMessage{SystemMessage::Kind::Marker, entry, nullptr});
     return;
   }
   Endpoint* e = rt.table.find(entry.slot(), entry.generation());
   if (e == nullptr || e->kind != Endpoint::Kind::Hold) return;
-  if (static_cast<Hold*>(e)->cell != this) {
+  if (static_cast<Hold*>(e)->cell != &c) {
     // One it left open here before it moved away and came back: what it
     // kept goes the way the actor went from here, and so comes back here.
-    core().moves().closeLeftHold(rt, entry, 0);
+    c.core().moves().closeLeftHold(rt, entry, 0);
     return;
   }
   std::unique_ptr<Hold> hold(static_cast<Hold*>(e));
   // From now on the entry leads straight here; what it kept comes first.
-  rt.table.publish(entry.slot(), this, rt.table.isTopLevel(entry.slot(), entry.generation()));
-  Rare& r = rare();
-  std::erase(r.holds, entry.id());
-  r.aliases.push_back(entry.id());
+  rt.table.publish(entry.slot(), &c, rt.table.isTopLevel(entry.slot(), entry.generation()));
+  Data& d = made();
+  std::erase(d.holds, entry.id());
+  d.aliases.push_back(entry.id());
   for (Hold::Kept& kept : hold->kept) {
     try {
       if (kept.system != nullptr) {
-        core().delivery().deliverSystemLocal(rt, entry, std::move(*kept.system));
+        c.core().delivery().deliverSystemLocal(rt, entry, std::move(*kept.system));
       } else {
-        enqueue(std::move(kept.envelope.message), kept.envelope.sender);
+        c.enqueue(std::move(kept.envelope.message), kept.envelope.sender);
       }
     } catch (...) {
       // A full bounded mailbox with the Fail policy: already a dead letter.
     }
   }
   hold.reset();
-  core().moves().stepFlushes(rt);
-  retryMove();
+  c.core().moves().stepFlushes(rt);
+  retry();
 }
 
-void ActorCell::releaseTrail() noexcept {
-  if (rare_ == nullptr) return;
-  SystemCore& system = core();
-  IsolateRuntime& rt = *home_;
-  rt.guests.erase(selfId_);
-  rt.routeCache.forget(selfId_);
+void CellMoves::releaseTrail() noexcept {
+  Data* d = data();
+  if (d == nullptr) return;
+  SystemCore& system = cell_.core();
+  IsolateRuntime& rt = *cell_.home_;
+  const std::uint64_t me = cell_.selfId_;
+  rt.guests.erase(me);
+  rt.routeCache.forget(me);
   // Its other entries here, and the ones it gave that wait for a Marker
   // (what they kept is for a stopped actor: dead letters).
-  for (const std::uint64_t alias : rare_->aliases) rt.table.release(system.makeRef(alias).slot());
-  rare_->aliases.clear();
-  for (const std::uint64_t id : rare_->holds) {
+  for (const std::uint64_t alias : d->aliases) rt.table.release(system.makeRef(alias).slot());
+  d->aliases.clear();
+  for (const std::uint64_t id : d->holds) {
     const ActorRef entry = system.makeRef(id);
     Endpoint* e = rt.table.find(entry.slot(), entry.generation());
     if (e == nullptr || e->kind != Endpoint::Kind::Hold) continue;
     rt.table.release(entry.slot());
     system.moves().dropHold(std::unique_ptr<Hold>(static_cast<Hold*>(e)));
   }
-  rare_->holds.clear();
+  d->holds.clear();
   system.moves().stepFlushes(rt);
-  for (const std::uint64_t entry : rare_->trail) {
+  for (const std::uint64_t entry : d->trail) {
     try {
       system.delivery().sendSystem(system.makeRef(entry),
                                    SystemMessage{SysKind::Unforward, {}, nullptr});
     } catch (...) {
-      system.log().error("[{}] an entry it left on moving was not freed: {}", path(),
+      system.log().error("[{}] an entry it left on moving was not freed: {}", cell_.path(),
                          describe(std::current_exception()));
     }
   }
-  rare_->trail.clear();
+  d->trail.clear();
   // The isolates it gave an entry forget their route to it.
-  for (const std::uint32_t isolate : rare_->routedFrom) {
+  for (const std::uint32_t isolate : d->routedFrom) {
     try {
       system.runtime(isolate).isolate->post(
-          [&system, isolate, me = selfId_] { system.runtime(isolate).dropRoute(me); });
+          [&system, isolate, me] { system.runtime(isolate).dropRoute(me); });
     } catch (const std::system_error&) {
       // That isolate stopped.
     }
   }
-  rare_->routedFrom.clear();
-  for (const auto& [isolate, anchor] : rare_->anchorsLeft) {
+  d->routedFrom.clear();
+  for (const auto& [isolate, anchor] : d->anchorsLeft) {
     Scheduler* scheduler = system.runtime(isolate).scheduler.get();
     try {
       system.runtime(isolate).isolate->post(
@@ -688,7 +719,7 @@ void ActorCell::releaseTrail() noexcept {
       // That isolate stopped: its schedules ended with it.
     }
   }
-  rare_->anchorsLeft.clear();
+  d->anchorsLeft.clear();
 }
 
 }  // namespace coreactor::detail

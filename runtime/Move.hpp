@@ -1,6 +1,7 @@
 // Moving an actor between the isolates of its system (docs/isolates.md,
-// "Moving an actor"): the order a move travels as, and the entry an actor
-// leaves behind on the isolate it moved away from.
+// "Moving an actor"): the order a move travels as, the entry an actor
+// leaves behind on the isolate it moved away from, the cell's side of its
+// moves (CellMoves), and the system's (Moves).
 //
 // The protocol, in short. A move is a system message (Move) that goes to
 // the actor the way every signal goes, so it follows the actor wherever it
@@ -160,6 +161,75 @@ struct MoveOrder {
 };
 
 struct IsolateRuntime;
+
+/// The cell's side of its moves (ActorCell::moves()): made for a call, it
+/// holds nothing but the cell. What the cell keeps of its moves (Data) is in
+/// its rare part. Each call runs on the loop of the isolate the cell lives
+/// on (arrive(): the one it arrives on).
+class CellMoves {
+ public:
+  /// Data::address of a cell that never moved.
+  static constexpr std::uint64_t kNoAddress = ~std::uint64_t{0};
+  struct Data {
+    // Its entry's id on the isolate it lives on, once it moved; the
+    // Forwards it left behind (ids), freed when it stops; the schedule
+    // anchors it made on isolates it left (isolate, anchor), released there
+    // when it stops; a move waiting for it to run again; the move under way
+    // while it is Leaving.
+    std::uint64_t address = kNoAddress;
+    std::vector<std::uint64_t> trail;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> anchorsLeft;
+    std::vector<std::unique_ptr<MoveOrder, MoveOrderDelete>> pendingMoves;
+    std::unique_ptr<MoveOrder, MoveOrderDelete> leaving;
+    // Its other entries on the isolate it lives on (closed Holds), the
+    // Holds it has open there, the isolates it gave an entry (whose routes
+    // name it), and, after a move, the BarrierAcks its first turn still
+    // waits for, with the order that hears of the move once they are in.
+    std::vector<std::uint64_t> aliases;
+    std::vector<std::uint64_t> holds;
+    std::vector<std::uint32_t> routedFrom;
+    std::uint32_t barrier = 0;
+    std::unique_ptr<MoveOrder, MoveOrderDelete> arriving;
+  };
+
+  explicit CellMoves(ActorCell& cell) noexcept : cell_(cell) {}
+
+  /// Moves it to the isolate the order names, or says why not; a handler
+  /// suspended in a coroutine, or a supervisor's decision pending, defers
+  /// the move until the actor runs again.
+  void handle(std::unique_ptr<MoveOrder, MoveOrderDelete> order);
+  /// Lines up the moves that waited (handle()) once the actor runs with no
+  /// coroutine suspended.
+  void retry();
+  /// The moves that wait for it to run again end with `error` (it stops).
+  void endWaiting(std::error_code error) noexcept;
+  /// At the end of the turn that handled the move: the hand-over. Static:
+  /// the turn calls it with the cell in hand, as it calls its own.
+  static void leave(ActorCell& cell);
+  /// On the new isolate: the order carries this cell; it takes its entry
+  /// there, and its turns run there from now on.
+  void arrive(IsolateRuntime& to, std::unique_ptr<MoveOrder, MoveOrderDelete> order);
+  /// One ring it sent on from its old isolate is drained: its first turn
+  /// here runs once all are (Move.hpp, "The sender's side").
+  void barrierAck();
+  /// Gives isolate `source` an entry of its own here (a Hold), and tells it.
+  void giveRoute(std::uint32_t source);
+  /// The Marker of the Hold at `entry` arrived: what it kept goes to this
+  /// actor, in order, and the entry becomes one of its own.
+  void closeHold(const ActorRef& entry);
+  /// At its stop, where it lives: frees the Forwards it left and the
+  /// anchors of the isolates it left.
+  void releaseTrail() noexcept;
+
+ private:
+  /// Arrived on the isolate its reference names: takes its own entry back
+  /// (a Hold until what it forwarded before has come back).
+  void retakeOwnEntry(IsolateRuntime& home);
+  Data* data() const noexcept;  // null until the cell's rare part is made
+  Data& made();                 // made on first use
+
+  ActorCell& cell_;
+};
 
 /// The move protocol's side of a system: the move call, what comes to the
 /// entries an actor left or gave (Forward, Hold), the routes the isolates

@@ -101,44 +101,6 @@ void ActorCell::enqueueSlow(Envelope&& envelope) {
   if (state_ == State::Running && !scheduled_) schedule();
 }
 
-void ActorCell::enqueueContinue(std::unique_ptr<Continuation> continuation) {
-  if (state_ == State::Dead) {
-    core().asks().dropContinuation(self(), std::move(continuation), "the asking actor has stopped");
-    return;
-  }
-  if ((pending_ & kSystemQueued) == 0) {
-    pushContinuation(std::move(continuation));
-  } else {
-    pushSystem(SystemMessage{SysKind::Continue, {}, nullptr, std::move(continuation)});
-  }
-  if (!scheduled_) schedule();
-}
-
-void ActorCell::enqueueSystem(SystemMessage&& message) {
-  if (state_ == State::Dead) return;
-  if (message.kind == SysKind::Continue) {
-    enqueueContinue(std::move(message.continuation));
-    return;
-  }
-  // Start is every cell's first system message and Stop most often its
-  // second: a flag holds each while no other system message waits (the
-  // flags are handled first, Start then Stop, so order holds), and spawning
-  // and stopping many actors allocates no system-message ring. The Start
-  // flag is set when the cell is made (pending_): the message only wakes
-  // the cell, which may have started already, woken by whatever came first.
-  if (message.kind == SysKind::Start) {
-    if (pending_ != 0 && !scheduled_) schedule();
-    return;
-  }
-  if (message.kind == SysKind::Stop &&
-      (pending_ & (kStopPending | kSystemQueued | kContinuePending)) == 0) {
-    pending_ |= kStopPending;
-  } else {
-    pushSystem(std::move(message));
-  }
-  if (!scheduled_) schedule();
-}
-
 // ---- the turn ----------------------------------------------------------------------
 
 void ActorCell::runTurn(Task& task) {
@@ -333,7 +295,7 @@ void ActorCell::turnInGeneral() {
   // whichever dispatcher runs us.
   try {
     if (pending_ != 0) [[unlikely]] {
-      runSystemMessages();
+      SystemLine::run(*this);
       if (rare_ != nullptr && rare_->tools != nullptr && !rare_->tools->unstashed.empty()) {
         // Put back by unstash: run once the actor may run (not while its
         // supervisor decides, or a coroutine handler waits).
@@ -387,59 +349,11 @@ std::uint32_t ActorCell::runUnstashed(ReceiveContext& ctx, std::uint32_t budget)
   return budget;
 }
 
-// The system messages of a turn, oldest first: the pending Start, the
-// pending Stop, then the queue.
-void ActorCell::runSystemMessages() {
-  if ((pending_ & kStartPending) != 0) {  // older than a pending Stop, and than the queue
-    pending_ &= ~kStartPending;
-    if (state_ == State::Created) start();
-  }
-  if ((pending_ & kStopPending) != 0) {  // older than the continuations and the queue
-    pending_ &= ~kStopPending;
-    beginStop();
-  }
-  if ((pending_ & kContinuePending) != 0) runContinuations();  // older than the queue
-  while (hasSystem() && state_ < State::Dead) {
-    SystemMessage message = popSystem();
-    handleSystem(message);
-  }
-  if (rare_ != nullptr) rare_->system.shrinkIdle();
-}
-
-void ActorCell::pushContinuation(std::unique_ptr<Continuation> continuation) {
-  Rare& r = rare();
-  Continuation* c = continuation.release();
-  c->next = nullptr;
-  if (r.lastContinuation != nullptr) {
-    r.lastContinuation->next = c;
-  } else {
-    r.firstContinuation = c;
-  }
-  r.lastContinuation = c;
-  pending_ |= kContinuePending;
-}
-
-void ActorCell::runContinuations() {
-  // One at a time: a continuation may line up more (an ask that fails at
-  // once) or stop this actor; what it lines up runs after it.
-  Rare& r = *rare_;
-  while (r.firstContinuation != nullptr && state_ != State::Dead) {
-    std::unique_ptr<Continuation> c(r.firstContinuation);
-    r.firstContinuation = c->next;
-    if (r.firstContinuation == nullptr) {
-      r.lastContinuation = nullptr;
-      pending_ &= ~kContinuePending;
-    }
-    handleContinue(std::move(c));
-  }
-}
-
 void ActorCell::handleContinue(std::unique_ptr<Continuation> continuation) {
   if (continuation->incarnation != incarnation_) {
     core().asks().dropContinuation(self(), std::move(continuation), "the asking actor restarted");
   } else if (state_ == State::Suspended) {
-    // Runs if the parent resumes us.
-    rare().held.push(SystemMessage{SysKind::Continue, {}, nullptr, std::move(continuation)});
+    systemLine().hold(std::move(continuation));  // runs if the parent resumes us
   } else if (state_ == State::Running) {
     ReceiveContext ctx(*this);
     try {
@@ -452,22 +366,8 @@ void ActorCell::handleContinue(std::unique_ptr<Continuation> continuation) {
   }
 }
 
-void ActorCell::dropContinuations(const char* reason) {
-  if (rare_ == nullptr) return;
-  while (Continuation* c = rare_->firstContinuation) {
-    rare_->firstContinuation = c->next;
-    core().asks().dropContinuation(self(), std::unique_ptr<Continuation>(c), reason);
-  }
-  rare_->lastContinuation = nullptr;
-  pending_ &= ~kContinuePending;
-}
-
-ActorCell::Rare::~Rare() {
-  while (Continuation* c = firstContinuation) {
-    firstContinuation = c->next;
-    delete c;
-  }
-}
+// Here, where AsyncState is complete.
+ActorCell::Rare::~Rare() = default;
 
 void ActorCell::invoke(ReceiveContext& ctx, Message& message, const ActorRef& sender) {
   if (const MessageType* type = MessageAccess::type(message);

@@ -1,8 +1,10 @@
 // One actor's cell: its mailbox, its turn (runtime/ActorCell.cpp), its
-// lifecycle (ActorLifecycle.cpp). Its children (Family.hpp), its behaviour
-// tools (BehaviourTools.hpp) and its coroutine handlers (Coroutines.hpp) are
-// parts of their own, over the cell. Everything here runs on the actor's
-// isolate.
+// lifecycle (ActorLifecycle.cpp). Its parts are classes of their own, each a
+// view of the cell made for a call, whose state lives in the cell's rare
+// part: its system line (SystemLine.hpp), its children (Family.hpp), its
+// behaviour tools (BehaviourTools.hpp), its coroutine handlers
+// (Coroutines.hpp) and its side of a move (CellMoves, Move.hpp). Everything
+// here runs on the actor's isolate.
 #pragma once
 
 #include <chrono>
@@ -25,6 +27,7 @@
 #include "Mailbox.hpp"
 #include "Move.hpp"
 #include "ObjectRing.hpp"
+#include "SystemLine.hpp"
 #include "SystemMessage.hpp"
 #include "coreactor/Actor.hpp"
 #include "coreactor/Dispatcher.hpp"
@@ -137,7 +140,7 @@ class ActorCell final : public Task, public Endpoint {
   struct CrossedReply {
     std::unique_ptr<Continuation>&& continuation;
     void inTurn(ActorCell& cell) { cell.turnOnContinuation(std::move(continuation)); }
-    void queued(ActorCell& cell) { cell.enqueueContinue(std::move(continuation)); }
+    void queued(ActorCell& cell) { cell.systemLine().enqueueContinue(std::move(continuation)); }
   };
 
  private:
@@ -175,11 +178,9 @@ class ActorCell final : public Task, public Endpoint {
   /// Hands a turn to the dispatcher. Out of line: the send path stays a
   /// leaf that saves no registers and calls this as its tail.
   [[gnu::noinline]] void scheduleTurn();
-  /// A system message from the send path. Isolate-local.
-  void enqueueSystem(SystemMessage&& message);
-  /// A Continue (an ask's reply, a coroutine's resumption), isolate-local:
-  /// enqueueSystem() without building a SystemMessage when none is queued.
-  void enqueueContinue(std::unique_ptr<Continuation> continuation);
+  /// Its system line (runtime/SystemLine.hpp): system messages come in
+  /// through it (SystemLine::enqueue), isolate-local.
+  SystemLine systemLine() noexcept { return SystemLine(*this); }
 
   inline ActorRef self() const noexcept;    // defined after SystemCore
   inline ActorRef parent() const noexcept;  // none for the guardian
@@ -244,6 +245,7 @@ class ActorCell final : public Task, public Endpoint {
   friend class BehaviourTools;
   friend class CellMoves;
   friend class Family;
+  friend class SystemLine;
   // Rare::publicId of an actor that stands for no other.
   static constexpr std::uint64_t kNoPublicId = ~std::uint64_t{0};
   /// What unstash put back (BehaviourTools::unstash), oldest first, within
@@ -275,7 +277,6 @@ class ActorCell final : public Task, public Endpoint {
   template <class Body>
   [[gnu::always_inline]] inline void turnInPlace(Body&& body);
   [[gnu::noinline]] std::uint32_t consumeRun(ReceiveContext& ctx, std::uint32_t max);
-  [[gnu::noinline]] void runSystemMessages();
   void schedule() {
     scheduled_ = true;
     dispatcher_->dispatch(*this);  // while it has credit, a push with no call
@@ -311,26 +312,8 @@ class ActorCell final : public Task, public Endpoint {
   void restart(const std::exception_ptr& cause);
   void beginStop();
   void finishStop();
-  bool hasSystem() const noexcept { return (pending_ & kSystemQueued) != 0; }
-  /// Lines up a Continue while no other system message is queued.
-  void pushContinuation(std::unique_ptr<Continuation> continuation);
-  /// Runs the lined-up continuations, oldest first.
-  void runContinuations();
   /// What a Continue does in a turn: runs it, holds it, or drops it.
   void handleContinue(std::unique_ptr<Continuation> continuation);
-  /// The lined-up continuations of a cell that stopped: dropped (a reply, a dead letter).
-  void dropContinuations(const char* reason);
-  /// Queues a system message behind the pending flags, and says so in pending_.
-  void pushSystem(SystemMessage&& message) {
-    rare().system.push(std::move(message));
-    pending_ |= kSystemQueued;
-  }
-  /// The oldest queued system message. Precondition: hasSystem().
-  SystemMessage popSystem() {
-    SystemMessage message = rare_->system.pop();
-    if (rare_->system.empty()) pending_ &= ~kSystemQueued;
-    return message;
-  }
   void reportHookError(const char* hook, std::exception_ptr error) noexcept;
 
   // An idle actor is mostly this cell (bench actor/memory): 168 bytes, one
@@ -349,11 +332,11 @@ class ActorCell final : public Task, public Endpoint {
   bool sampled_ : 1 = false;     // its isolates sample messages for a balancer
   // What the turn must look at before the user messages, in one byte, so
   // that the common turn tests it once: a Start not yet handled, a Stop not
-  // yet handled (enqueueSystem), and system messages in rare_->system.
+  // yet handled (SystemLine::enqueue), and system messages in rare_->system.
   static constexpr std::uint8_t kStartPending = 1;
   static constexpr std::uint8_t kStopPending = 2;
   static constexpr std::uint8_t kSystemQueued = 4;
-  static constexpr std::uint8_t kContinuePending = 8;  // rare_->firstContinuation is set
+  static constexpr std::uint8_t kContinuePending = 8;  // rare_->system has lined-up continuations
   static constexpr std::uint8_t kUnstashPending = 16;  // rare_->tools->unstashed is not empty
   // A cell starts with its Start pending: the Start message only wakes it,
   // so whatever reaches it first by another path (a Stop across isolates
@@ -375,45 +358,15 @@ class ActorCell final : public Task, public Endpoint {
   CompactString path_;
   ActorFactory factory_;
   // What few actors use, allocated on first use: an idle actor carries 8 bytes for it.
-  // System messages the pending flags do not hold: the oldest in `first`
-  // while the ring is empty, the rest in the ring. An asking actor's
-  // replies (Continue) come one at a time and take no ring buffer, which
-  // the ring would otherwise take and give back around every ask.
-  struct SystemQueue {
-    std::optional<SystemMessage> first;
-    ObjectRing<SystemMessage> ring;
-    bool empty() const noexcept { return !first && ring.empty(); }
-    void push(SystemMessage&& message) {
-      if (!first && ring.empty()) {
-        first.emplace(std::move(message));
-      } else {
-        ring.push(std::move(message));
-      }
-    }
-    /// Precondition: !empty().
-    SystemMessage pop() {
-      if (!first) return ring.pop();
-      SystemMessage message = std::move(*first);
-      first.reset();
-      return message;
-    }
-    void shrinkIdle() noexcept { ring.shrinkIdle(); }
-  };
   struct Rare {
     Rare() = default;
     Rare(const Rare&) = delete;
     Rare& operator=(const Rare&) = delete;
     ~Rare();
-    SystemQueue system;
-    // Continue messages (an ask's reply, a coroutine's resumption) that came
-    // while no other system message was queued: a line through the
-    // continuations themselves, owned, older than everything in `system`.
-    // A reply moves no SystemMessage in or out of a queue.
-    Continuation* firstContinuation = nullptr;
-    Continuation* lastContinuation = nullptr;
+    SystemLine::Data system;  // what the pending flags do not hold (runtime/SystemLine.hpp)
     std::shared_ptr<Dispatcher> ownDispatcher;  // keeps a per-actor dispatcher alive
     std::vector<ActorRef> watchers;
-    ObjectRing<SystemMessage> held;  // continuations held while suspended
+    ObjectRing<SystemMessage> held;  // continuations held while suspended (SystemLine::hold)
     std::unique_ptr<Family::Data> family;
     std::unique_ptr<AsyncState> async;            // only actors with coroutine handlers
     std::unique_ptr<BehaviourTools::Data> tools;  // become, stash, receive timeout

@@ -37,7 +37,7 @@ void ActorCell::handleSystem(SystemMessage& message) {
     case SysKind::Resume:
       if (state_ == State::Suspended) {
         state_ = State::Running;
-        while (rare_ != nullptr && !rare_->held.empty()) pushSystem(rare_->held.pop());
+        systemLine().releaseHeld();
         moves().retry();
         // A resume after an escalation resumes the subtree that escalated.
         family().resumeAll();
@@ -140,6 +140,7 @@ void ActorCell::fail(std::exception_ptr cause) {
 void ActorCell::restart(const std::exception_ptr& cause) {
   if (state_ >= State::Terminating || state_ == State::Created) return;
   ++incarnation_;
+  systemLine().dropHeld("the asking actor stopped or restarted");
   coroutines().destroy();
   ReceiveContext ctx(*this);
   if (actor_ != nullptr) {
@@ -170,6 +171,7 @@ void ActorCell::requestStop() noexcept {
 void ActorCell::beginStop() {
   if (state_ >= State::Terminating) return;
   state_ = State::Terminating;
+  systemLine().dropHeld("the asking actor stopped or restarted");
   coroutines().destroy();
   family().stopAll();
 }
@@ -195,12 +197,13 @@ void ActorCell::finishStop() {
     core().asks().failAskOf(left.sender, make_error_code(Error::ErrDead));
     core().delivery().deadLetter(me, std::move(left), "the actor stopped");
   }
-  dropContinuations("the actor stopped");
+  SystemLine line = systemLine();
+  line.dropContinuations("the actor stopped");
   // A router's head stands for its router: its watchers watched that.
   const ActorRef told =
       rare_ != nullptr && rare_->publicId != kNoPublicId ? core().makeRef(rare_->publicId) : me;
-  while (hasSystem()) {
-    SystemMessage m = popSystem();
+  while (line.queued()) {
+    SystemMessage m = line.pop();
     if (m.kind == SysKind::Watch) m.ref.tell(Terminated{told}, told);
     if (m.kind == SysKind::Continue) {
       core().asks().dropContinuation(me, std::move(m.continuation), "the actor stopped");
@@ -228,6 +231,7 @@ void ActorCell::finishStop() {
 void ActorCell::abandon() noexcept {
   state_ = State::Dead;
   moves().endWaiting(make_error_code(Error::ErrActorSystemNotStarted));
+  systemLine().dropHeld("the asking actor stopped or restarted");
   coroutines().destroy();
   tools().dropStash("the system stopped");
   while (!mailbox_.empty())

@@ -88,7 +88,7 @@ void AskEndpoint::complete(Message* reply, std::error_code error, bool fromRing)
         // units); else it is queued (ActorCell::takeCrossed decides).
         cell->takeCrossed(ActorCell::CrossedReply{std::move(self)});
       } else if (running) {
-        cell->enqueueContinue(std::move(self));
+        cell->systemLine().enqueueContinue(std::move(self));
       } else {
         core().asks().dropContinuation(asker_, std::move(self), "the asking actor has stopped");
       }

@@ -92,11 +92,6 @@ void ActorCell::Coroutines::resume(std::coroutine_handle<> h, std::uint64_t toke
 }
 
 void ActorCell::Coroutines::destroy() noexcept {
-  while (cell_.rare_ != nullptr && !cell_.rare_->held.empty()) {
-    cell_.core().asks().dropContinuation(cell_.self(),
-                                         std::move(cell_.rare_->held.pop().continuation),
-                                         "the asking actor stopped or restarted");
-  }
   AsyncState* st = state();
   if (st == nullptr) return;
   if (st->awaiting) st->awaiting.destroy();

@@ -49,8 +49,7 @@ class ActorCell::Coroutines {
   void resume(std::coroutine_handle<> h, std::uint64_t token);
   /// A handler is suspended: the actor moves once none is.
   bool suspended() const noexcept;
-  /// A stop or a restart: the continuations held while it was suspended are
-  /// dropped, and its suspended handlers destroyed.
+  /// A stop or a restart: its suspended handlers are destroyed.
   void destroy() noexcept;
 
  private:

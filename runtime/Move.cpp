@@ -449,7 +449,7 @@ void CellMoves::retry() {
   std::vector<std::unique_ptr<MoveOrder, MoveOrderDelete>> orders = std::move(d->pendingMoves);
   d->pendingMoves.clear();
   for (auto& order : orders) {
-    c.pushSystem(SystemMessage{SysKind::Move, {}, nullptr, nullptr, std::move(order)});
+    c.systemLine().push(SystemMessage{SysKind::Move, {}, nullptr, nullptr, std::move(order)});
   }
   if (!c.scheduled_) c.schedule();
 }

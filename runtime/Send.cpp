@@ -347,7 +347,7 @@ void Delivery::deliverSystemLocal(IsolateRuntime& rt, const ActorRef& target,
     core_.moves().signalEntry(rt, target, endpoint, std::move(message));  // runtime/Move.cpp
     return;
   }
-  static_cast<ActorCell*>(endpoint)->enqueueSystem(std::move(message));
+  static_cast<ActorCell*>(endpoint)->systemLine().enqueue(std::move(message));
 }
 
 void Delivery::deliverToNoActor(const ActorRef& target, SystemMessage&& message) {

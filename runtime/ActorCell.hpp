@@ -190,14 +190,6 @@ class ActorCell final : public Task, public Endpoint {
   /// The isolate it lives on now. A move (runtime/Move.cpp) changes it,
   /// between turns, and nothing else does.
   IsolateRuntime& home() const noexcept { return *home_; }
-  /// The id of its entry in home()'s table: its own id until it moves.
-  std::uint64_t address() const noexcept {
-    return rare_ != nullptr && rare_->moves.address != CellMoves::kNoAddress ? rare_->moves.address
-                                                                             : selfId_;
-  }
-  /// Its isolate's resources were used directly (ReceiveContext::isolate):
-  /// it may hold timers or I/O objects of that loop, and cannot move.
-  void bindToIsolate() noexcept { bound_ = true; }
 
   /// Its behaviour tools (ReceiveContext: become, the stash, the receive
   /// timeout; runtime/BehaviourTools.hpp).
@@ -326,7 +318,7 @@ class ActorCell final : public Task, public Endpoint {
   bool guardian_ : 1 = false;
   bool watchDepth_ : 1 = false;  // keeps rare_->depthMark (withMailboxHighWaterMark)
   bool pinned_ : 1 = false;      // ActorOptions::withPinned
-  bool bound_ : 1 = false;       // bindToIsolate()
+  bool bound_ : 1 = false;       // CellMoves::bindToIsolate()
   bool tooled_ : 1 = false;      // rare_->tools has behaviours or a receive timeout
   bool gauged_ : 1 = false;      // rare_->gauge: its depth is published (a routee)
   bool sampled_ : 1 = false;     // its isolates sample messages for a balancer
@@ -386,8 +378,18 @@ class ActorCell final : public Task, public Endpoint {
 // the next malloc chunk (192), 16 more bytes for every idle actor.
 static_assert(sizeof(ActorCell) <= 168, "an idle actor is mostly its cell");
 
-// Here, where the cell is complete: a stopping cell's turn tests it as it
-// ends (ActorCell::finishIfStopping).
+// The parts' inline calls, here where the cell is complete.
+
+inline std::uint64_t CellMoves::address() const noexcept {
+  const ActorCell& c = cell_;
+  return c.rare_ != nullptr && c.rare_->moves.address != kNoAddress ? c.rare_->moves.address
+                                                                    : c.selfId_;
+}
+inline void CellMoves::bindToIsolate() noexcept {
+  cell_.bound_ = true;
+}
+
+// A stopping cell's turn tests it as it ends (ActorCell::finishIfStopping).
 inline Family::Data* Family::data() const noexcept {
   return cell_.rare_ != nullptr ? cell_.rare_->family.get() : nullptr;
 }

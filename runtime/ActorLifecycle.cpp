@@ -225,7 +225,7 @@ void ActorCell::finishStop() {
     core().events().publish(ActorStopped{me, std::string(path())});
   }
   moves().releaseTrail();
-  home_->table.release(core().makeRef(address()).slot());  // its entry where it lives
+  home_->table.release(core().makeRef(moves().address()).slot());  // its entry where it lives
 }
 
 void ActorCell::abandon() noexcept {

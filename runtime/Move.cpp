@@ -474,7 +474,7 @@ void CellMoves::leave(ActorCell& cell) {
   const ActorRef arrival = system.makeRef(to.index, there.slot, there.generation);
   // Each entry it leaves sends what comes to it on to the new one, in the
   // order it comes; its first stays a top-level actor's entry if it was one.
-  const ActorRef entry = system.makeRef(cell.address());
+  const ActorRef entry = system.makeRef(CellMoves(cell).address());
   from.table.publish(entry.slot(), new Forward(arrival.id()),
                      from.table.isTopLevel(entry.slot(), entry.generation()));
   d.trail.push_back(entry.id());

@@ -194,6 +194,14 @@ class CellMoves {
 
   explicit CellMoves(ActorCell& cell) noexcept : cell_(cell) {}
 
+  /// The id of its entry in its home's table: its own id until it moves.
+  /// Inline (runtime/ActorCell.hpp).
+  std::uint64_t address() const noexcept;
+  /// Its isolate's resources were used directly (ReceiveContext::isolate):
+  /// it may hold timers or I/O objects of that loop, and cannot move.
+  /// Inline (runtime/ActorCell.hpp).
+  void bindToIsolate() noexcept;
+
   /// Moves it to the isolate the order names, or says why not; a handler
   /// suspended in a coroutine, or a supervisor's decision pending, defers
   /// the move until the actor runs again.

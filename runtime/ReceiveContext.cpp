@@ -20,7 +20,7 @@ std::string ReceiveContext::path() const {
   return std::string(cell_.path());
 }
 Isolate& ReceiveContext::isolate() const noexcept {
-  cell_.bindToIsolate();  // what it keeps of this loop cannot move with it
+  cell_.moves().bindToIsolate();  // what it keeps of this loop cannot move with it
   return *cell_.home().isolate;
 }
 std::size_t ReceiveContext::isolateIndex() const noexcept {

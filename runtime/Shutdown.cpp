@@ -194,7 +194,7 @@ void SystemStop::teardown() noexcept {
       if (e->kind == Endpoint::Kind::Cell) {
         auto* cell = static_cast<ActorCell*>(e);
         rt->table.release(slot);  // its own entry, the one it moved into, or another of its
-        if (core_.makeRef(cell->address()).slot() == slot) cells.push_back(cell);
+        if (core_.makeRef(cell->moves().address()).slot() == slot) cells.push_back(cell);
       } else if (e->kind == Endpoint::Kind::Forward) {
         rt->table.release(slot);  // what an actor that moved away left here
         delete static_cast<Forward*>(e);

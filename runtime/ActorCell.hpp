@@ -7,16 +7,10 @@
 // here runs on the actor's isolate.
 #pragma once
 
-#include <chrono>
-#include <coroutine>
 #include <cstdint>
-#include <deque>
-#include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "ActorTable.hpp"
@@ -178,9 +172,6 @@ class ActorCell final : public Task, public Endpoint {
   /// Hands a turn to the dispatcher. Out of line: the send path stays a
   /// leaf that saves no registers and calls this as its tail.
   [[gnu::noinline]] void scheduleTurn();
-  /// Its system line (runtime/SystemLine.hpp): system messages come in
-  /// through it (SystemLine::enqueue), isolate-local.
-  SystemLine systemLine() noexcept { return SystemLine(*this); }
 
   inline ActorRef self() const noexcept;    // defined after SystemCore
   inline ActorRef parent() const noexcept;  // none for the guardian
@@ -191,16 +182,25 @@ class ActorCell final : public Task, public Endpoint {
   /// between turns, and nothing else does.
   IsolateRuntime& home() const noexcept { return *home_; }
 
-  /// Its behaviour tools (ReceiveContext: become, the stash, the receive
-  /// timeout; runtime/BehaviourTools.hpp).
-  BehaviourTools tools() noexcept { return BehaviourTools(*this); }
-  /// Its side of its moves (runtime/Move.hpp, CellMoves).
-  CellMoves moves() noexcept { return CellMoves(*this); }
   State state() const noexcept { return state_; }
   std::uint32_t incarnation() const noexcept { return incarnation_; }
 
+  // ---- its parts: each a view of the cell, made for a call ---------------------
+  /// Its system line (runtime/SystemLine.hpp): system messages come in
+  /// through it (SystemLine::enqueue), isolate-local.
+  SystemLine systemLine() noexcept { return SystemLine(*this); }
   /// Its children (runtime/Family.hpp).
   Family family() noexcept { return Family(*this); }
+  /// Its behaviour tools (ReceiveContext: become, the stash, the receive
+  /// timeout; runtime/BehaviourTools.hpp).
+  BehaviourTools tools() noexcept { return BehaviourTools(*this); }
+  class Coroutines;
+  /// Its coroutine handlers (coreactor/Async.hpp; runtime/Coroutines.hpp,
+  /// where this is defined).
+  Coroutines coroutines() noexcept;
+  /// Its side of its moves (runtime/Move.hpp, CellMoves).
+  CellMoves moves() noexcept { return CellMoves(*this); }
+
   /// Watchers are told Terminated of `id` instead of this actor's own
   /// reference (a router's head stands for its router).
   void standFor(std::uint64_t id) { rare().publicId = id; }
@@ -212,11 +212,6 @@ class ActorCell final : public Task, public Endpoint {
     gauged_ = gauge != nullptr;
   }
   void requestStop() noexcept;
-
-  class Coroutines;
-  /// Its coroutine handlers (coreactor/Async.hpp; runtime/Coroutines.hpp,
-  /// where this is defined).
-  Coroutines coroutines() noexcept;
 
   /// The anchor of this actor's schedules (made on first use, S6).
   std::uint32_t scheduleAnchor();

@@ -162,7 +162,8 @@ class SystemCore {
                   const ActorRef& sender) {
     if (!here.routes.empty()) [[unlikely]] {
       // Actors that moved gave this isolate entries of their own.
-      sendToMoved(here, target, std::forward<P>(payload), sender);
+      using Payload = std::decay_t<P>;
+      sendToMoved<Payload>(here, target.id(), PayloadArg<Payload>(std::move(payload)), sender);
       return;
     }
     sendOnLink(here, target, std::forward<P>(payload), sender);
@@ -189,41 +190,44 @@ class SystemCore {
   /// cache; for an entry on another isolate, into the ring to it
   /// (sendAcross's checks hold for the entry as for the target: same
   /// isolates, same sender); else (a Hold or Forward here) as any send. Out
-  /// of line: the path across stays small.
+  /// of line, and reached by a jump (its arguments fit the registers): the
+  /// path across stays small.
   template <class P>
-  [[gnu::noinline]] void sendToMoved(IsolateRuntime& here, const ActorRef& target, P&& payload,
-                                     const ActorRef& sender) {
+  [[gnu::noinline]] static void sendToMoved(IsolateRuntime& here, std::uint64_t target,
+                                            PayloadArg<P> payload, ActorRef sender) {
+    SystemCore& core = *here.core;
     // In place, as ActorRef::send tells an actor of its own isolate.
     const auto tellHere = [&](ActorCell* cell) {
-      if constexpr (std::is_same_v<std::decay_t<P>, Word>) {
-        if (cell->tellInPlace(Word(payload), sender, this)) [[likely]]
+      if constexpr (std::is_same_v<P, Word>) {
+        if (cell->tellInPlace(Word(payload), sender, &core)) [[likely]]
           return;
       }
-      cell->enqueue(std::forward<P>(payload), sender);
+      cell->enqueue(std::move(payload), sender);
     };
-    if (Endpoint* moved = here.routeCache.find(target.id())) [[likely]] {
+    if (Endpoint* moved = here.routeCache.find(target)) [[likely]] {
       tellHere(static_cast<ActorCell*>(moved));
       return;
     }
-    const std::uint64_t* route = here.routes.find(target.id());
+    const ActorRef to = core.refOf(target);
+    const std::uint64_t* route = here.routes.find(target);
     if (route == nullptr) {
-      sendOnLink(here, target, std::forward<P>(payload), sender);
+      core.sendOnLink(here, to, std::move(payload), sender);
       return;
     }
-    const ActorRef to = refOf(*route);
-    if (to.isolateIndex() == here.index) {
-      Endpoint* endpoint = here.table.find(to.slot(), to.generation());
+    const ActorRef entry = core.refOf(*route);
+    if (entry.isolateIndex() == here.index) {
+      Endpoint* endpoint = here.table.find(entry.slot(), entry.generation());
       if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Cell) {
         // From now on the cache finds it at once.
-        here.routeCache.note(target.id(), endpoint);
+        here.routeCache.note(target, endpoint);
         tellHere(static_cast<ActorCell*>(endpoint));
         return;
       }
-    } else if (to.isolateIndex() < isolateCount_) {
-      sendOnLink(here, to, std::forward<P>(payload), sender);
+    } else if (entry.isolateIndex() < core.isolateCount_) {
+      core.sendOnLink(here, entry, std::move(payload), sender);
       return;
     }
-    send(to, std::forward<P>(payload), sender);
+    core.send(entry, std::move(payload), sender);
   }
   /// A send from this thread's isolate to `target`, whose entry here is a
   /// Forward (runtime/Send.cpp): in place when the actor lives here again in

@@ -195,6 +195,23 @@ class SystemCore {
   template <class P>
   [[gnu::noinline]] static void sendToMoved(IsolateRuntime& here, std::uint64_t target,
                                             PayloadArg<P> payload, ActorRef sender) {
+    // The common case makes no call but its tail, and the sender stays in
+    // registers: the mailbox reads it back as one 16-byte value, which two
+    // 8-byte stores before it would not forward.
+    if constexpr (std::is_same_v<P, Word>) {
+      if (Endpoint* moved = here.routeCache.find(target)) [[likely]] {
+        if (static_cast<ActorCell*>(moved)->tellInPlace(Word(payload), sender, here.core))
+            [[likely]] {
+          return;
+        }
+      }
+    }
+    sendToMovedFurther<P>(here, target, std::move(payload), sender);
+  }
+  /// sendToMoved() past its common case.
+  template <class P>
+  [[gnu::noinline]] static void sendToMovedFurther(IsolateRuntime& here, std::uint64_t target,
+                                                   PayloadArg<P> payload, ActorRef sender) {
     SystemCore& core = *here.core;
     // In place, as ActorRef::send tells an actor of its own isolate.
     const auto tellHere = [&](ActorCell* cell) {

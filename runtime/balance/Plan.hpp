@@ -123,7 +123,7 @@ std::vector<Move> plan(const std::vector<Report>& reports, std::size_t isolates,
 /// where its actors run does not matter)...
 inline constexpr double kActive = 0.25;
 /// ...and it is ahead of the idlest by more than this share of its work.
-inline constexpr double kImbalance = 0.25;
+inline constexpr double kImbalance = 0.15;
 /// A spreading step is undone when the throughput after it is lower at
 /// all; a gathering one when it is lower by more than this share, or by
 /// more than the samples' noise (2 / sqrt(samples)).

@@ -225,11 +225,13 @@ void ActorCell::finishStop() {
     core().events().publish(ActorStopped{me, std::string(path())});
   }
   moves().releaseTrail();
+  ++home_->cellsChanged;                                           // no router's view keeps it
   home_->table.release(core().makeRef(moves().address()).slot());  // its entry where it lives
 }
 
 void ActorCell::abandon() noexcept {
   state_ = State::Dead;
+  ++home_->cellsChanged;
   moves().endWaiting(make_error_code(Error::ErrActorSystemNotStarted));
   systemLine().dropHeld("the asking actor stopped or restarted");
   coroutines().destroy();

@@ -84,6 +84,10 @@ struct alignas(64) IsolateRuntime {
   // The routes above that end in an actor living here, a load away
   // (SystemCore::sendToMoved). Isolate-local.
   RouteCache routeCache;
+  // Bumped when a cell of this isolate stops, leaves or arrives: the
+  // routers' views of their routees here (RouterCursor) are made anew
+  // before a routed tell trusts a cell they hold. Isolate-local.
+  std::uint64_t cellsChanged = 0;
   // Whose messages a Forward here sends on at the moment: kOwnSends (this
   // isolate's actors and timers, and the letters of its foreign inbox,
   // which it forwards as its own), a peer's index while its ring is taken.

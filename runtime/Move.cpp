@@ -499,6 +499,7 @@ void CellMoves::leave(ActorCell& cell) {
   d.holds.clear();
   from.guests.erase(cell.selfId_);
   from.routeCache.forget(cell.selfId_);
+  ++from.cellsChanged;
   from.counts.liveActors.fetch_sub(1, std::memory_order_relaxed);
   if (cell.watchDepth_) std::erase(from.watchedMailboxes, &cell);
   // Schedules it made here stay here (they fire from here, and their ticks
@@ -540,6 +541,7 @@ void CellMoves::arrive(IsolateRuntime& to, std::unique_ptr<MoveOrder, MoveOrderD
   const ActorRef entry = c.core().makeRef(to.index, order->slot, order->generation);
   r.moves.address = entry.id();
   to.guests[c.selfId_] = &c;
+  ++to.cellsChanged;
   to.table.publish(order->slot, &c);
   to.counts.liveActors.fetch_add(1, std::memory_order_relaxed);
   to.counts.movesIn.fetch_add(1, std::memory_order_relaxed);

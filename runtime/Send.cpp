@@ -44,7 +44,23 @@ std::string_view typeNameOf(const Message& message) noexcept {
 template <class P>
 void ActorRef::send(detail::PayloadArg<P> payload, ActorRef sender) const {
   if (system_ != nullptr) [[likely]] {
-    if (detail::Endpoint* endpoint = system_->endpointHere(*this)) [[likely]] {
+    // SystemCore::endpointHere, with a router's reference told apart on
+    // one of the system's isolates before the steps for other threads.
+    detail::Endpoint* endpoint;
+    auto* here = static_cast<detail::IsolateRuntime*>(detail::IsolateHooks::currentUserData());
+    if (here != nullptr && here->core == system_ && here->index == isolateIndex()) [[likely]] {
+      endpoint = here->table.find(slot(), generation());
+    } else if (here != nullptr && here->core == system_ &&
+               isolateIndex() == detail::Routers::kIsolate) [[unlikely]] {
+      // A router: its routee is picked here and told as directly as it
+      // would be. A tail call, as the others here, so that this path still
+      // saves no registers.
+      sendRouted<P>(std::move(payload), sender, here);
+      return;
+    } else {
+      endpoint = system_->endpointDriven(*this);
+    }
+    if (endpoint != nullptr) [[likely]] {
       if (endpoint->kind == detail::Endpoint::Kind::Cell) [[likely]] {
         auto* cell = static_cast<detail::ActorCell*>(endpoint);
         if (cell->tellInPlace(std::move(payload), sender, system_)) [[likely]]
@@ -62,14 +78,6 @@ void ActorRef::send(detail::PayloadArg<P> payload, ActorRef sender) const {
         system_->sendToForward<P>(*this, std::move(payload), sender);
         return;
       }
-    } else if (isolateIndex() == detail::Routers::kIsolate && system_->routers().any())
-        [[unlikely]] {
-      // A router (Routers::isRouter but for its test of the system, which
-      // holds here and would cost a load of Routers::core_): its routee is
-      // picked here and told as directly as it would be. A tail call, as
-      // the others here, so that this path still saves no registers.
-      sendRouted<P>(std::move(payload), sender);
-      return;
     }
   }
   sendAcross<P>(std::move(payload), sender);

@@ -130,6 +130,11 @@ class SystemCore {
     if (here != nullptr && here->core == this && here->index == target.isolateIndex()) [[likely]] {
       return here->table.find(target.slot(), target.generation());
     }
+    return endpointDriven(target);
+  }
+  /// endpointHere() past this thread's isolate: the target's entry when
+  /// this thread drives the (manual-run) system, else null.
+  Endpoint* endpointDriven(const ActorRef& target) const noexcept {
     // Only this system mints its references, but a stale one (of a system
     // destroyed at this address) must not read past the isolates.
     if (!drivenHere() || target.isolateIndex() >= isolateCount_) return nullptr;

@@ -34,6 +34,7 @@ namespace detail {
 class SystemCore;
 class Mailbox;
 class ActorCell;
+struct IsolateRuntime;
 }  // namespace detail
 
 /// The address of one incarnation of an actor: a 16-byte value to copy,
@@ -132,9 +133,11 @@ class ActorRef {
   // Everything else: the system's general path (SystemCore::send).
   template <class P>
   void sendElsewhere(detail::PayloadArg<P> payload, ActorRef sender) const;
-  // To a router (coreactor/Router.hpp): its routee picked on this thread.
+  // To a router (coreactor/Router.hpp): its routee picked on this thread,
+  // one of the system's isolates (`here`).
   template <class P>
-  void sendRouted(detail::PayloadArg<P> payload, ActorRef sender) const;
+  void sendRouted(detail::PayloadArg<P> payload, ActorRef sender,
+                  detail::IsolateRuntime* here) const;
 
   detail::SystemCore* system_ = nullptr;
   std::uint64_t id_ = 0;

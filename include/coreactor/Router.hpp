@@ -21,8 +21,10 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
+#include <new>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -184,17 +186,27 @@ class RouterOptions {
   /// a std::uint64_t or anything convertible to std::string_view.
   template <class T, class F>
   RouterOptions withHashKey(F key) const {
+    using V = std::decay_t<T>;
+    const auto keyOf = [key](const V& value) -> std::uint64_t {
+      if constexpr (std::is_convertible_v<decltype(key(value)), std::string_view>) {
+        return HashKeyed::hashKey(key(value));
+      } else {
+        return static_cast<std::uint64_t>(key(value));
+      }
+    };
     RouterOptions o = *this;
-    o.keys_.push_back(
-        {detail::MessageAccess::typeOf<std::decay_t<T>>(),
-         [key](const Message& m) -> std::uint64_t {
-           const auto& value = *m.get<std::decay_t<T>>();
-           if constexpr (std::is_convertible_v<decltype(key(value)), std::string_view>) {
-             return HashKeyed::hashKey(key(value));
-           } else {
-             return static_cast<std::uint64_t>(key(value));
-           }
-         }});
+    HashKeyOf k{detail::MessageAccess::typeOf<V>(),
+                [keyOf](const Message& m) { return keyOf(*m.get<V>()); },
+                {}};
+    if constexpr (detail::MessageAccess::kWord<V>) {
+      // A word travels as its bytes: the key reads them back as the value.
+      k.wordKey = [keyOf](std::uint64_t word) {
+        alignas(V) unsigned char bytes[sizeof(V)];
+        std::memcpy(bytes, &word, sizeof(V));
+        return keyOf(*std::launder(reinterpret_cast<const V*>(bytes)));
+      };
+    }
+    o.keys_.push_back(std::move(k));
     return o;
   }
 
@@ -202,6 +214,9 @@ class RouterOptions {
   struct HashKeyOf {
     const detail::MessageType* type;                   ///< the type it keys
     std::function<std::uint64_t(const Message&)> key;  ///< the key of a message of it
+    /// The same key of a word-sized message from its 64-bit word (empty
+    /// for other types): a tell of a word builds no Message for its key.
+    std::function<std::uint64_t(std::uint64_t)> wordKey;
   };
 
   RoutingLogic logic() const noexcept { return logic_; }  ///< the logic

@@ -4,6 +4,7 @@
 // same path (and keeps the same order per sender and routee) as a direct
 // one. Also the making of routers, and where asks and system messages to a
 // router go.
+#include <algorithm>
 #include <cmath>
 
 #include "runtime/SystemCore.hpp"
@@ -47,12 +48,14 @@ std::uint32_t nextTurn(RouterCursor& c, bool shared, std::uint32_t n) noexcept {
 }
 
 std::uint32_t nextRandom(RouterCursor& c, std::uint32_t n) noexcept {
-  // A 64-bit LCG step, its high half scaled to [0, n) (a multiply, no
-  // division); threads that are no isolate share a state, raced benignly.
-  const std::uint64_t x =
-      c.random.load(std::memory_order_relaxed) * 6364136223846793005ull + 1442695040888963407ull;
+  // SplitMix64: the state steps by an add alone, so that one pick waits
+  // on the last by an add (an LCG's multiply made that chain three times
+  // as long); the mix, off that chain, has its high half scaled to [0, n)
+  // (a multiply, no division). Threads that are no isolate share a state,
+  // raced benignly.
+  const std::uint64_t x = c.random.load(std::memory_order_relaxed) + 0x9E3779B97F4A7C15ull;
   c.random.store(x, std::memory_order_relaxed);
-  return static_cast<std::uint32_t>(((x >> 32) * n) >> 32);
+  return static_cast<std::uint32_t>((spread(x) >> 32) * n >> 32);
 }
 
 // The routee with the fewest queued messages, looked at from a turning
@@ -94,7 +97,7 @@ std::uint64_t keyOf(const RouterState& r, const P& payload) {
   for (const RouterOptions::HashKeyOf& k : r.keys) {
     if (k.type != type) continue;
     if constexpr (std::is_same_v<P, Word>) {
-      return spread(k.key(payload.message()));
+      return spread(k.wordKey ? k.wordKey(payload.value) : k.key(payload.message()));
     } else {
       return spread(k.key(payload));
     }
@@ -117,6 +120,16 @@ std::uint32_t pick(RouterState& r, const IsolateRuntime* here, std::uint32_t n, 
     default:
       return nextTurn(c, shared, n);
   }
+}
+
+// A message the router acts on itself (Broadcast, HashKeyed, the
+// management messages): route() takes it. A word has a type.
+bool routedSpecially(const Word& word) noexcept {
+  return word.type->routedSpecially;
+}
+bool routedSpecially(const Message& message) noexcept {
+  const MessageType* type = MessageAccess::type(message);
+  return type != nullptr && type->routedSpecially;
 }
 
 // The per-message logics that pick with no key (route()'s common case).
@@ -144,33 +157,64 @@ template <class P>
   core->sendTo<P>(id, std::move(payload), sender);
 }
 
-// The routee `id` told, from `here` (null: a thread of no isolate): a
-// routee of this isolate with room is pushed in place, as ActorRef::send's
-// own first step does, without looking up this thread's isolate again.
-template <class P>
-[[gnu::always_inline]] inline void tellRoutee(SystemCore& core, IsolateRuntime* here,
-                                              std::uint64_t id, PayloadArg<P> payload,
-                                              ActorRef sender) {
-  if (here != nullptr && (id >> 52) == here->index) {
-    Endpoint* endpoint = here->table.find((id >> 28) & 0xFFFFFF, id & 0xFFFFFFF);
-    if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Cell) [[likely]] {
-      auto* cell = static_cast<ActorCell*>(endpoint);
-      if (cell->tellInPlace(std::move(payload), sender, &core)) [[likely]]
-        return;
-    }
+// This isolate's view of `r`'s routees holds: made at the router's current
+// version, and no cell here stopped, left or arrived since.
+bool viewHolds(const RouterState& r, const RouterCursor& c, const IsolateRuntime& here) noexcept {
+  return c.viewVersion == r.version.load(std::memory_order_acquire) &&
+         c.viewEpoch == here.cellsChanged;
+}
+
+// Makes this isolate's view of `r`'s routees anew: the cell of each that
+// lives here, as ActorRef::send would find it (its entry here, by its id),
+// null for the others. None while the router has no routee.
+void makeView(RouterState& r, RouterCursor& c, IsolateRuntime& here) {
+  const std::uint64_t version = r.version.load(std::memory_order_acquire);
+  const std::uint32_t n = r.count.load(std::memory_order_acquire);
+  c.viewVersion = 0;
+  if (n == 0) return;
+  if (c.cellCapacity < n) {
+    const std::uint32_t capacity = std::max<std::uint32_t>(n, 8);
+    c.cells = std::make_unique<ActorCell*[]>(capacity);
+    c.cellCapacity = capacity;
   }
-  tellRouteeFurther<P>(&core, id, std::move(payload), sender);
+  const RouteeArray* a = r.routees.load(std::memory_order_acquire);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint64_t id = a->slots[i].id.load(std::memory_order_relaxed);
+    ActorCell* cell = nullptr;
+    if ((id >> 52) == here.index) {
+      Endpoint* e = here.table.find((id >> 28) & 0xFFFFFF, id & 0xFFFFFFF);
+      if (e != nullptr && e->kind == Endpoint::Kind::Cell) cell = static_cast<ActorCell*>(e);
+    }
+    c.cells[i] = cell;
+  }
+  c.cellCount = n;
+  c.viewEpoch = here.cellsChanged;
+  c.viewVersion = version;
+}
+
+// Routee `i` of the view told from `here`: its cell, when it lives here
+// and has room in place, else by its id the general way.
+template <class P>
+[[gnu::always_inline]] inline void tellRouteeAt(RouterState& r, RouterCursor& c,
+                                                IsolateRuntime& here, std::uint32_t i,
+                                                PayloadArg<P> payload, ActorRef sender) {
+  SystemCore* core = here.core;
+  if (ActorCell* cell = c.cells[i]; cell != nullptr) [[likely]] {
+    if (cell->tellInPlace(std::move(payload), sender, core)) [[likely]]
+      return;
+  }
+  tellRouteeFurther<P>(core, r.routee(i), std::move(payload), sender);
 }
 
 // smallest()'s pick and its tell, for route(): a loop, out of line, reached
 // by a jump (its arguments fit the registers), so that route() keeps no
-// more registers for it.
+// more registers for it. The view holds.
 template <class P>
 [[gnu::noinline]] void routeSmallest(RouterState* r, IsolateRuntime* here, PayloadArg<P> payload,
                                      ActorRef sender) {
-  const std::uint32_t n = r->count.load(std::memory_order_acquire);
-  const std::uint32_t i = smallest(*r, r->cursors[here->index], false, n);
-  tellRoutee<P>(*here->core, here, r->routee(i), std::move(payload), sender);
+  RouterCursor& c = r->cursors[here->index];
+  const std::uint32_t i = smallest(*r, c, false, c.cellCount);
+  tellRouteeAt<P>(*r, c, *here, i, std::move(payload), sender);
 }
 
 // A consistent-hash pick (its key's function called) and its tell, for
@@ -178,48 +222,48 @@ template <class P>
 template <class P>
 [[gnu::noinline]] void routeHashed(RouterState* r, IsolateRuntime* here, PayloadArg<P> payload,
                                    ActorRef sender) {
-  const std::uint32_t n = r->count.load(std::memory_order_acquire);
-  const std::uint32_t i = r->hashed(keyOf(*r, payload), n);
-  tellRoutee<P>(*here->core, here, r->routee(i), std::move(payload), sender);
+  RouterCursor& c = r->cursors[here->index];
+  const std::uint32_t i = r->hashed(keyOf(*r, payload), c.cellCount);
+  tellRouteeAt<P>(*r, c, *here, i, std::move(payload), sender);
 }
 
 }  // namespace
 
-// The common case, a logic that picks per message, from an isolate, in as few
-// steps and registers as it takes: it makes no call and saves few
-// registers (a key's function call, or smallest()'s loop, would make every
-// pick keep more); everything else in routeGeneral(), reached by a jump.
+// The common case, a logic that picks per message, from an isolate whose
+// view of the routees holds, in as few steps and registers as it takes:
+// it makes no call and saves few registers (a key's function call, or
+// smallest()'s loop, would make every pick keep more); everything else in
+// route(), reached by a jump. The routee count is the view's: a resize
+// makes a new view first.
 template <class P>
-[[gnu::always_inline]] inline void Routers::route(const ActorRef& router, PayloadArg<P> payload,
-                                                  ActorRef sender) {
+[[gnu::always_inline]] inline void Routers::routeHere(const ActorRef& router, PayloadArg<P> payload,
+                                                      ActorRef sender, IsolateRuntime& here) {
   RouterState* r = table_.find(router.slot(), router.generation());
-  IsolateRuntime* here = core_.currentRuntime();
-  const MessageType* type = typeOf(payload);
-  if (r != nullptr && here != nullptr && here->index + 1 < r->cursorCount && perMessage(r->logic) &&
-      (type == nullptr || !type->routedSpecially)) [[likely]] {
-    const std::uint32_t n = r->count.load(std::memory_order_acquire);
-    if (n != 0) [[likely]] {
+  // An isolate's view is made for per-message logics only (route()).
+  if (r != nullptr && !routedSpecially(payload)) [[likely]] {
+    RouterCursor& c = r->cursors[here.index];
+    if (viewHolds(*r, c, here)) [[likely]] {
       if (r->logic == RoutingLogic::SmallestMailbox) {
-        routeSmallest<P>(r, here, std::move(payload), sender);
+        routeSmallest<P>(r, &here, std::move(payload), sender);
         return;
       }
       if (r->logic == RoutingLogic::ConsistentHash) {
-        routeHashed<P>(r, here, std::move(payload), sender);
+        routeHashed<P>(r, &here, std::move(payload), sender);
         return;
       }
-      RouterCursor& c = r->cursors[here->index];
+      const std::uint32_t n = c.cellCount;
       const std::uint32_t i =
           r->logic == RoutingLogic::RoundRobin ? nextTurn(c, false, n) : nextRandom(c, n);
-      tellRoutee<P>(core_, here, r->routee(i), std::move(payload), sender);
+      tellRouteeAt<P>(*r, c, here, i, std::move(payload), sender);
       return;
     }
   }
-  routeGeneral<P>(router, std::move(payload), sender);
+  route<P>(router, std::move(payload), sender);
 }
 
 template <class P>
-[[gnu::noinline]] void Routers::routeGeneral(const ActorRef& router, PayloadArg<P> payload,
-                                             ActorRef sender) {
+[[gnu::noinline]] void Routers::route(const ActorRef& router, PayloadArg<P> payload,
+                                      ActorRef sender) {
   RouterState* r = table_.find(router.slot(), router.generation());
   IsolateRuntime* here = core_.currentRuntime();
   if (r == nullptr) [[unlikely]] {
@@ -245,8 +289,19 @@ template <class P>
     }
     return;
   }
+  if (here != nullptr) {
+    // An isolate's view was stale, or not made yet: made now, and the
+    // common case takes it from here on.
+    RouterCursor& c = r->cursors[here->index];
+    makeView(*r, c, *here);
+    if (c.viewVersion != 0) {
+      const std::uint32_t i = pick(*r, here, c.cellCount, [&] { return keyOf(*r, payload); });
+      tellRouteeAt<P>(*r, c, *here, i, std::move(payload), sender);
+      return;
+    }
+  }
   const std::uint32_t i = pick(*r, here, n, [&] { return keyOf(*r, payload); });
-  tellRoutee<P>(core_, here, r->routee(i), std::move(payload), sender);
+  tellRouteeFurther<P>(&core_, r->routee(i), std::move(payload), sender);
 }
 
 template void Routers::route<Word>(const ActorRef&, Word, ActorRef);
@@ -259,12 +314,14 @@ namespace coreactor {
 // ActorRef::send's way to a router, defined here so that route() is inlined
 // into it: no call between the reference and the pick.
 template <class P>
-[[gnu::noinline]] void ActorRef::sendRouted(detail::PayloadArg<P> payload, ActorRef sender) const {
-  system_->routers().route<P>(*this, std::move(payload), sender);
+[[gnu::noinline]] void ActorRef::sendRouted(detail::PayloadArg<P> payload, ActorRef sender,
+                                            detail::IsolateRuntime* here) const {
+  system_->routers().routeHere<P>(*this, std::move(payload), sender, *here);
 }
 
-template void ActorRef::sendRouted<detail::Word>(detail::Word, ActorRef) const;
-template void ActorRef::sendRouted<Message>(Message&&, ActorRef) const;
+template void ActorRef::sendRouted<detail::Word>(detail::Word, ActorRef,
+                                                 detail::IsolateRuntime*) const;
+template void ActorRef::sendRouted<Message>(Message&&, ActorRef, detail::IsolateRuntime*) const;
 
 }  // namespace coreactor
 

@@ -25,6 +25,8 @@
 
 namespace coreactor::detail {
 
+class ActorCell;
+
 /// Lamping and Veach's jump consistent hash: a bucket in [0, n) for `key`.
 /// Going from n to n + 1 buckets moves only the keys the new bucket takes.
 inline std::uint32_t jumpHash(std::uint64_t key, std::uint32_t n) noexcept {
@@ -62,14 +64,28 @@ struct RouteeArray {
 };
 
 /// One isolate's round-robin turn and random state, on a line of its own:
-/// senders of one isolate write only theirs.
+/// senders of one isolate write only theirs. An isolate's cursor also
+/// holds its view of the routees: the cell of each routee that lives on
+/// it (null for the others), so that a routed tell from there reaches its
+/// routee with no look-up by id. Only that isolate's thread reads or makes
+/// its view (Route.cpp); the shared cursor of other threads has none.
 struct alignas(64) RouterCursor {
   std::atomic<std::uint64_t> turn{0};
   std::atomic<std::uint64_t> random{0};
+  // The view holds while the router's version and the isolate's
+  // IsolateRuntime::cellsChanged are the ones it was made at: no routee
+  // changed, and no cell here stopped, left or arrived since. A version of
+  // 0: no view (the router versions start at 1).
+  std::uint64_t viewVersion = 0;
+  std::uint64_t viewEpoch = 0;
+  std::unique_ptr<ActorCell*[]> cells;
+  std::uint32_t cellCount = 0;  // the routee count the view was made for (> 0)
+  std::uint32_t cellCapacity = 0;
 };
 
 /// One router. Set up once by the thread that made it, before its
-/// reference exists; then the routees change by the head alone.
+/// reference exists; then the routees change by the head alone. On lines
+/// of its own, 256 bytes: a sender finds it by a shift.
 struct RouterState {
   /// kOpen while the router lives; 0 once its head has stopped.
   std::atomic<std::uint32_t> generation{0};
@@ -79,6 +95,9 @@ struct RouterState {
   std::uint64_t headId = 0;
   std::atomic<RouteeArray*> routees{nullptr};
   std::atomic<std::uint32_t> count{0};
+  /// Bumped by the head after each change of the routees or their count:
+  /// the isolates' views of the routees (RouterCursor) are made anew.
+  std::atomic<std::uint64_t> version{1};
   std::unique_ptr<RouterCursor[]> cursors;  // one per isolate, and one for other threads
   std::uint32_t cursorCount = 0;
   std::vector<RouterOptions::HashKeyOf> keys;
@@ -113,6 +132,7 @@ struct RouterState {
       }
     }
     count.store(n, std::memory_order_release);
+    version.fetch_add(1, std::memory_order_release);
   }
   static std::uint64_t slotKey(std::uint32_t slot) noexcept {
     return (slot + 1) * 0x9E3779B97F4A7C15ull;
@@ -141,6 +161,7 @@ struct RouterState {
     }
     now->slots[i].gauge.store(gauge, std::memory_order_relaxed);
     now->slots[i].id.store(id, std::memory_order_release);
+    version.fetch_add(1, std::memory_order_release);
   }
   /// A new gauge for a routee (gauged routers only), or null.
   RouteeGauge* newGauge() {

@@ -39,11 +39,17 @@ class Routers {
   RouterTable& table() noexcept { return table_; }
 
   /// A tell to `router`: the routee picked here, on the sender's thread,
-  /// and the message on to it as a direct tell. Throws ErrNoRouteKey (a
-  /// consistent-hash router and a message with no key) and ErrInvalidOption
-  /// (a broadcast of a message that cannot be copied).
+  /// and the message on to it as a direct tell. Any thread. Throws
+  /// ErrNoRouteKey (a consistent-hash router and a message with no key)
+  /// and ErrInvalidOption (a broadcast of a message that cannot be copied).
   template <class P>
   void route(const ActorRef& router, PayloadArg<P> payload, ActorRef sender);
+  /// route() from `here`, the runtime of the system's isolate whose loop
+  /// runs on this thread (ActorRef::send's way to a router): its common
+  /// case makes no call, the rest goes on in route().
+  template <class P>
+  void routeHere(const ActorRef& router, PayloadArg<P> payload, ActorRef sender,
+                 IsolateRuntime& here);
   /// Makes a router under `parent` (nullptr: top-level): a pool when
   /// `routee` holds a factory, else a group of `group`. Throws the named
   /// errors of coreactor/Router.hpp.
@@ -64,10 +70,6 @@ class Routers {
   void unrouted(const ActorRef& router, Envelope&& envelope, const char* reason);
 
  private:
-  // route() past its common case: every logic, every thread, every
-  // message. Its arguments fit the registers: route() reaches it by a jump.
-  template <class P>
-  void routeGeneral(const ActorRef& router, PayloadArg<P> payload, ActorRef sender);
   // A message a router acts on itself (kRoutedSpecially).
   void routeSpecially(RouterState& r, const ActorRef& router, Message&& message,
                       const ActorRef& sender);

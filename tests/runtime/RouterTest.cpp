@@ -147,6 +147,73 @@ TEST(Router, AStoppedRouteeOfAPoolIsReplacedAndAGroupLetsItGo) {
   EXPECT_EQ(probe.expectMsg<Routees>().routees, std::vector<ActorRef>{b});
 }
 
+TEST(Router, ARouteeThatStopsLeavesItsSendersViewBeforeItsPoolHearsOfIt) {
+  // An isolate keeps the cells of the routees living on it, for the routed
+  // tells made there. A routee that stops drops out of that view as its
+  // cell goes, before its pool hears of the stop. The sender takes turns
+  // while the routee stops; in each it spawns an actor (one takes the
+  // freed cell's block) and tells the pool two Jobs. Each Job is handled
+  // by a routee or, when its turn falls on the stopped one, is a dead
+  // letter; none reaches a newcomer.
+  struct Quit {};
+  struct Go {};
+  struct Wait {
+    int left;
+  };
+  constexpr int kTurns = 6;
+  struct Counted : Actor {
+    explicit Counted(int* handled) : handled(handled) {}
+    void receive(ReceiveContext& ctx) override {
+      if (ctx.is<Job>()) ++*handled;
+      if (ctx.is<Quit>()) ctx.stop(ctx.self());
+    }
+    int* handled;
+  };
+  struct Sender : Actor {
+    Sender(ActorRef pool, ActorRef first, int* newcomers)
+        : pool(pool), first(first), newcomers(newcomers) {}
+    void receive(ReceiveContext& ctx) override {
+      if (ctx.is<Go>()) {
+        ctx.tell(pool, Job{0});  // the view is made
+        ctx.tell(first, Quit{});
+        ctx.tell(ctx.self(), Wait{kTurns});
+      }
+      if (const Wait* w = ctx.get<Wait>()) {
+        ctx.spawn<Counted>("", ActorOptions::create(), newcomers);
+        ctx.tell(pool, Job{1});
+        ctx.tell(pool, Job{2});
+        if (w->left > 1) ctx.tell(ctx.self(), Wait{w->left - 1});
+      }
+    }
+    ActorRef pool;
+    ActorRef first;
+    int* newcomers;
+  };
+  TestKit kit("view", ActorSystemOptions::create().withIsolates(1));  // all on one isolate
+  auto probe = kit.probe();
+  int handled = 0;
+  int newcomers = 0;
+  ActorRef pool =
+      kit.system().spawnPool<Counted>("pool", RouterOptions::roundRobin().withSize(2), &handled);
+  pool.tell(GetRoutees{}, probe.ref());
+  kit.run();
+  const auto routees = probe.expectMsg<Routees>().routees;
+  ASSERT_EQ(routees.size(), 2u);
+  int deadJobs = 0;
+  kit.system().eventStream().subscribe<DeadLetter>([&](const DeadLetter& d) {
+    if (d.recipient == routees[0] && d.messageType.find("Job") != std::string::npos) ++deadJobs;
+  });
+  // One message a turn: the routee's turns and the pool head's fall between the sender's.
+  ActorRef sender = kit.system().spawn<Sender>("sender", ActorOptions::create().withThroughput(1),
+                                               pool, routees[0], &newcomers);
+  kit.run();
+  sender.tell(Go{});
+  kit.run();
+  EXPECT_EQ(newcomers, 0);
+  EXPECT_GT(deadJobs, 0);  // some turns fell on the stopped routee before its pool heard
+  EXPECT_EQ(handled + deadJobs, 1 + 2 * kTurns);
+}
+
 TEST(Router, APoolWhoseRouteesCannotStartLetsThemGoInsteadOfReplacingThemForEver) {
   TestKit kit;
   auto probe = kit.probe();

@@ -1,6 +1,6 @@
 // One actor's cell: the send side, its turn (from the mailbox, or on words
 // as they leave a ring), and where actor objects' memory comes from. Its
-// lifecycle is in ActorLifecycle.cpp, its coroutine handlers in
+// lifecycle is in CellLifecycle.cpp, its coroutine handlers in
 // Coroutines.cpp. Everything here runs on the actor's isolate.
 #include <algorithm>
 

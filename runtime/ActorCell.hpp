@@ -1,5 +1,5 @@
 // One actor's cell: its mailbox, its turn (runtime/ActorCell.cpp), its
-// lifecycle (ActorLifecycle.cpp). Its parts are classes of their own, each a
+// lifecycle (CellLifecycle.cpp). Its parts are classes of their own, each a
 // view of the cell made for a call, whose state lives in the cell's rare
 // part: its system line (SystemLine.hpp), its children (Family.hpp), its
 // behaviour tools (BehaviourTools.hpp), its coroutine handlers

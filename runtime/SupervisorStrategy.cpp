@@ -1,5 +1,5 @@
 // The supervisor strategies (coreactor/Actor.hpp) and the restart hooks an
-// Actor has by default. How a failure is decided: ActorLifecycle.cpp.
+// Actor has by default. How a failure is decided: CellLifecycle.cpp.
 #include "coreactor/Actor.hpp"
 
 namespace coreactor {

@@ -1,10 +1,12 @@
-// One actor's cell: its mailbox, its turn (runtime/ActorCell.cpp), its
-// lifecycle (CellLifecycle.cpp). Its parts are classes of their own, each a
-// view of the cell made for a call, whose state lives in the cell's rare
-// part: its system line (SystemLine.hpp), its children (Family.hpp), its
-// behaviour tools (BehaviourTools.hpp), its coroutine handlers
-// (Coroutines.hpp) and its side of a move (CellMoves, Move.hpp). Everything
-// here runs on the actor's isolate.
+// One actor's cell: its state, its mailbox and the send side
+// (runtime/ActorCell.cpp). How its turn runs is CellTurn (CellTurn.hpp):
+// static functions that take the cell, the hot path. Its other parts are
+// classes of their own, each a view of the cell made for a call, whose
+// state lives in the cell (most in its rare part): its lifecycle
+// (CellLifecycle.hpp), its system line (SystemLine.hpp), its children
+// (Family.hpp), its behaviour tools (BehaviourTools.hpp), its coroutine
+// handlers (Coroutines.hpp) and its side of a move (CellMoves, Move.hpp).
+// Everything here runs on the actor's isolate.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +17,8 @@
 
 #include "ActorTable.hpp"
 #include "BehaviourTools.hpp"
+#include "CellLifecycle.hpp"
+#include "CellTurn.hpp"
 #include "CompactString.hpp"
 #include "Family.hpp"
 #include "IsolateRuntime.hpp"
@@ -115,7 +119,9 @@ class ActorCell final : public Task, public Endpoint {
     std::uint64_t count;
     const ActorRef& sender;
     std::uint64_t& taken;  // 0 on entry
-    void inTurn(ActorCell& cell) { cell.turnOnCrossedWords(type, words, count, sender, taken); }
+    void inTurn(ActorCell& cell) {
+      CellTurn::onCrossedWords(cell, type, words, count, sender, taken);
+    }
     void queued(ActorCell& cell) {
       while (taken < count && cell.pushInPlace(Word{type, words[taken]}, sender, &cell.core())) {
         ++taken;
@@ -127,13 +133,13 @@ class ActorCell final : public Task, public Endpoint {
   struct CrossedMessage {
     Message&& message;
     const ActorRef& sender;
-    void inTurn(ActorCell& cell) { cell.turnOnCrossedMessage(std::move(message), sender); }
+    void inTurn(ActorCell& cell) { CellTurn::onCrossedMessage(cell, std::move(message), sender); }
     void queued(ActorCell& cell) { cell.enqueue(std::move(message), sender, /*urgent=*/true); }
   };
   /// An ask's continuation, whose reply was just taken from a ring.
   struct CrossedReply {
     std::unique_ptr<Continuation>&& continuation;
-    void inTurn(ActorCell& cell) { cell.turnOnContinuation(std::move(continuation)); }
+    void inTurn(ActorCell& cell) { CellTurn::onContinuation(cell, std::move(continuation)); }
     void queued(ActorCell& cell) { cell.systemLine().enqueueContinue(std::move(continuation)); }
   };
 
@@ -149,24 +155,6 @@ class ActorCell final : public Task, public Endpoint {
     return inPlace_ && state_ == State::Running && !scheduled_ && pending_ == 0 && !hasAsync_ &&
            mailbox_.unboundedAndEmpty();
   }
-  /// Precondition: idleForCrossedWords(), count > 0. Handles up to
-  /// `throughput` of `words` (each a `type` from `sender`) in one turn, for
-  /// as long as the actor runs and its mailbox stays empty, and counts in
-  /// `handled` (0 on entry) how many it handled, also when the scheduling
-  /// of its next turn throws: the caller queues the rest, in order. The
-  /// cell may be gone afterwards (the turn stopped the actor).
-  [[gnu::noinline]] void turnOnCrossedWords(const MessageType* type, const std::uint64_t* words,
-                                            std::uint64_t count, const ActorRef& sender,
-                                            std::uint64_t& handled);
-  /// Precondition: idleForCrossedWords(). Handles `message`, which crossed
-  /// from another isolate and is no word, in a turn of its own, here and
-  /// now, as turnOnCrossedWords() does words. The cell may be gone
-  /// afterwards (the turn stopped the actor).
-  [[gnu::noinline]] void turnOnCrossedMessage(Message&& message, const ActorRef& sender);
-  /// Precondition: idleForCrossedWords(). Runs `continuation` (an ask's,
-  /// whose reply was just taken from another isolate's ring) in a turn of
-  /// its own, here and now, as turnOnCrossedWords() does words.
-  [[gnu::noinline]] void turnOnContinuation(std::unique_ptr<Continuation> continuation);
 
  public:
   /// Hands a turn to the dispatcher. Out of line: the send path stays a
@@ -186,6 +174,8 @@ class ActorCell final : public Task, public Endpoint {
   std::uint32_t incarnation() const noexcept { return incarnation_; }
 
   // ---- its parts: each a view of the cell, made for a call ---------------------
+  // (Not its turn, the hot path: CellTurn's static functions take the cell,
+  // runtime/CellTurn.hpp.)
   /// Its system line (runtime/SystemLine.hpp): system messages come in
   /// through it (SystemLine::enqueue), isolate-local.
   SystemLine systemLine() noexcept { return SystemLine(*this); }
@@ -200,70 +190,29 @@ class ActorCell final : public Task, public Endpoint {
   Coroutines coroutines() noexcept;
   /// Its side of its moves (runtime/Move.hpp, CellMoves).
   CellMoves moves() noexcept { return CellMoves(*this); }
+  /// Its lifecycle (runtime/CellLifecycle.hpp): its system messages,
+  /// start, failure, restarts, stopping.
+  CellLifecycle lifecycle() noexcept { return CellLifecycle(*this); }
 
   /// Watchers are told Terminated of `id` instead of this actor's own
   /// reference (a router's head stands for its router).
   void standFor(std::uint64_t id) { rare().publicId = id; }
   /// The cell a context works on (the runtime's actors: a router's head).
   static ActorCell& of(ReceiveContext& ctx) noexcept { return ctx.cell_; }
-  /// Publishes its queue depth into `gauge` at the end of each turn.
-  void publishDepthTo(RouteeGauge* gauge) {
-    rare().gauge = gauge;
-    gauged_ = gauge != nullptr;
-  }
-  void requestStop() noexcept;
-
-  /// The anchor of this actor's schedules (made on first use, S6).
-  std::uint32_t scheduleAnchor();
-  /// A passivation check (SPEC A10): false once the actor was idle for its
-  /// whole timeout and has been told to stop.
-  bool passivationCheck();
-
-  /// The deepest its mailbox has been at the start of a turn, for a cell
-  /// made withMailboxHighWaterMark (0 for the others). Isolate-local.
-  std::uint64_t depthMark() const noexcept { return rare_ != nullptr ? rare_->depthMark : 0; }
-
-  /// Tears the cell down without running any hook (system stop): its
-  /// mailbox becomes dead letters. Only when no loop runs.
-  void abandon() noexcept;
 
  private:
   struct AsyncState;
   friend class BehaviourTools;
+  friend class CellLifecycle;
   friend class CellMoves;
+  friend class CellTurn;
   friend class Family;
   friend class SystemLine;
   // Rare::publicId of an actor that stands for no other.
   static constexpr std::uint64_t kNoPublicId = ~std::uint64_t{0};
-  /// What unstash put back (BehaviourTools::unstash), oldest first, within
-  /// `budget` messages: the budget left. The turn's, where invoke() inlines.
-  std::uint32_t runUnstashed(ReceiveContext& ctx, std::uint32_t budget);
-  /// The actor may take another message in this turn.
-  bool mayGoOn() const noexcept {
-    return state_ == State::Running && !blocked() && (pending_ & kUnstashPending) == 0;
-  }
   // A non-reentrant coroutine handler is suspended (inline in
   // runtime/Coroutines.hpp).
   bool blocked() const noexcept;
-  static void runTurn(Task& task);
-  static void disposeTurn(Task& task) noexcept;
-  void turn();
-  [[gnu::noinline]] void noteDepth() noexcept;  // withMailboxHighWaterMark, a routee's gauge
-  [[gnu::noinline]] void turnOnWord();
-  [[gnu::noinline]] void turnInGeneral();
-  // The turn's messages, up to `n`: false when none is left.
-  [[gnu::always_inline]] inline bool consumeMessages(ReceiveContext& ctx, std::uint32_t n);
-  // consumeMessages() out of line, for the one-word turn whose handler queued more.
-  [[gnu::noinline]] bool consumeMore(ReceiveContext& ctx, std::uint32_t n);
-  // What every turn ends with; `more`: user messages are left.
-  [[gnu::always_inline]] inline void endTurn(bool more);
-  [[gnu::always_inline]] inline void finishIfStopping();
-  [[gnu::noinline, gnu::cold]] bool turnFailed();
-  // The frame of a turn run where its messages were taken from a ring
-  // (turnOnCrossedWords, turnOnCrossedMessage, turnOnContinuation).
-  template <class Body>
-  [[gnu::always_inline]] inline void turnInPlace(Body&& body);
-  [[gnu::noinline]] std::uint32_t consumeRun(ReceiveContext& ctx, std::uint32_t max);
   void schedule() {
     scheduled_ = true;
     dispatcher_->dispatch(*this);  // while it has credit, a push with no call
@@ -283,25 +232,6 @@ class ActorCell final : public Task, public Endpoint {
     }
   }
   void enqueueSlow(Envelope&& envelope);
-  [[gnu::always_inline]] inline void invoke(ReceiveContext& ctx, Message& message,
-                                            const ActorRef& sender);
-  // invoke() for an actor with tools, or for the message a balancer samples
-  // (`sampling` set).
-  [[gnu::noinline]] void invokeNoted(ReceiveContext& ctx, Sampling* sampling);
-  // The handler (a behaviour, or receive), its throw to supervision.
-  void receiveNow(ReceiveContext& ctx);
-  [[gnu::noinline]] void invokeSampled(ReceiveContext& ctx, Sampling& sampling);
-  void handleSystem(SystemMessage& message);
-  void start();
-  template <class Hook>
-  bool becomeNewInstance(const char* what, Hook&& hook);
-  void fail(std::exception_ptr cause);
-  void restart(const std::exception_ptr& cause);
-  void beginStop();
-  void finishStop();
-  /// What a Continue does in a turn: runs it, holds it, or drops it.
-  void handleContinue(std::unique_ptr<Continuation> continuation);
-  void reportHookError(const char* hook, std::exception_ptr error) noexcept;
 
   // An idle actor is mostly this cell (bench actor/memory): 168 bytes, one
   // 176-byte malloc chunk. What few actors use lives in Rare.
@@ -357,7 +287,7 @@ class ActorCell final : public Task, public Endpoint {
     std::unique_ptr<Family::Data> family;
     std::unique_ptr<AsyncState> async;            // only actors with coroutine handlers
     std::unique_ptr<BehaviourTools::Data> tools;  // become, stash, receive timeout
-    RouteeGauge* gauge = nullptr;                 // publishDepthTo
+    RouteeGauge* gauge = nullptr;                 // CellTurn::publishDepthTo
     std::uint64_t publicId = kNoPublicId;         // standFor
     std::uint32_t scheduleAnchor = Scheduler::kNil;
     Clock::duration passivateAfter{0};  // 0: never
@@ -384,13 +314,21 @@ inline void CellMoves::bindToIsolate() noexcept {
   cell_.bound_ = true;
 }
 
-// A stopping cell's turn tests it as it ends (ActorCell::finishIfStopping).
+// A stopping cell's turn tests it as it ends (CellTurn::finishIfStopping).
 inline Family::Data* Family::data() const noexcept {
   return cell_.rare_ != nullptr ? cell_.rare_->family.get() : nullptr;
 }
 inline bool Family::hasChildren() const noexcept {
   const Data* f = data();
   return f != nullptr && !f->byId.empty();
+}
+
+inline void CellTurn::publishDepthTo(ActorCell& cell, RouteeGauge* gauge) {
+  cell.rare().gauge = gauge;
+  cell.gauged_ = gauge != nullptr;
+}
+inline std::uint64_t CellTurn::depthMark(const ActorCell& cell) noexcept {
+  return cell.rare_ != nullptr ? cell.rare_->depthMark : 0;
 }
 
 }  // namespace coreactor::detail

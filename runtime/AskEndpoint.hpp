@@ -43,7 +43,7 @@ class AskEndpoint final : public Endpoint,
   /// Completes once: cancels the timer, frees the slot, runs the completion, deletes itself.
   /// `fromRing`: the reply was just taken from another isolate's ring
   /// (CrossingReceiver), where an idle asker's continuation may run at once
-  /// (ActorCell::turnOnContinuation) instead of in a turn of its own.
+  /// (CellTurn::onContinuation) instead of in a turn of its own.
   void complete(Message* reply, std::error_code error, bool fromRing = false) noexcept;
   /// Isolate-local: goes without completing (an ask whose call threw
   /// before its request left): cancels the timer, frees the slot, deletes itself.

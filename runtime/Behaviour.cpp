@@ -49,7 +49,7 @@ void BehaviourTools::invoke(ActorCell& cell, ReceiveContext& ctx) {
       cell.actor_->receive(ctx);
     }
   } catch (...) {
-    cell.fail(std::current_exception());  // SPEC D10, as ActorCell::invoke()
+    CellLifecycle::fail(cell, std::current_exception());  // SPEC D10, as CellTurn::invoke()
   }
   if (cell.rare_ != nullptr && cell.rare_->tools != nullptr) cell.rare_->tools->retired.clear();
 }

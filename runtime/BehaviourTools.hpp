@@ -28,7 +28,7 @@ class BehaviourTools {
   // What the behaviour tools keep: the behaviours become() left (the last
   // handles messages) and those replaced while running (freed once that
   // handler returns); the stash, its bound and restart rule; what unstash
-  // put back (handled before the mailbox: ActorCell::runUnstashed); the
+  // put back (handled before the mailbox: CellTurn::runUnstashed); the
   // receive timeout, the time of the last message, and the token that tells
   // the timer's current check from older ones.
   struct Data {

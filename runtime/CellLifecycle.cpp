@@ -1,8 +1,8 @@
-// One actor's lifecycle (requirement A5, A6): its system messages (start,
-// stop, watch, supervision, continuations), restarts and stopping. The
-// cell's turn is in ActorCell.cpp, its children and the supervision
-// decisions it takes for them in Family.cpp. Everything here runs on the
-// actor's isolate.
+// One actor's lifecycle (CellLifecycle.hpp; requirement A5, A6): its system
+// messages (start, stop, watch, supervision, continuations), restarts and
+// stopping. The cell's turn is in CellTurn.cpp, its children and the
+// supervision decisions it takes for them in Family.cpp. Everything here
+// runs on the actor's isolate.
 #include <algorithm>
 
 #include "Coroutines.hpp"
@@ -12,49 +12,51 @@
 namespace coreactor::detail {
 
 using SysKind = SystemMessage::Kind;
+using State = ActorCell::State;
 
 // ---- system messages ---------------------------------------------------------------
 
-void ActorCell::handleSystem(SystemMessage& message) {
+void CellLifecycle::handleSystem(SystemMessage& message) {
+  ActorCell& cell = cell_;
   switch (message.kind) {
     case SysKind::Start:
-      if (state_ == State::Created) start();
+      if (cell.state_ == State::Created) start();
       break;
     case SysKind::Stop:
-      beginStop();
+      beginStop(cell);
       break;
     case SysKind::Watch:
-      if (auto& w = rare().watchers; std::find(w.begin(), w.end(), message.ref) == w.end()) {
+      if (auto& w = cell.rare().watchers; std::find(w.begin(), w.end(), message.ref) == w.end()) {
         w.push_back(message.ref);
       }
       break;
     case SysKind::Unwatch:
-      if (rare_ != nullptr) std::erase(rare_->watchers, message.ref);
+      if (cell.rare_ != nullptr) std::erase(cell.rare_->watchers, message.ref);
       break;
     case SysKind::Failed:
-      family().supervise(message.ref, message.cause);
+      cell.family().supervise(message.ref, message.cause);
       break;
     case SysKind::Resume:
-      if (state_ == State::Suspended) {
-        state_ = State::Running;
-        systemLine().releaseHeld();
-        moves().retry();
+      if (cell.state_ == State::Suspended) {
+        cell.state_ = State::Running;
+        cell.systemLine().releaseHeld();
+        cell.moves().retry();
         // A resume after an escalation resumes the subtree that escalated.
-        family().resumeAll();
+        cell.family().resumeAll();
       }
       break;
     case SysKind::Continue:
-      handleContinue(std::move(message.continuation));
+      CellTurn::handleContinue(cell, std::move(message.continuation));
       break;
     case SysKind::Restart:
       restart(message.cause);
       break;
     case SysKind::ChildTerminated:
-      family().forget(message.ref);
-      if (guardian_) core().spawns().topLevelTerminated(message.ref);
+      cell.family().forget(message.ref);
+      if (cell.guardian_) cell.core().spawns().topLevelTerminated(message.ref);
       break;
     case SysKind::Move:
-      moves().handle(std::move(message.order));
+      cell.moves().handle(std::move(message.order));
       break;
     case SysKind::Arrive:
     case SysKind::Unforward:
@@ -73,177 +75,194 @@ void ActorCell::handleSystem(SystemMessage& message) {
 // Makes a fresh instance and runs its first hook. An instance that cannot be
 // made or fails that hook is stopped: a restart would only fail again.
 template <class Hook>
-bool ActorCell::becomeNewInstance(const char* what, Hook&& hook) {
-  ReceiveContext ctx(*this);
+bool CellLifecycle::becomeNewInstance(const char* what, Hook&& hook) {
+  ActorCell& cell = cell_;
+  ReceiveContext ctx(cell);
   try {
-    actor_ = factory_();
-    hook(*actor_, ctx);
+    cell.actor_ = cell.factory_();
+    hook(*cell.actor_, ctx);
   } catch (...) {
-    reportHookError(what, std::current_exception());
-    actor_.reset();
-    beginStop();
+    reportHookError(cell, what, std::current_exception());
+    cell.actor_.reset();
+    beginStop(cell);
     return false;
   }
   // A hook that stopped its actor (ctx.stop() in preStart or postRestart)
   // keeps that stop: it takes effect when the turn ends (postStop, then
   // the watchers hear Terminated), as in Akka and CAF.
-  if (state_ < State::Terminating) state_ = State::Running;
+  if (cell.state_ < State::Terminating) cell.state_ = State::Running;
   return true;
 }
 
-void ActorCell::start() {
-  if (watchDepth_) home_->watchedMailboxes.push_back(this);
+void CellLifecycle::start() {
+  ActorCell& cell = cell_;
+  if (cell.watchDepth_) cell.home_->watchedMailboxes.push_back(&cell);
   if (!becomeNewInstance("construction or preStart",
                          [](Actor& a, ReceiveContext& ctx) { a.preStart(ctx); })) {
     return;
   }
-  if (!guardian_ && core().events().hasSubscribers<ActorStarted>()) {
-    core().events().publish(ActorStarted{self(), std::string(path())});
+  if (!cell.guardian_ && cell.core().events().hasSubscribers<ActorStarted>()) {
+    cell.core().events().publish(ActorStarted{cell.self(), std::string(cell.path())});
   }
-  if (rare_ != nullptr && rare_->passivateAfter > Clock::duration::zero()) {
+  if (cell.rare_ != nullptr && cell.rare_->passivateAfter > Clock::duration::zero()) {
     // Four checks per idle timeout: the actor stops between 1 and 1.25
     // timeouts after its last message.
-    home_->scheduler->addPassivation(
-        self(), std::max(rare_->passivateAfter / 4, Clock::duration(1)), scheduleAnchor());
+    cell.home_->scheduler->addPassivation(
+        cell.self(), std::max(cell.rare_->passivateAfter / 4, Clock::duration(1)),
+        scheduleAnchor());
   }
 }
 
-std::uint32_t ActorCell::scheduleAnchor() {
-  Rare& r = rare();
-  if (r.scheduleAnchor == Scheduler::kNil) r.scheduleAnchor = home_->scheduler->newAnchor();
+std::uint32_t CellLifecycle::scheduleAnchor() {
+  ActorCell::Rare& r = cell_.rare();
+  if (r.scheduleAnchor == Scheduler::kNil) r.scheduleAnchor = cell_.home_->scheduler->newAnchor();
   return r.scheduleAnchor;
 }
 
-bool ActorCell::passivationCheck() {
-  Rare& r = rare();
-  if (state_ != State::Running) return state_ == State::Suspended;  // stopping: no more checks
-  if (active_ || !mailbox_.empty() || blocked()) {
-    active_ = false;
+bool CellLifecycle::passivationCheck() {
+  ActorCell& cell = cell_;
+  ActorCell::Rare& r = cell.rare();
+  if (cell.state_ != State::Running) {
+    return cell.state_ == State::Suspended;  // stopping: no more checks
+  }
+  if (cell.active_ || !cell.mailbox_.empty() || cell.blocked()) {
+    cell.active_ = false;
     r.quietChecks = 0;
     return true;
   }
   if (++r.quietChecks < 4) return true;
-  core().log().debug(
-      "[{}] passivated: idle for {} ms", path(),
+  cell.core().log().debug(
+      "[{}] passivated: idle for {} ms", cell.path(),
       std::chrono::duration_cast<std::chrono::milliseconds>(r.passivateAfter).count());
-  core().delivery().sendSystem(self(), SystemMessage{SysKind::Stop, {}, nullptr});
+  cell.core().delivery().sendSystem(cell.self(), SystemMessage{SysKind::Stop, {}, nullptr});
   return false;
 }
 
-void ActorCell::fail(std::exception_ptr cause) {
-  state_ = State::Suspended;
-  logContext() = LogContext{path(), &home_->isolate->name(), std::string_view("(failure)")};
-  core().log().error("[{}] failed: {}; its parent decides", path(), describe(cause));
-  core().delivery().sendSystem(parent(), SystemMessage{SysKind::Failed, self(), std::move(cause)});
+void CellLifecycle::fail(ActorCell& cell, std::exception_ptr cause) {
+  cell.state_ = State::Suspended;
+  logContext() =
+      LogContext{cell.path(), &cell.home_->isolate->name(), std::string_view("(failure)")};
+  cell.core().log().error("[{}] failed: {}; its parent decides", cell.path(), describe(cause));
+  cell.core().delivery().sendSystem(cell.parent(),
+                                    SystemMessage{SysKind::Failed, cell.self(), std::move(cause)});
 }
 
-void ActorCell::restart(const std::exception_ptr& cause) {
-  if (state_ >= State::Terminating || state_ == State::Created) return;
-  ++incarnation_;
-  systemLine().dropHeld("the asking actor stopped or restarted");
-  coroutines().destroy();
-  ReceiveContext ctx(*this);
-  if (actor_ != nullptr) {
+void CellLifecycle::restart(const std::exception_ptr& cause) {
+  ActorCell& cell = cell_;
+  if (cell.state_ >= State::Terminating || cell.state_ == State::Created) return;
+  ++cell.incarnation_;
+  cell.systemLine().dropHeld("the asking actor stopped or restarted");
+  cell.coroutines().destroy();
+  ReceiveContext ctx(cell);
+  if (cell.actor_ != nullptr) {
     try {
-      actor_->preRestart(ctx, cause);
+      cell.actor_->preRestart(ctx, cause);
     } catch (...) {
-      reportHookError("preRestart", std::current_exception());
+      reportHookError(cell, "preRestart", std::current_exception());
     }
   }
-  actor_.reset();
-  tools().reset();  // before the new instance, which may become or set a receive timeout anew
+  cell.actor_.reset();
+  cell.tools().reset();  // before the new instance, which may become or set a receive timeout anew
   if (!becomeNewInstance("construction or postRestart",
                          [&cause](Actor& a, ReceiveContext& c) { a.postRestart(c, cause); })) {
     return;
   }
-  if (core().events().hasSubscribers<ActorRestarted>()) {
-    core().events().publish(ActorRestarted{self(), std::string(path()), cause});
+  if (cell.core().events().hasSubscribers<ActorRestarted>()) {
+    cell.core().events().publish(ActorRestarted{cell.self(), std::string(cell.path()), cause});
   }
-  moves().retry();  // a move that waited for the supervisor's decision
+  cell.moves().retry();  // a move that waited for the supervisor's decision
 }
 
 // ---- stopping ----------------------------------------------------------------------
 
-void ActorCell::requestStop() noexcept {
-  beginStop();
+void CellLifecycle::requestStop() noexcept {
+  beginStop(cell_);
 }
 
-void ActorCell::beginStop() {
-  if (state_ >= State::Terminating) return;
-  state_ = State::Terminating;
-  systemLine().dropHeld("the asking actor stopped or restarted");
-  coroutines().destroy();
-  family().stopAll();
+void CellLifecycle::beginStop(ActorCell& cell) {
+  if (cell.state_ >= State::Terminating) return;
+  cell.state_ = State::Terminating;
+  cell.systemLine().dropHeld("the asking actor stopped or restarted");
+  cell.coroutines().destroy();
+  cell.family().stopAll();
 }
 
-void ActorCell::finishStop() {
-  ReceiveContext ctx(*this);
-  if (actor_ != nullptr) {
+void CellLifecycle::finishStop(ActorCell& cell) {
+  ReceiveContext ctx(cell);
+  if (cell.actor_ != nullptr) {
     try {
-      actor_->postStop(ctx);
+      cell.actor_->postStop(ctx);
     } catch (...) {
-      reportHookError("postStop", std::current_exception());
+      reportHookError(cell, "postStop", std::current_exception());
     }
-    actor_.reset();
+    cell.actor_.reset();
   }
-  state_ = State::Dead;
-  const ActorRef me = self();
-  moves().endWaiting(make_error_code(Error::ErrDead));
-  tools().dropStash("the actor stopped");  // older than what the mailbox still holds
-  tools().cancelReceiveTimeout();          // an armed check does nothing
-  while (!mailbox_.empty()) {
-    Envelope left = mailbox_.pop(home_->core);
+  cell.state_ = State::Dead;
+  const ActorRef me = cell.self();
+  cell.moves().endWaiting(make_error_code(Error::ErrDead));
+  cell.tools().dropStash("the actor stopped");  // older than what the mailbox still holds
+  cell.tools().cancelReceiveTimeout();          // an armed check does nothing
+  while (!cell.mailbox_.empty()) {
+    Envelope left = cell.mailbox_.pop(cell.home_->core);
     // An ask need not time out.
-    core().asks().failAskOf(left.sender, make_error_code(Error::ErrDead));
-    core().delivery().deadLetter(me, std::move(left), "the actor stopped");
+    cell.core().asks().failAskOf(left.sender, make_error_code(Error::ErrDead));
+    cell.core().delivery().deadLetter(me, std::move(left), "the actor stopped");
   }
-  SystemLine line = systemLine();
+  SystemLine line = cell.systemLine();
   line.dropContinuations("the actor stopped");
   // A router's head stands for its router: its watchers watched that.
-  const ActorRef told =
-      rare_ != nullptr && rare_->publicId != kNoPublicId ? core().makeRef(rare_->publicId) : me;
+  const ActorRef told = cell.rare_ != nullptr && cell.rare_->publicId != ActorCell::kNoPublicId
+                            ? cell.core().makeRef(cell.rare_->publicId)
+                            : me;
   while (line.queued()) {
     SystemMessage m = line.pop();
     if (m.kind == SysKind::Watch) m.ref.tell(Terminated{told}, told);
     if (m.kind == SysKind::Continue) {
-      core().asks().dropContinuation(me, std::move(m.continuation), "the actor stopped");
+      cell.core().asks().dropContinuation(me, std::move(m.continuation), "the actor stopped");
     }
     if (m.kind == SysKind::Move) m.order->finish(make_error_code(Error::ErrDead));
   }
-  if (rare_ != nullptr) {
-    for (const auto& watcher : rare_->watchers) watcher.tell(Terminated{told}, told);
-    rare_->watchers.clear();
+  if (cell.rare_ != nullptr) {
+    for (const auto& watcher : cell.rare_->watchers) watcher.tell(Terminated{told}, told);
+    cell.rare_->watchers.clear();
   }
-  if (rare_ != nullptr && rare_->scheduleAnchor != Scheduler::kNil) {
-    home_->scheduler->releaseAnchor(rare_->scheduleAnchor);  // S6: its schedules end with it
-    rare_->scheduleAnchor = Scheduler::kNil;
+  if (cell.rare_ != nullptr && cell.rare_->scheduleAnchor != Scheduler::kNil) {
+    // S6: its schedules end with it.
+    cell.home_->scheduler->releaseAnchor(cell.rare_->scheduleAnchor);
+    cell.rare_->scheduleAnchor = Scheduler::kNil;
   }
-  if (const ActorRef p = parent()) {
-    core().delivery().sendSystem(p, SystemMessage{SysKind::ChildTerminated, me, nullptr});
+  if (const ActorRef p = cell.parent()) {
+    cell.core().delivery().sendSystem(p, SystemMessage{SysKind::ChildTerminated, me, nullptr});
   }
-  if (core().events().hasSubscribers<ActorStopped>()) {
-    core().events().publish(ActorStopped{me, std::string(path())});
+  if (cell.core().events().hasSubscribers<ActorStopped>()) {
+    cell.core().events().publish(ActorStopped{me, std::string(cell.path())});
   }
-  moves().releaseTrail();
-  ++home_->cellsChanged;                                           // no router's view keeps it
-  home_->table.release(core().makeRef(moves().address()).slot());  // its entry where it lives
+  cell.moves().releaseTrail();
+  ++cell.home_->cellsChanged;  // no router's view keeps it
+  // Its entry where it lives.
+  cell.home_->table.release(cell.core().makeRef(cell.moves().address()).slot());
 }
 
-void ActorCell::abandon() noexcept {
-  state_ = State::Dead;
-  ++home_->cellsChanged;
-  moves().endWaiting(make_error_code(Error::ErrActorSystemNotStarted));
-  systemLine().dropHeld("the asking actor stopped or restarted");
-  coroutines().destroy();
-  tools().dropStash("the system stopped");
-  while (!mailbox_.empty())
-    core().delivery().deadLetter(self(), mailbox_.pop(home_->core), "the system stopped");
-  actor_.reset();
+void CellLifecycle::abandon() noexcept {
+  ActorCell& cell = cell_;
+  cell.state_ = State::Dead;
+  ++cell.home_->cellsChanged;
+  cell.moves().endWaiting(make_error_code(Error::ErrActorSystemNotStarted));
+  cell.systemLine().dropHeld("the asking actor stopped or restarted");
+  cell.coroutines().destroy();
+  cell.tools().dropStash("the system stopped");
+  while (!cell.mailbox_.empty()) {
+    cell.core().delivery().deadLetter(cell.self(), cell.mailbox_.pop(cell.home_->core),
+                                      "the system stopped");
+  }
+  cell.actor_.reset();
 }
 
-void ActorCell::reportHookError(const char* hook, std::exception_ptr error) noexcept {
-  core().log().error("[{}] {} threw: {}", path(), hook, describe(error));
-  core().metrics().reportDispatcherError(dispatcher_->id(), std::move(error), self());
+void CellLifecycle::reportHookError(ActorCell& cell, const char* hook,
+                                    std::exception_ptr error) noexcept {
+  cell.core().log().error("[{}] {} threw: {}", cell.path(), hook, describe(error));
+  cell.core().metrics().reportDispatcherError(cell.dispatcher_->id(), std::move(error),
+                                              cell.self());
 }
 
 }  // namespace coreactor::detail

@@ -85,7 +85,7 @@ void ActorCell::Coroutines::resume(std::coroutine_handle<> h, std::uint64_t toke
   }
   h.destroy();
   if (error) {
-    cell_.fail(error);  // SPEC A11: a throw after an await reaches supervision
+    CellLifecycle::fail(cell_, error);  // SPEC A11: a throw after an await reaches supervision
   } else {
     cell_.moves().retry();  // a move that waited for this handler to finish
   }

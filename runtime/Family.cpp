@@ -161,7 +161,7 @@ void Family::supervise(const ActorRef& child, const std::exception_ptr& cause) {
       for (const auto& t : targets) stop(t);
       break;
     case Directive::Escalate:
-      cell_.fail(cause);
+      CellLifecycle::fail(cell_, cause);
       break;
   }
 }

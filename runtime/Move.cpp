@@ -32,7 +32,7 @@ void MoveOrderDelete::operator()(MoveOrder* order) const noexcept {
   if (order->cell != nullptr) {
     // The system stopped with the cell on its way: it ends as every cell
     // ends at a stop (its messages become dead letters).
-    order->cell->abandon();
+    order->cell->lifecycle().abandon();
     delete order->cell;
     order->cell = nullptr;
   }

@@ -138,7 +138,7 @@ ActorRef ReceiveContext::child(std::string_view name) const {
   return cell_.family().child(name);
 }
 void ReceiveContext::stop() {
-  cell_.requestStop();
+  cell_.lifecycle().requestStop();
 }
 
 void ReceiveContext::stop(const ActorRef& actor) {

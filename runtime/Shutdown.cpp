@@ -213,7 +213,7 @@ void SystemStop::teardown() noexcept {
       }
     }
     for (ActorCell* cell : cells) {
-      cell->abandon();
+      cell->lifecycle().abandon();
       delete cell;
     }
   }

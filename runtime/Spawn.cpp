@@ -56,7 +56,7 @@ ActorRef Spawns::spawn(ActorCell* parent, std::string_view path, const ActorOpti
   const ActorRef self = core_.makeRef(home.index, reservation.slot, reservation.generation);
   auto* cell = new ActorCell(home, self, parent != nullptr ? parent->self() : guardian_, path,
                              options, std::move(factory), *dispatcher, throughput, false);
-  if (extras.gauge != nullptr) cell->publishDepthTo(extras.gauge);
+  if (extras.gauge != nullptr) CellTurn::publishDepthTo(*cell, extras.gauge);
   if (extras.beforePublish != nullptr) {
     try {
       (*extras.beforePublish)(*cell);

@@ -14,7 +14,7 @@
 // Following one tell: ActorRef::tell -> ActorRef::send (runtime/Send.cpp) ->
 // (an actor of this thread's isolate) ActorCell::pushInPlace, or
 // SystemCore::send -> deliverLocal -> ActorTable::find -> ActorCell::enqueue;
-// then Dispatcher::execute(cell) ... -> ActorCell::turn -> Actor::receive.
+// then Dispatcher::execute(cell) ... -> CellTurn::turn -> Actor::receive.
 // The path is one for both forms a message takes on it: a detail::Word (a
 // word-sized message as its type and value, in registers) or a Message; the
 // mailbox and the ring store each in its own way. From another of the

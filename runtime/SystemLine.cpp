@@ -72,19 +72,19 @@ void SystemLine::run(ActorCell& cell) {
   if ((cell.pending_ & ActorCell::kStartPending) !=
       0) {  // older than a pending Stop, and than the queue
     cell.pending_ &= ~ActorCell::kStartPending;
-    if (cell.state_ == ActorCell::State::Created) cell.start();
+    if (cell.state_ == ActorCell::State::Created) cell.lifecycle().start();
   }
   if ((cell.pending_ & ActorCell::kStopPending) !=
       0) {  // older than the continuations and the queue
     cell.pending_ &= ~ActorCell::kStopPending;
-    cell.beginStop();
+    CellLifecycle::beginStop(cell);
   }
   SystemLine line(cell);
   if ((cell.pending_ & ActorCell::kContinuePending) != 0)
     line.runContinuations();  // older than the queue
   while (line.queued() && cell.state_ < ActorCell::State::Dead) {
     SystemMessage message = line.pop();
-    cell.handleSystem(message);
+    cell.lifecycle().handleSystem(message);
   }
   if (cell.rare_ != nullptr) cell.rare_->system.queue.shrinkIdle();
 }
@@ -113,7 +113,7 @@ void SystemLine::runContinuations() {
       d.lastContinuation = nullptr;
       cell_.pending_ &= ~ActorCell::kContinuePending;
     }
-    cell_.handleContinue(std::move(c));
+    CellTurn::handleContinue(cell_, std::move(c));
   }
 }
 

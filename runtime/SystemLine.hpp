@@ -2,7 +2,7 @@
 // stop, watch, supervision, moves, an ask's reply or a coroutine's
 // resumption), what of them waits for a turn, and the order its turn runs
 // them in (runtime/SystemLine.cpp). What each one does is the cell's
-// lifecycle (CellLifecycle.cpp). Everything here runs on the actor's
+// lifecycle (CellLifecycle.hpp). Everything here runs on the actor's
 // isolate.
 #pragma once
 

@@ -59,6 +59,8 @@ class Isolate;
 class ReceiveContext;
 namespace detail {
 class ActorCell;
+class CellLifecycle;
+class CellTurn;
 class SystemCore;
 template <class R>
 class AskAwaiter;

@@ -219,6 +219,8 @@ class ReceiveContext : public SchedulingCalls<ReceiveContext>, public SpawnCalls
     return none;
   }
   friend class detail::ActorCell;
+  friend class detail::CellLifecycle;  // makes contexts for the hooks
+  friend class detail::CellTurn;       // makes contexts, sets each message's fields
   friend class AsyncActor;
   // Sends `actor` a system message that resumes `h` inside one of its turns.
   static void resumeInTurn(detail::SystemCore& core, const ActorRef& actor,

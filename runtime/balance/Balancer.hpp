@@ -1,5 +1,5 @@
 // The balancer of a system (ActorSystemOptions::withBalancer): each
-// isolate samples its messages (ActorCell::invoke, one in sampleEvery)
+// isolate samples its messages (CellTurn::invoke, one in sampleEvery)
 // into its Sampling; every period each isolate hands its samples in on its
 // own loop, and the isolate whose report completes the period's set makes
 // the plan (Plan.hpp) and orders the moves (ActorSystem::move).

@@ -59,7 +59,8 @@ void readIsolate(IsolateRuntime& rt, IsolateMetrics& m, std::vector<MailboxHighW
   m.poolsShrunk = rt.counts.poolsShrunk.load(std::memory_order_relaxed);
   m.busyPermille = rt.counts.busyPermille.load(std::memory_order_relaxed);
   for (const ActorCell* cell : rt.watchedMailboxes) {
-    marks.push_back(MailboxHighWater{cell->self(), std::string(cell->path()), cell->depthMark()});
+    marks.push_back(
+        MailboxHighWater{cell->self(), std::string(cell->path()), CellTurn::depthMark(*cell)});
   }
 }
 

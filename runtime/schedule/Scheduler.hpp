@@ -57,7 +57,7 @@ struct IsolateRuntime;
 /// The tick of a strict-cancel schedule (ScheduleOptions::withStrictCancel):
 /// the user's message with the schedule's epoch when it was sent. A cancel or
 /// a pause moves the epoch on; the receiving cell drops a tick whose epoch is
-/// behind (ActorCell::invoke).
+/// behind (CellTurn::invoke).
 struct StrictTick {
   std::shared_ptr<std::atomic<std::uint32_t>> epoch;
   std::uint32_t sentAt = 0;

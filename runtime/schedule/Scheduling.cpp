@@ -196,7 +196,8 @@ ScheduleResult Scheduling::schedule(Message&& message, const ActorRef& target,
   const std::size_t holder = remote ? 0 : target.isolateIndex();
   if (here == nullptr && core_.drivenHere()) here = &core_.runtime(holder);
   if (here != nullptr) {
-    const std::uint32_t anchor = owner != nullptr ? owner->scheduleAnchor() : Scheduler::kNil;
+    const std::uint32_t anchor =
+        owner != nullptr ? owner->lifecycle().scheduleAnchor() : Scheduler::kNil;
     const ScheduleHandle handle = here->scheduler->add(std::move(message), target, sender, cadence,
                                                        zone, options.reference(), anchor);
     if (!handle.valid()) return {fault(Error::ErrScheduleAlreadyExists)};
@@ -260,7 +261,7 @@ bool Scheduling::passivationCheck(const ActorRef& target) {
   IsolateRuntime* rt = core_.currentRuntime();
   if (rt == nullptr) rt = &core_.runtime(target.isolateIndex());
   ActorCell* cell = core_.moves().cellHere(*rt, target);
-  return cell != nullptr && cell->passivationCheck();
+  return cell != nullptr && cell->lifecycle().passivationCheck();
 }
 
 }  // namespace detail

@@ -78,6 +78,24 @@ class Delivery {
   /// this system) comes to: a watcher hears Terminated at once.
   void deliverToNoActor(const ActorRef& target, SystemMessage&& message);
 
+  /// SystemCore::sendAcross() from an isolate that keeps routes (RouteMap): to the
+  /// entry the target's actor gave `here` if it moved, else on the link.
+  /// An actor that lives here now is found in the RouteCache, as a local
+  /// send finds its target, or else through its route, which fills the
+  /// cache; for an entry on another isolate, into the ring to it
+  /// (sendAcross's checks hold for the entry as for the target: same
+  /// isolates, same sender); else (a Hold or Forward here) as any send. Out
+  /// of line, and reached by a jump (its arguments fit the registers): the
+  /// path across stays small.
+  /// Defined in SystemCore.hpp.
+  template <class P>
+  static void toMoved(IsolateRuntime& here, std::uint64_t target, PayloadArg<P> payload,
+                      ActorRef sender);
+  /// toMoved() past its common case.
+  template <class P>
+  static void toMovedFurther(IsolateRuntime& here, std::uint64_t target, PayloadArg<P> payload,
+                             ActorRef sender);
+
   /// The dead letters so far (ActorSystem::deadLetterCount).
   std::uint64_t deadLetterCount() const noexcept {
     return deadLetters_.load(std::memory_order_relaxed);

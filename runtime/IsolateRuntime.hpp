@@ -82,7 +82,7 @@ struct alignas(64) IsolateRuntime {
     counts.routes.store(routes.size(), std::memory_order_relaxed);
   }
   // The routes above that end in an actor living here, a load away
-  // (SystemCore::sendToMoved). Isolate-local.
+  // (Delivery::toMoved). Isolate-local.
   RouteCache routeCache;
   // Bumped when a cell of this isolate stops, leaves or arrives: the
   // routers' views of their routees here (RouterCursor) are made anew

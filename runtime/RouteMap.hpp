@@ -20,7 +20,7 @@ struct Endpoint;
 /// The routes of this isolate that end in an actor living on it, by the
 /// actor's own id: what `routes` and the table would give, one load and
 /// one compare away, so that a send to an actor that moved here waits on
-/// as few loads as one to an actor spawned here (SystemCore::sendToMoved).
+/// as few loads as one to an actor spawned here (Delivery::toMoved).
 /// Direct-mapped by the id's slot: an actor whose line another took is
 /// found through its route again, which notes it anew. A line
 /// goes when its actor leaves this isolate or stops (runtime/Move.cpp), the

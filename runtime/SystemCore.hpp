@@ -168,7 +168,8 @@ class SystemCore {
     if (!here.routes.empty()) [[unlikely]] {
       // Actors that moved gave this isolate entries of their own.
       using Payload = std::decay_t<P>;
-      sendToMoved<Payload>(here, target.id(), PayloadArg<Payload>(std::move(payload)), sender);
+      Delivery::toMoved<Payload>(here, target.id(), PayloadArg<Payload>(std::move(payload)),
+                                 sender);
       return;
     }
     sendOnLink(here, target, std::forward<P>(payload), sender);
@@ -187,69 +188,6 @@ class SystemCore {
     } else {
       here.link->send(to, target.id(), Crossing{idOf(sender), std::move(payload)});
     }
-  }
-  /// sendAcross() from an isolate that keeps routes (RouteMap): to the
-  /// entry the target's actor gave `here` if it moved, else on the link.
-  /// An actor that lives here now is found in the RouteCache, as a local
-  /// send finds its target, or else through its route, which fills the
-  /// cache; for an entry on another isolate, into the ring to it
-  /// (sendAcross's checks hold for the entry as for the target: same
-  /// isolates, same sender); else (a Hold or Forward here) as any send. Out
-  /// of line, and reached by a jump (its arguments fit the registers): the
-  /// path across stays small.
-  template <class P>
-  [[gnu::noinline]] static void sendToMoved(IsolateRuntime& here, std::uint64_t target,
-                                            PayloadArg<P> payload, ActorRef sender) {
-    // The common case makes no call but its tail, and the sender stays in
-    // registers: the mailbox reads it back as one 16-byte value, which two
-    // 8-byte stores before it would not forward.
-    if constexpr (std::is_same_v<P, Word>) {
-      if (Endpoint* moved = here.routeCache.find(target)) [[likely]] {
-        if (static_cast<ActorCell*>(moved)->tellInPlace(Word(payload), sender, here.core))
-            [[likely]] {
-          return;
-        }
-      }
-    }
-    sendToMovedFurther<P>(here, target, std::move(payload), sender);
-  }
-  /// sendToMoved() past its common case.
-  template <class P>
-  [[gnu::noinline]] static void sendToMovedFurther(IsolateRuntime& here, std::uint64_t target,
-                                                   PayloadArg<P> payload, ActorRef sender) {
-    SystemCore& core = *here.core;
-    // In place, as ActorRef::send tells an actor of its own isolate.
-    const auto tellHere = [&](ActorCell* cell) {
-      if constexpr (std::is_same_v<P, Word>) {
-        if (cell->tellInPlace(Word(payload), sender, &core)) [[likely]]
-          return;
-      }
-      cell->enqueue(std::move(payload), sender);
-    };
-    if (Endpoint* moved = here.routeCache.find(target)) [[likely]] {
-      tellHere(static_cast<ActorCell*>(moved));
-      return;
-    }
-    const ActorRef to = core.refOf(target);
-    const std::uint64_t* route = here.routes.find(target);
-    if (route == nullptr) {
-      core.sendOnLink(here, to, std::move(payload), sender);
-      return;
-    }
-    const ActorRef entry = core.refOf(*route);
-    if (entry.isolateIndex() == here.index) {
-      Endpoint* endpoint = here.table.find(entry.slot(), entry.generation());
-      if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Cell) {
-        // From now on the cache finds it at once.
-        here.routeCache.note(target, endpoint);
-        tellHere(static_cast<ActorCell*>(endpoint));
-        return;
-      }
-    } else if (entry.isolateIndex() < core.isolateCount_) {
-      core.sendOnLink(here, entry, std::move(payload), sender);
-      return;
-    }
-    core.send(entry, std::move(payload), sender);
   }
   /// A send from this thread's isolate to `target`, whose entry here is a
   /// Forward (runtime/Send.cpp): in place when the actor lives here again in
@@ -417,6 +355,62 @@ class SystemCore {
   Scheduling scheduling_{*this};
   Asks asks_{*this};
 };
+
+// Delivery's paths to an actor that moved, here where SystemCore is complete.
+
+template <class P>
+[[gnu::noinline]] void Delivery::toMoved(IsolateRuntime& here, std::uint64_t target,
+                                         PayloadArg<P> payload, ActorRef sender) {
+  // The common case makes no call but its tail, and the sender stays in
+  // registers: the mailbox reads it back as one 16-byte value, which two
+  // 8-byte stores before it would not forward.
+  if constexpr (std::is_same_v<P, Word>) {
+    if (Endpoint* moved = here.routeCache.find(target)) [[likely]] {
+      if (static_cast<ActorCell*>(moved)->tellInPlace(Word(payload), sender, here.core))
+          [[likely]] {
+        return;
+      }
+    }
+  }
+  toMovedFurther<P>(here, target, std::move(payload), sender);
+}
+template <class P>
+[[gnu::noinline]] void Delivery::toMovedFurther(IsolateRuntime& here, std::uint64_t target,
+                                                PayloadArg<P> payload, ActorRef sender) {
+  SystemCore& core = *here.core;
+  // In place, as ActorRef::send tells an actor of its own isolate.
+  const auto tellHere = [&](ActorCell* cell) {
+    if constexpr (std::is_same_v<P, Word>) {
+      if (cell->tellInPlace(Word(payload), sender, &core)) [[likely]]
+        return;
+    }
+    cell->enqueue(std::move(payload), sender);
+  };
+  if (Endpoint* moved = here.routeCache.find(target)) [[likely]] {
+    tellHere(static_cast<ActorCell*>(moved));
+    return;
+  }
+  const ActorRef to = core.refOf(target);
+  const std::uint64_t* route = here.routes.find(target);
+  if (route == nullptr) {
+    core.sendOnLink(here, to, std::move(payload), sender);
+    return;
+  }
+  const ActorRef entry = core.refOf(*route);
+  if (entry.isolateIndex() == here.index) {
+    Endpoint* endpoint = here.table.find(entry.slot(), entry.generation());
+    if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Cell) {
+      // From now on the cache finds it at once.
+      here.routeCache.note(target, endpoint);
+      tellHere(static_cast<ActorCell*>(endpoint));
+      return;
+    }
+  } else if (entry.isolateIndex() < core.isolateCount_) {
+    core.sendOnLink(here, entry, std::move(payload), sender);
+    return;
+  }
+  core.send(entry, std::move(payload), sender);
+}
 
 inline bool Routers::isRouter(const ActorRef& ref) const noexcept {
   // The isolate field first: the load of core_ is made for a router's reference only.

@@ -179,10 +179,10 @@ void makeView(RouterState& r, RouterCursor& c, IsolateRuntime& here) {
   }
   const RouteeArray* a = r.routees.load(std::memory_order_acquire);
   for (std::uint32_t i = 0; i < n; ++i) {
-    const std::uint64_t id = a->slots[i].id.load(std::memory_order_relaxed);
+    const ActorRef routee = here.core->makeRef(a->slots[i].id.load(std::memory_order_relaxed));
     ActorCell* cell = nullptr;
-    if ((id >> 52) == here.index) {
-      Endpoint* e = here.table.find((id >> 28) & 0xFFFFFF, id & 0xFFFFFFF);
+    if (routee.isolateIndex() == here.index) {
+      Endpoint* e = here.table.find(routee.slot(), routee.generation());
       if (e != nullptr && e->kind == Endpoint::Kind::Cell) cell = static_cast<ActorCell*>(e);
     }
     c.cells[i] = cell;

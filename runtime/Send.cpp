@@ -50,13 +50,21 @@ void ActorRef::send(detail::PayloadArg<P> payload, ActorRef sender) const {
     auto* here = static_cast<detail::IsolateRuntime*>(detail::IsolateHooks::currentUserData());
     if (here != nullptr && here->core == system_ && here->index == isolateIndex()) [[likely]] {
       endpoint = here->table.find(slot(), generation());
-    } else if (here != nullptr && here->core == system_ &&
-               isolateIndex() == detail::Routers::kIsolate) [[unlikely]] {
-      // A router: its routee is picked here and told as directly as it
-      // would be. A tail call, as the others here, so that this path still
-      // saves no registers.
-      sendRouted<P>(std::move(payload), sender, here);
-      return;
+    } else if (here != nullptr && here->core == system_) {
+      if (isolateIndex() == detail::Routers::kIsolate) [[unlikely]] {
+        // A router: its routee is picked here and told as directly as it
+        // would be. A tail call, as the others here, so that this path
+        // still saves no registers.
+        sendRouted<P>(std::move(payload), sender, here);
+        return;
+      }
+      if (!here->routes.empty() && system_->crossesFrom(*here, *this, sender)) [[unlikely]] {
+        // SystemCore::sendAcross's first step, taken here: an actor that
+        // moved may live on this isolate now, a load away.
+        detail::Delivery::toMoved<P>(*here, id(), std::move(payload), sender);
+        return;
+      }
+      endpoint = system_->endpointDriven(*this);
     } else {
       endpoint = system_->endpointDriven(*this);
     }

@@ -149,15 +149,17 @@ class SystemCore {
   /// this isolate, for an index out of range, with a sender of another
   /// system, or in a manual system. No call.
   IsolateRuntime* crossingFromHere(const ActorRef& target, const ActorRef& sender) const noexcept {
+    IsolateRuntime* here = currentRuntime();
+    return here != nullptr && crossesFrom(*here, target, sender) ? here : nullptr;
+  }
+  /// crossingFromHere() for `here`, one of this system's isolates, known.
+  bool crossesFrom(const IsolateRuntime& here, const ActorRef& target,
+                   const ActorRef& sender) const noexcept {
     // A manual system's driving thread owns all of its isolates: there
     // send() delivers in place, as the rest of that sender's messages go
     // (isLocal), and so must this one, to keep their order.
-    IsolateRuntime* here = currentRuntime();
-    if (here == nullptr || here->index == target.isolateIndex() ||
-        target.isolateIndex() >= isolateCount_ || !carriesAsId(sender) || options_.manualRun()) {
-      return nullptr;
-    }
-    return here;
+    return here.index != target.isolateIndex() && target.isolateIndex() < isolateCount_ &&
+           carriesAsId(sender) && !options_.manualRun();
   }
   /// Into the ring from `here` to the target's isolate, with a sender that
   /// travels as an id: a word (of either form) joins the ring's run of

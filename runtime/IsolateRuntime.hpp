@@ -3,6 +3,7 @@
 // the ask timeouts and the scheduler. Made and owned by SystemCore.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -23,6 +24,7 @@ namespace coreactor::detail {
 
 class SystemCore;
 class ActorCell;
+struct RouterCursor;
 struct Sampling;
 
 // Aligned: the runtimes of a system's isolates are made one after the other
@@ -88,6 +90,17 @@ struct alignas(64) IsolateRuntime {
   // routers' views of their routees here (RouterCursor) are made anew
   // before a routed tell trusts a cell they hold. Isolate-local.
   std::uint64_t cellsChanged = 0;
+  // The routers told from here lately, by their slot's low bits: the
+  // reference's id and this isolate's cursor of that router, which holds
+  // its view. A routed tell that finds its router here skips the routers'
+  // table (Routers::routeHere); a router's state never moves while the
+  // system lives, and one that stops makes every view stale. Isolate-local.
+  struct RouterHit {
+    std::uint64_t router = 0;  // no router's id is 0
+    RouterCursor* cursor = nullptr;
+  };
+  static constexpr std::uint32_t kRouterHits = 16;
+  std::array<RouterHit, kRouterHits> routerHits{};
   // Whose messages a Forward here sends on at the moment: kOwnSends (this
   // isolate's actors and timers, and the letters of its foreign inbox,
   // which it forwards as its own), a peer's index while its ring is taken.

@@ -238,23 +238,29 @@ template <class P>
 template <class P>
 [[gnu::always_inline]] inline void Routers::routeHere(const ActorRef& router, PayloadArg<P> payload,
                                                       ActorRef sender, IsolateRuntime& here) {
-  RouterState* r = table_.find(router.slot(), router.generation());
+  // The router's cursor, as this isolate kept it: no look-up in the table.
+  const IsolateRuntime::RouterHit& hit =
+      here.routerHits[router.slot() & (IsolateRuntime::kRouterHits - 1)];
   // An isolate's view is made for per-message logics only (route()).
-  if (r != nullptr && !routedSpecially(payload)) [[likely]] {
-    RouterCursor& c = r->cursors[here.index];
+  if (hit.router == router.id() && !routedSpecially(payload)) [[likely]] {
+    RouterCursor& c = *hit.cursor;
+    RouterState* r = c.state;
     if (viewHolds(*r, c, here)) [[likely]] {
-      if (r->logic == RoutingLogic::SmallestMailbox) {
+      // The logics in the order of their cost: the cheap ones test least.
+      const std::uint32_t n = c.cellCount;
+      if (c.logic == RoutingLogic::RoundRobin) {
+        tellRouteeAt<P>(*r, c, here, nextTurn(c, false, n), std::move(payload), sender);
+        return;
+      }
+      if (c.logic == RoutingLogic::Random) {
+        tellRouteeAt<P>(*r, c, here, nextRandom(c, n), std::move(payload), sender);
+        return;
+      }
+      if (c.logic == RoutingLogic::SmallestMailbox) {
         routeSmallest<P>(r, &here, std::move(payload), sender);
         return;
       }
-      if (r->logic == RoutingLogic::ConsistentHash) {
-        routeHashed<P>(r, &here, std::move(payload), sender);
-        return;
-      }
-      const std::uint32_t n = c.cellCount;
-      const std::uint32_t i =
-          r->logic == RoutingLogic::RoundRobin ? nextTurn(c, false, n) : nextRandom(c, n);
-      tellRouteeAt<P>(*r, c, here, i, std::move(payload), sender);
+      routeHashed<P>(r, &here, std::move(payload), sender);
       return;
     }
   }
@@ -295,6 +301,8 @@ template <class P>
     RouterCursor& c = r->cursors[here->index];
     makeView(*r, c, *here);
     if (c.viewVersion != 0) {
+      // The next tell from here finds the cursor at once (routeHere).
+      here->routerHits[router.slot() & (IsolateRuntime::kRouterHits - 1)] = {router.id(), &c};
       const std::uint32_t i = pick(*r, here, c.cellCount, [&] { return keyOf(*r, payload); });
       tellRouteeAt<P>(*r, c, *here, i, std::move(payload), sender);
       return;
@@ -469,6 +477,8 @@ ActorRef Routers::spawn(ActorCell* parent, std::string name, const RouterOptions
   for (std::uint32_t i = 0; i < r.cursorCount; ++i) {
     r.cursors[i].turn.store(i, std::memory_order_relaxed);  // isolates start apart
     r.cursors[i].random.store(spread(slot * 0x10001ull + i + 1) | 1, std::memory_order_relaxed);
+    r.cursors[i].state = &r;
+    r.cursors[i].logic = r.logic;
   }
   const ActorRef router = core_.makeRef(kIsolate, slot, RouterState::kOpen);
   auto setup = std::make_shared<const RouterSetup>(

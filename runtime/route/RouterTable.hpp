@@ -69,6 +69,8 @@ struct RouteeArray {
 /// it (null for the others), so that a routed tell from there reaches its
 /// routee with no look-up by id. Only that isolate's thread reads or makes
 /// its view (Route.cpp); the shared cursor of other threads has none.
+struct RouterState;
+
 struct alignas(64) RouterCursor {
   std::atomic<std::uint64_t> turn{0};
   std::atomic<std::uint64_t> random{0};
@@ -81,6 +83,10 @@ struct alignas(64) RouterCursor {
   std::unique_ptr<ActorCell*[]> cells;
   std::uint32_t cellCount = 0;  // the routee count the view was made for (> 0)
   std::uint32_t cellCapacity = 0;
+  // The router this cursor is of, and its logic: a sender that found the
+  // cursor first (IsolateRuntime::routerHits) reads them here.
+  RouterState* state = nullptr;
+  RoutingLogic logic = RoutingLogic::RoundRobin;
 };
 
 /// One router. Set up once by the thread that made it, before its

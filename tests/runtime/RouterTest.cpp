@@ -520,6 +520,41 @@ TEST(Router, WatchingARouterGivesTerminatedOfTheRouterAndItsStopEndsThePool) {
   EXPECT_EQ(dead[0].recipient, pool);
 }
 
+TEST(Router, AGroupThatStoppedRoutesNothingMoreFromASenderThatUsedItBefore) {
+  // A sender's isolate keeps the router it told last a load away, with its
+  // view of the routees. The group's routees outlive it: a tell after the
+  // stop must still find the router stopped, not its old routee. The
+  // router's head lives on isolate 0, the sender and the routee on 1, where
+  // no cell stops.
+  struct Tell {};
+  TestKit kit("stopped-group", ActorSystemOptions::create().withIsolates(2));
+  auto probe = kit.probe();
+  const ActorOptions onOne = ActorOptions::create().withIsolate(1);
+  ActorRef routee = kit.system().spawn<Worker>("routee", onOne, probe.ref());
+  ActorRef group = kit.system().spawnGroup("group", RouterOptions::roundRobin(), {routee});
+  ActorRef sender = kit.system().spawn(
+      "sender",
+      [&, n = 0](ReceiveContext& ctx) mutable {
+        if (ctx.is<Tell>()) ctx.tell(group, Job{n++});
+      },
+      onOne);
+  sender.tell(Tell{});
+  sender.tell(Tell{});
+  kit.run();
+  EXPECT_EQ(probe.expectMsg<Said>().n, 0);
+  EXPECT_EQ(probe.expectMsg<Said>().n, 1);
+  std::vector<DeadLetter> dead;
+  kit.system().eventStream().subscribe<DeadLetter>([&](const DeadLetter& d) { dead.push_back(d); });
+  kit.system().stop(group);
+  kit.run();
+  sender.tell(Tell{});
+  kit.run();
+  probe.expectNoMsg();
+  ASSERT_EQ(dead.size(), 1u);
+  EXPECT_EQ(dead[0].reason, "the router has stopped");
+  EXPECT_EQ(dead[0].recipient, group);
+}
+
 TEST(Router, BadInputIsANamedError) {
   TestKit kit;
   auto& system = kit.system();

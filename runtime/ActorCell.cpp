@@ -15,7 +15,6 @@ ActorCell::ActorCell(IsolateRuntime& home, ActorRef self, ActorRef parent, std::
                      std::uint32_t throughput, bool guardian)
     : Task(&CellTurn::runTurn, &CellTurn::disposeTurn),
       Endpoint(Kind::Cell),
-      guardian_(guardian),
       inPlace_(dispatcher.urgentUnitsMayRunInPlace()),
       throughput_(throughput),
       mailbox_(options.mailbox()),
@@ -25,22 +24,24 @@ ActorCell::ActorCell(IsolateRuntime& home, ActorRef self, ActorRef parent, std::
       parentId_(SystemCore::idOf(parent)),
       path_(path),
       factory_(std::move(factory)) {
-  pinned_ = options.pinned();
-  sampled_ = home.sampling != nullptr;  // a balancer: every actor spawned once it runs
+  flags_.set(CellFlags::kGuardian, guardian);
+  flags_.set(CellFlags::kPinned, options.pinned());
+  flags_.set(CellFlags::kSampled,
+             home.sampling != nullptr);  // a balancer: every actor spawned once it runs
   tools().configure(options);
   if (options.dispatcher() != nullptr) rare().ownDispatcher = options.dispatcher();
   if (options.passivation() > Clock::duration::zero())
     rare().passivateAfter = options.passivation();
   if (options.mailboxHighWaterMark()) {
     rare();
-    watchDepth_ = true;  // on the list of its isolate at start()
+    flags_.set(CellFlags::kWatchDepth, true);  // on the list of its isolate at start()
   }
   home_->counts.liveActors.fetch_add(1, std::memory_order_relaxed);
 }
 
 ActorCell::~ActorCell() {
   home_->counts.liveActors.fetch_sub(1, std::memory_order_relaxed);
-  if (watchDepth_) std::erase(home_->watchedMailboxes, this);
+  if (flags_.any(CellFlags::kWatchDepth)) std::erase(home_->watchedMailboxes, this);
 }
 
 ActorCell::Rare& ActorCell::rare() {

@@ -42,6 +42,24 @@ class SystemCore;
 
 struct RouteeGauge;
 
+/// A cell's flags, one bit each, in one byte: a test of several is one
+/// instruction (a bit-field of bools is tested a bit at a time).
+struct CellFlags {
+  static constexpr std::uint8_t kGuardian = 1;  // the user guardian
+  static constexpr std::uint8_t kWatchDepth =
+      2;                                        // keeps rare_->depthMark (withMailboxHighWaterMark)
+  static constexpr std::uint8_t kPinned = 4;    // ActorOptions::withPinned
+  static constexpr std::uint8_t kBound = 8;     // CellMoves::bindToIsolate()
+  static constexpr std::uint8_t kTooled = 16;   // rare_->tools has behaviours or a receive timeout
+  static constexpr std::uint8_t kGauged = 32;   // rare_->gauge: its depth is published (a routee)
+  static constexpr std::uint8_t kSampled = 64;  // its isolates sample messages for a balancer
+  std::uint8_t bits = 0;
+  bool any(std::uint8_t mask) const noexcept { return (bits & mask) != 0; }
+  void set(std::uint8_t mask, bool on) noexcept {
+    bits = on ? static_cast<std::uint8_t>(bits | mask) : static_cast<std::uint8_t>(bits & ~mask);
+  }
+};
+
 class ActorCell final : public Task, public Endpoint {
  public:
   // Leaving: it handled a Move, and goes to its new isolate as its turn ends.
@@ -239,14 +257,9 @@ class ActorCell final : public Task, public Endpoint {
   // fill the tail of the Endpoint base, after the Task base.
   State state_ = State::Created;
   bool scheduled_ = false;
-  // Two flags of one byte: the cell fits its malloc chunk (static_assert below).
-  bool guardian_ : 1 = false;
-  bool watchDepth_ : 1 = false;  // keeps rare_->depthMark (withMailboxHighWaterMark)
-  bool pinned_ : 1 = false;      // ActorOptions::withPinned
-  bool bound_ : 1 = false;       // CellMoves::bindToIsolate()
-  bool tooled_ : 1 = false;      // rare_->tools has behaviours or a receive timeout
-  bool gauged_ : 1 = false;      // rare_->gauge: its depth is published (a routee)
-  bool sampled_ : 1 = false;     // its isolates sample messages for a balancer
+  // Seven flags in one byte (the cell fits its malloc chunk, static_assert
+  // below), so that a test of several is one instruction.
+  CellFlags flags_;
   // What the turn must look at before the user messages, in one byte, so
   // that the common turn tests it once: a Start not yet handled, a Stop not
   // yet handled (SystemLine::enqueue), and system messages in rare_->system.
@@ -292,7 +305,7 @@ class ActorCell final : public Task, public Endpoint {
     std::uint32_t scheduleAnchor = Scheduler::kNil;
     Clock::duration passivateAfter{0};  // 0: never
     std::uint32_t quietChecks = 0;
-    std::uint64_t depthMark = 0;  // the deepest mailbox at a turn's start (watchDepth_)
+    std::uint64_t depthMark = 0;  // the deepest mailbox at a turn's start (CellFlags::kWatchDepth)
     CellMoves::Data moves;        // where it went, what it left behind (runtime/Move.cpp)
   };
   Rare& rare();  // made on first use (runtime/ActorCell.cpp, where AsyncState is complete)
@@ -311,7 +324,7 @@ inline std::uint64_t CellMoves::address() const noexcept {
                                                                     : c.selfId_;
 }
 inline void CellMoves::bindToIsolate() noexcept {
-  cell_.bound_ = true;
+  cell_.flags_.set(CellFlags::kBound, true);
 }
 
 // A stopping cell's turn tests it as it ends (CellTurn::finishIfStopping).
@@ -325,7 +338,7 @@ inline bool Family::hasChildren() const noexcept {
 
 inline void CellTurn::publishDepthTo(ActorCell& cell, RouteeGauge* gauge) {
   cell.rare().gauge = gauge;
-  cell.gauged_ = gauge != nullptr;
+  cell.flags_.set(CellFlags::kGauged, gauge != nullptr);
 }
 inline std::uint64_t CellTurn::depthMark(const ActorCell& cell) noexcept {
   return cell.rare_ != nullptr ? cell.rare_->depthMark : 0;

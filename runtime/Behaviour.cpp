@@ -3,7 +3,7 @@
 // bounded line of messages put aside, put back ahead of the mailbox), and
 // the receive timeout (a message after an idle stretch). Their state lives
 // in the cell's rare part, so an actor that uses none of them pays one
-// flag test per message (tooled_) and none of their memory. Their class,
+// flag test per message (CellFlags::kTooled) and none of their memory. Their class,
 // BehaviourTools, is in BehaviourTools.hpp.
 #include "BehaviourTools.hpp"
 
@@ -33,7 +33,8 @@ void BehaviourTools::configure(const ActorOptions& options) {
 
 void BehaviourTools::retool(const Data& t) noexcept {
   // What invoke() tests per message, kept from the tools' own state.
-  cell_.tooled_ = !t.behaviours.empty() || t.receiveTimeout > Clock::duration::zero();
+  cell_.flags_.set(CellFlags::kTooled,
+                   !t.behaviours.empty() || t.receiveTimeout > Clock::duration::zero());
 }
 
 void BehaviourTools::invoke(ActorCell& cell, ReceiveContext& ctx) {

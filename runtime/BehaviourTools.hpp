@@ -21,7 +21,7 @@ class ActorCell;
 /// The behaviour tools of one cell (ActorCell::tools()): made for a call,
 /// it holds nothing but the cell. What the tools keep (Data) lives in the
 /// cell's rare part from their first use on, so an actor that uses none of
-/// them pays one flag test per message (the cell's tooled_) and none of
+/// them pays one flag test per message (the cell's CellFlags::kTooled) and none of
 /// their memory.
 class BehaviourTools {
  public:
@@ -77,7 +77,7 @@ class BehaviourTools {
  private:
   Data* data() const noexcept;  // null until a tool is used
   Data& made();                 // made on first use
-  // The cell's tooled_ from `t`: after each change of the behaviours or the
+  // The cell's CellFlags::kTooled from `t`: after each change of the behaviours or the
   // receive timeout.
   void retool(const Data& t) noexcept;
   /// Arms the receive timeout's check `after` from now, on this isolate.

@@ -53,7 +53,8 @@ void CellLifecycle::handleSystem(SystemMessage& message) {
       break;
     case SysKind::ChildTerminated:
       cell.family().forget(message.ref);
-      if (cell.guardian_) cell.core().spawns().topLevelTerminated(message.ref);
+      if (cell.flags_.any(CellFlags::kGuardian))
+        cell.core().spawns().topLevelTerminated(message.ref);
       break;
     case SysKind::Move:
       cell.moves().handle(std::move(message.order));
@@ -96,12 +97,13 @@ bool CellLifecycle::becomeNewInstance(const char* what, Hook&& hook) {
 
 void CellLifecycle::start() {
   ActorCell& cell = cell_;
-  if (cell.watchDepth_) cell.home_->watchedMailboxes.push_back(&cell);
+  if (cell.flags_.any(CellFlags::kWatchDepth)) cell.home_->watchedMailboxes.push_back(&cell);
   if (!becomeNewInstance("construction or preStart",
                          [](Actor& a, ReceiveContext& ctx) { a.preStart(ctx); })) {
     return;
   }
-  if (!cell.guardian_ && cell.core().events().hasSubscribers<ActorStarted>()) {
+  if (!cell.flags_.any(CellFlags::kGuardian) &&
+      cell.core().events().hasSubscribers<ActorStarted>()) {
     cell.core().events().publish(ActorStarted{cell.self(), std::string(cell.path())});
   }
   if (cell.rare_ != nullptr && cell.rare_->passivateAfter > Clock::duration::zero()) {

@@ -56,7 +56,7 @@ inline void CellTurn::end(ActorCell& cell, bool more) {
     }
     return;
   }
-  if (cell.gauged_) [[unlikely]] {
+  if (cell.flags_.any(CellFlags::kGauged)) [[unlikely]] {
     cell.rare_->gauge->depth.store(static_cast<std::uint32_t>(cell.mailbox_.size()),
                                    std::memory_order_relaxed);
   }
@@ -117,7 +117,7 @@ inline bool CellTurn::consumeMessages(ActorCell& cell, ReceiveContext& ctx, std:
 // takes inGeneral(), out of line, so that this path saves only the
 // registers it needs (callgrind, actor/pingpong: 95 -> 82 instructions a turn).
 void CellTurn::turn(ActorCell& cell) {
-  if (cell.watchDepth_ | cell.gauged_) [[unlikely]]
+  if (cell.flags_.any(CellFlags::kWatchDepth | CellFlags::kGauged)) [[unlikely]]
     noteDepth(cell);
   // Both out of line: here, a choice that saves no register.
   if (cell.pending_ == 0 && cell.state_ == State::Running && !cell.hasAsync_ &&
@@ -130,10 +130,10 @@ void CellTurn::turn(ActorCell& cell) {
 
 void CellTurn::noteDepth(ActorCell& cell) noexcept {
   const std::size_t depth = cell.mailbox_.size();
-  if (cell.watchDepth_)
+  if (cell.flags_.any(CellFlags::kWatchDepth))
     cell.rare_->depthMark = std::max<std::uint64_t>(cell.rare_->depthMark, depth);
   // A routee's backlog as its turn starts: a long turn shows what waits behind it.
-  if (cell.gauged_)
+  if (cell.flags_.any(CellFlags::kGauged))
     cell.rare_->gauge->depth.store(static_cast<std::uint32_t>(depth), std::memory_order_relaxed);
 }
 
@@ -307,10 +307,11 @@ void CellTurn::invoke(ActorCell& cell, ReceiveContext& ctx, Message& message,
   // the behaviour tools.
   // A balancer's countdown is counted here, so that the messages it does
   // not sample take the plain path below.
-  if (cell.sampled_ | cell.tooled_) [[unlikely]] {
-    Sampling* sampling = cell.sampled_ ? cell.home_->sampling.get() : nullptr;
+  if (cell.flags_.any(CellFlags::kSampled | CellFlags::kTooled)) [[unlikely]] {
+    Sampling* sampling =
+        cell.flags_.any(CellFlags::kSampled) ? cell.home_->sampling.get() : nullptr;
     const bool due = sampling != nullptr && --sampling->countdown == 0;
-    if (due || cell.tooled_) {
+    if (due || cell.flags_.any(CellFlags::kTooled)) {
       invokeNoted(cell, ctx, due ? sampling : nullptr);
       return;
     }
@@ -332,7 +333,7 @@ void CellTurn::invokeNoted(ActorCell& cell, ReceiveContext& ctx, Sampling* sampl
 }
 
 void CellTurn::receiveNow(ActorCell& cell, ReceiveContext& ctx) {
-  if (cell.tooled_) {
+  if (cell.flags_.any(CellFlags::kTooled)) {
     BehaviourTools::invoke(cell, ctx);
     return;
   }

@@ -117,7 +117,9 @@ void Family::supervise(const ActorRef& child, const std::exception_ptr& cause) {
     if (it != f->byId.end()) info = &it->second;
   }
   SystemCore& core = cell_.core();
-  if (info == nullptr && !(cell_.guardian_ && core.spawns().isTopLevel(child))) return;  // stale
+  if (info == nullptr &&
+      !(cell_.flags_.any(CellFlags::kGuardian) && core.spawns().isTopLevel(child)))
+    return;  // stale
 
   SupervisorStrategy strategy = cell_.actor_ != nullptr ? cell_.actor_->supervisorStrategy()
                                                         : SupervisorStrategy::defaultStrategy();
@@ -140,7 +142,8 @@ void Family::supervise(const ActorRef& child, const std::exception_ptr& cause) {
       times.push_back(now);
     }
   }
-  if (directive == Directive::Escalate && cell_.guardian_) directive = Directive::Stop;
+  if (directive == Directive::Escalate && cell_.flags_.any(CellFlags::kGuardian))
+    directive = Directive::Stop;
 
   std::vector<ActorRef> targets;
   if (strategy.kind() == SupervisorStrategy::Kind::AllForOne && directive != Directive::Resume &&

@@ -412,12 +412,14 @@ void CellMoves::handle(std::unique_ptr<MoveOrder, MoveOrderDelete> order) {
     order->finish(make_error_code(Error::ErrDead));
     return;
   }
-  if (c.pinned_ || c.bound_ || c.guardian_ ||
+  if (c.flags_.any(CellFlags::kPinned) || c.flags_.any(CellFlags::kBound) ||
+      c.flags_.any(CellFlags::kGuardian) ||
       (c.rare_ != nullptr && c.rare_->ownDispatcher != nullptr)) {
     c.core().log().debug("[{}] not moved to isolate {}: {}", c.path(), order->to,
-                         c.pinned_  ? "pinned"
-                         : c.bound_ ? "bound to its isolate (it used it directly)"
-                                    : "it has a dispatcher of its own");
+                         c.flags_.any(CellFlags::kPinned) ? "pinned"
+                         : c.flags_.any(CellFlags::kBound)
+                             ? "bound to its isolate (it used it directly)"
+                             : "it has a dispatcher of its own");
     order->finish(make_error_code(Error::ErrNotMovable));
     return;
   }
@@ -501,7 +503,7 @@ void CellMoves::leave(ActorCell& cell) {
   from.routeCache.forget(cell.selfId_);
   ++from.cellsChanged;
   from.counts.liveActors.fetch_sub(1, std::memory_order_relaxed);
-  if (cell.watchDepth_) std::erase(from.watchedMailboxes, &cell);
+  if (cell.flags_.any(CellFlags::kWatchDepth)) std::erase(from.watchedMailboxes, &cell);
   // Schedules it made here stay here (they fire from here, and their ticks
   // follow it); their anchor is released here when it stops.
   if (cell.rare_->scheduleAnchor != Scheduler::kNil) {
@@ -545,7 +547,7 @@ void CellMoves::arrive(IsolateRuntime& to, std::unique_ptr<MoveOrder, MoveOrderD
   to.table.publish(order->slot, &c);
   to.counts.liveActors.fetch_add(1, std::memory_order_relaxed);
   to.counts.movesIn.fetch_add(1, std::memory_order_relaxed);
-  if (c.watchDepth_) to.watchedMailboxes.push_back(&c);
+  if (c.flags_.any(CellFlags::kWatchDepth)) to.watchedMailboxes.push_back(&c);
   if (r.passivateAfter > Clock::duration::zero()) {
     // The checks of the isolate it left end there (they find no cell).
     to.scheduler->addPassivation(c.self(), std::max(r.passivateAfter / 4, Clock::duration(1)),

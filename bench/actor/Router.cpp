@@ -8,7 +8,9 @@
 //   router/round-robin       through a pool of 4 routees (withSize(4)),
 //   router/random            with RouterOptions::roundRobin(), random(),
 //   router/consistent-hash   consistentHash() (the key: the message's int,
-//   router/smallest-mailbox  withHashKey), smallestMailbox()
+//                            withHashKey<Count> and a function),
+//   router/consistent-hash/member  (the same key as withHashKey<&Count::value>),
+//   router/smallest-mailbox  smallestMailbox()
 //   router/broadcast         through broadcast(): each message to all 4;
 //                            ns per message told, ns_per_delivery beside it
 //
@@ -151,6 +153,9 @@ const Logic kLogics[] = {
            [](const Count& c) { return static_cast<std::uint64_t>(c.value); });
      },
      Spread::kSome, 1},
+    // The same key given as the member it is: read from the word, no call.
+    {"consistent-hash/member",
+     [] { return RouterOptions::consistentHash().withHashKey<&Count::value>(); }, Spread::kSome, 1},
     {"smallest-mailbox", [] { return RouterOptions::smallestMailbox(); }, Spread::kSome, 1},
     {"broadcast", [] { return RouterOptions::broadcast(); }, Spread::kEvery, kRoutees},
 };

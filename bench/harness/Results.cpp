@@ -413,6 +413,8 @@ constexpr Target kTargets[] = {
      kVsDirectCounter},
     {"consistent-hash pool tell / direct tell", "router/consistent-hash", "router/direct", 1.3, "",
      false, kVsDirectCounter},
+    {"consistent-hash (member key) / direct tell", "router/consistent-hash/member", "router/direct",
+     1.3, "", false, kVsDirectCounter},
     {"smallest-mailbox pool tell / direct tell", "router/smallest-mailbox", "router/direct", 2.0,
      "", false, kVsDirectCounter},
     // A CPU-bound round-robin pool, a routee per isolate: a speedup of at

@@ -18,6 +18,8 @@
 // the head, and with a pool its routees; watchers get Terminated{router}.
 #pragma once
 
+#include <array>
+#include <bit>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -90,6 +92,26 @@ struct AdjustPoolSize {
 };
 
 namespace detail {
+/// The class and the type of a pointer to a data member.
+template <class M>
+struct MemberTraits;
+template <class C, class T>
+struct MemberTraits<T C::*> {
+  using Class = C;
+  using Type = T;
+};
+/// An enum's underlying type, or T itself.
+template <class T, bool = std::is_enum_v<T>>
+struct UnderlyingOrT {
+  using Type = T;
+};
+template <class T>
+struct UnderlyingOrT<T, true> {
+  using Type = std::underlying_type_t<T>;
+};
+template <class T>
+using UnderlyingOr = typename UnderlyingOrT<T>::Type;
+
 template <>
 inline constexpr bool kRoutedSpecially<Broadcast> = true;
 template <>
@@ -197,6 +219,7 @@ class RouterOptions {
     RouterOptions o = *this;
     HashKeyOf k{detail::MessageAccess::typeOf<V>(),
                 [keyOf](const Message& m) { return keyOf(*m.get<V>()); },
+                {},
                 {}};
     if constexpr (detail::MessageAccess::kWord<V>) {
       // A word travels as its bytes: the key reads them back as the value.
@@ -210,6 +233,36 @@ class RouterOptions {
     return o;
   }
 
+  /// For consistent hashing: the key of a message of type V is its
+  /// integer (or enum) member `Member`, as `withHashKey<&Order::customer>()`.
+  /// The same key as withHashKey<V> with a function that returns that
+  /// member; for a word-sized V, a tell's pick reads it from the word with
+  /// no call (docs/routers.md).
+  template <auto Member>
+  RouterOptions withHashKey() const {
+    using Traits = detail::MemberTraits<decltype(Member)>;
+    using V = typename Traits::Class;
+    using F = typename Traits::Type;
+    static_assert(std::is_integral_v<F> || std::is_enum_v<F>,
+                  "withHashKey<&V::member>: the member is an integer or an enum");
+    RouterOptions o = withHashKey<V>([](const V& value) { return value.*Member; });
+    if constexpr (detail::MessageAccess::kWord<V>) {
+      // Where the member's bytes sit in the word (a word holds the value's
+      // bytes from its lowest byte up): shifted to the top, then down.
+      const V probe = std::bit_cast<V>(std::array<unsigned char, sizeof(V)>{});
+      const auto offset =
+          static_cast<std::uint32_t>(reinterpret_cast<const unsigned char*>(&(probe.*Member)) -
+                                     reinterpret_cast<const unsigned char*>(&probe));
+      HashKeyOf& k = o.keys_.back();
+      k.field.left = static_cast<std::uint8_t>(64 - 8 * (offset + sizeof(F)));
+      k.field.right = static_cast<std::uint8_t>(64 - 8 * sizeof(F));
+      k.field.isSigned =
+          std::is_signed_v<F> || (std::is_enum_v<F> && std::is_signed_v<detail::UnderlyingOr<F>>);
+      k.field.inWord = true;
+    }
+    return o;
+  }
+
   /// A key function of one message type.
   struct HashKeyOf {
     const detail::MessageType* type;                   ///< the type it keys
@@ -217,6 +270,21 @@ class RouterOptions {
     /// The same key of a word-sized message from its 64-bit word (empty
     /// for other types): a tell of a word builds no Message for its key.
     std::function<std::uint64_t(std::uint64_t)> wordKey;
+    /// A key that is an integer member of a word-sized type
+    /// (withHashKey<&V::member>): where it sits in the word.
+    struct Field {
+      std::uint8_t left = 0;   ///< the word shifted left by this puts the member on top
+      std::uint8_t right = 0;  ///< then shifted right by this, the member alone
+      bool isSigned = false;   ///< the right shift keeps the sign (as the function's cast does)
+      bool inWord = false;     ///< set: the key is read from the word so
+      /// The key of a word of the type: what `key` returns for its message.
+      std::uint64_t of(std::uint64_t word) const noexcept {
+        const std::uint64_t top = word << left;
+        return isSigned ? static_cast<std::uint64_t>(static_cast<std::int64_t>(top) >> right)
+                        : top >> right;
+      }
+    };
+    Field field;  ///< see Field
   };
 
   RoutingLogic logic() const noexcept { return logic_; }  ///< the logic

@@ -260,6 +260,14 @@ template <class P>
         routeSmallest<P>(r, &here, std::move(payload), sender);
         return;
       }
+      if constexpr (std::is_same_v<P, Word>) {
+        // A key that is a member of the word: read from it, no call.
+        if (payload.type == r->fieldType) {
+          const std::uint32_t i = r->hashed(spread(r->field.of(payload.value)), n);
+          tellRouteeAt<P>(*r, c, here, i, std::move(payload), sender);
+          return;
+        }
+      }
       routeHashed<P>(r, &here, std::move(payload), sender);
       return;
     }
@@ -469,6 +477,17 @@ ActorRef Routers::spawn(ActorCell* parent, std::string name, const RouterOptions
   r.logic = options.logic();
   r.gauged = pool && (options.logic() == RoutingLogic::SmallestMailbox || options.resizer());
   r.keys = options.hashKeys();
+  for (std::size_t i = 0; i < r.keys.size(); ++i) {
+    // The first key of a type is the one keyOf() takes.
+    const auto& k = r.keys[i];
+    const bool first = std::none_of(r.keys.begin(), r.keys.begin() + static_cast<std::ptrdiff_t>(i),
+                                    [&](const auto& e) { return e.type == k.type; });
+    if (k.field.inWord && first) {
+      r.fieldType = k.type;
+      r.field = k.field;
+      break;
+    }
+  }
   if (r.logic == RoutingLogic::ConsistentHash) {
     r.slots = std::make_unique<std::atomic<std::uint32_t>[]>(RouterState::kSlots);
   }

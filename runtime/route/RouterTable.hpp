@@ -107,6 +107,11 @@ struct RouterState {
   std::unique_ptr<RouterCursor[]> cursors;  // one per isolate, and one for other threads
   std::uint32_t cursorCount = 0;
   std::vector<RouterOptions::HashKeyOf> keys;
+  // The type whose key is a member read from its word (HashKeyOf::Field),
+  // and where: a consistent-hash pick of a word of it makes no call. Null
+  // for none.
+  const MessageType* fieldType = nullptr;
+  RouterOptions::HashKeyOf::Field field;
   // The head's alone: every array it had (the last is `routees`), its gauges.
   std::vector<std::unique_ptr<RouteeArray>> arrays;
   std::deque<RouteeGauge> gauges;

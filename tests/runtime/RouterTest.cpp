@@ -296,6 +296,59 @@ TEST(Router, ConsistentHashingFromAnActorSendsOneKeyToOneRoutee) {
   expectOneRouteePerKey(probe);
 }
 
+// A key that is a member (withHashKey<&V::member>), read from a word by
+// the pick of a tell from an actor, must be the key the function form
+// gives: the driver's tells take the general path, which calls it. The
+// member is signed and not at the word's start, so a wrong shift or a
+// lost sign sends a key's messages to two routees.
+TEST(Router, AMemberKeyReadFromTheWordIsTheKeyItsFunctionGives) {
+  struct Keyed {
+    std::int16_t tag;
+    std::int16_t key;
+    std::int32_t n;
+  };
+  struct Seen {
+    ActorRef by;
+    int key;
+  };
+  struct Go {};
+  struct Reporter : Actor {
+    explicit Reporter(ActorRef probe) : probe(probe) {}
+    void receive(ReceiveContext& ctx) override {
+      if (const Keyed* k = ctx.get<Keyed>()) probe.tell(Seen{ctx.self(), k->key});
+    }
+    ActorRef probe;
+  };
+  TestKit kit;
+  auto probe = kit.probe();
+  ActorRef pool = kit.system().spawnPool<Reporter>(
+      "pool", RouterOptions::consistentHash().withSize(4).withHashKey<&Keyed::key>(), probe.ref());
+  constexpr int kKeys = 12;
+  ActorRef sender = kit.system().spawn("sender", [pool](ReceiveContext& ctx) {
+    if (ctx.is<Go>()) {
+      for (int i = 0; i < 4 * kKeys; ++i) {
+        ctx.tell(pool, Keyed{static_cast<std::int16_t>(i * 7),
+                             static_cast<std::int16_t>(i % kKeys - 6), i});
+      }
+    }
+  });
+  sender.tell(Go{});
+  kit.run();
+  for (int i = 0; i < 4 * kKeys; ++i) {
+    pool.tell(Keyed{static_cast<std::int16_t>(i * 3), static_cast<std::int16_t>(i % kKeys - 6), i});
+  }
+  kit.run();
+  std::map<int, std::set<std::uint64_t>> routeesOfKey;
+  std::set<std::uint64_t> used;
+  for (const Seen& s : probe.expectMsgs<Seen>(8 * kKeys)) {
+    routeesOfKey[s.key].insert(s.by.id());
+    used.insert(s.by.id());
+  }
+  ASSERT_EQ(routeesOfKey.size(), static_cast<std::size_t>(kKeys));
+  for (const auto& [key, routees] : routeesOfKey) EXPECT_EQ(routees.size(), 1u) << key;
+  EXPECT_GT(used.size(), 1u) << "twelve keys over four routees use more than one";
+}
+
 TEST(Router, ConsistentHashingMovesOnlyTheKeysTheNewRouteeTakesWhenThePoolGrows) {
   TestKit kit;
   auto probe = kit.probe();

@@ -26,8 +26,8 @@ ActorCell::ActorCell(IsolateRuntime& home, ActorRef self, ActorRef parent, std::
       factory_(std::move(factory)) {
   flags_.set(CellFlags::kGuardian, guardian);
   flags_.set(CellFlags::kPinned, options.pinned());
-  flags_.set(CellFlags::kSampled,
-             home.sampling != nullptr);  // a balancer: every actor spawned once it runs
+  // A balancer: every actor spawned once it runs is sampled.
+  flags_.set(CellFlags::kSampled, home.sampling != nullptr);
   tools().configure(options);
   if (options.dispatcher() != nullptr) rare().ownDispatcher = options.dispatcher();
   if (options.passivation() > Clock::duration::zero())

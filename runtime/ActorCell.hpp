@@ -45,14 +45,13 @@ struct RouteeGauge;
 /// A cell's flags, one bit each, in one byte: a test of several is one
 /// instruction (a bit-field of bools is tested a bit at a time).
 struct CellFlags {
-  static constexpr std::uint8_t kGuardian = 1;  // the user guardian
-  static constexpr std::uint8_t kWatchDepth =
-      2;                                        // keeps rare_->depthMark (withMailboxHighWaterMark)
-  static constexpr std::uint8_t kPinned = 4;    // ActorOptions::withPinned
-  static constexpr std::uint8_t kBound = 8;     // CellMoves::bindToIsolate()
-  static constexpr std::uint8_t kTooled = 16;   // rare_->tools has behaviours or a receive timeout
-  static constexpr std::uint8_t kGauged = 32;   // rare_->gauge: its depth is published (a routee)
-  static constexpr std::uint8_t kSampled = 64;  // its isolates sample messages for a balancer
+  static constexpr std::uint8_t kGuardian = 1;    // the user guardian
+  static constexpr std::uint8_t kWatchDepth = 2;  // keeps rare_->depthMark (high-water mark)
+  static constexpr std::uint8_t kPinned = 4;      // ActorOptions::withPinned
+  static constexpr std::uint8_t kBound = 8;       // CellMoves::bindToIsolate()
+  static constexpr std::uint8_t kTooled = 16;     // rare_->tools: behaviours or a receive timeout
+  static constexpr std::uint8_t kGauged = 32;     // rare_->gauge: its depth is published (a routee)
+  static constexpr std::uint8_t kSampled = 64;    // its isolates sample messages for a balancer
   std::uint8_t bits = 0;
   bool any(std::uint8_t mask) const noexcept { return (bits & mask) != 0; }
   void set(std::uint8_t mask, bool on) noexcept {

@@ -101,6 +101,9 @@ struct alignas(64) IsolateRuntime {
   };
   static constexpr std::uint32_t kRouterHits = 16;
   std::array<RouterHit, kRouterHits> routerHits{};
+  RouterHit& routerHitOf(std::uint32_t routerSlot) noexcept {
+    return routerHits[routerSlot & (kRouterHits - 1)];
+  }
   // Whose messages a Forward here sends on at the moment: kOwnSends (this
   // isolate's actors and timers, and the letters of its foreign inbox,
   // which it forwards as its own), a peer's index while its ring is taken.

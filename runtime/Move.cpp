@@ -412,8 +412,7 @@ void CellMoves::handle(std::unique_ptr<MoveOrder, MoveOrderDelete> order) {
     order->finish(make_error_code(Error::ErrDead));
     return;
   }
-  if (c.flags_.any(CellFlags::kPinned) || c.flags_.any(CellFlags::kBound) ||
-      c.flags_.any(CellFlags::kGuardian) ||
+  if (c.flags_.any(CellFlags::kPinned | CellFlags::kBound | CellFlags::kGuardian) ||
       (c.rare_ != nullptr && c.rare_->ownDispatcher != nullptr)) {
     c.core().log().debug("[{}] not moved to isolate {}: {}", c.path(), order->to,
                          c.flags_.any(CellFlags::kPinned) ? "pinned"

@@ -66,6 +66,8 @@ void ActorRef::send(detail::PayloadArg<P> payload, ActorRef sender) const {
       }
       endpoint = system_->endpointDriven(*this);
     } else {
+      // The same call as the branch above ends with: one else around both
+      // made the direct tell 3 instructions longer (callgrind).
       endpoint = system_->endpointDriven(*this);
     }
     if (endpoint != nullptr) [[likely]] {

@@ -239,8 +239,7 @@ template <class P>
 [[gnu::always_inline]] inline void Routers::routeHere(const ActorRef& router, PayloadArg<P> payload,
                                                       ActorRef sender, IsolateRuntime& here) {
   // The router's cursor, as this isolate kept it: no look-up in the table.
-  const IsolateRuntime::RouterHit& hit =
-      here.routerHits[router.slot() & (IsolateRuntime::kRouterHits - 1)];
+  const IsolateRuntime::RouterHit& hit = here.routerHitOf(router.slot());
   // An isolate's view is made for per-message logics only (route()).
   if (hit.router == router.id() && !routedSpecially(payload)) [[likely]] {
     RouterCursor& c = *hit.cursor;
@@ -310,7 +309,7 @@ template <class P>
     makeView(*r, c, *here);
     if (c.viewVersion != 0) {
       // The next tell from here finds the cursor at once (routeHere).
-      here->routerHits[router.slot() & (IsolateRuntime::kRouterHits - 1)] = {router.id(), &c};
+      here->routerHitOf(router.slot()) = {router.id(), &c};
       const std::uint32_t i = pick(*r, here, c.cellCount, [&] { return keyOf(*r, payload); });
       tellRouteeAt<P>(*r, c, *here, i, std::move(payload), sender);
       return;

@@ -184,6 +184,8 @@ void CellLifecycle::requestStop() noexcept {
 void CellLifecycle::beginStop(ActorCell& cell) {
   if (cell.state_ >= State::Terminating) return;
   cell.state_ = State::Terminating;
+  // What follows lives in the rare part: a cell without one has none of it.
+  if (cell.rare_ == nullptr) return;
   cell.systemLine().dropHeld("the asking actor stopped or restarted");
   cell.coroutines().destroy();
   cell.family().stopAll();
@@ -201,21 +203,41 @@ void CellLifecycle::finishStop(ActorCell& cell) {
   }
   cell.state_ = State::Dead;
   const ActorRef me = cell.self();
-  cell.moves().endWaiting(make_error_code(Error::ErrDead));
-  cell.tools().dropStash("the actor stopped");  // older than what the mailbox still holds
-  cell.tools().cancelReceiveTimeout();          // an armed check does nothing
+  // The steps of the rare part (moves, tools, the system line's queue,
+  // watchers, schedules, a moved actor's trail) are each behind one test of
+  // it: most cells never make it, and each step's call returning at once
+  // would cost more than the test.
+  if (cell.rare_ != nullptr) {
+    cell.moves().endWaiting(make_error_code(Error::ErrDead));
+    cell.tools().dropStash("the actor stopped");  // older than what the mailbox still holds
+    cell.tools().cancelReceiveTimeout();          // an armed check does nothing
+  }
   while (!cell.mailbox_.empty()) {
     Envelope left = cell.mailbox_.pop(cell.home_->core);
     // An ask need not time out.
     cell.core().asks().failAskOf(left.sender, make_error_code(Error::ErrDead));
     cell.core().delivery().deadLetter(me, std::move(left), "the actor stopped");
   }
+  if (cell.rare_ != nullptr) endRare(cell, me);
+  if (const ActorRef p = cell.parent()) {
+    cell.core().delivery().sendSystem(p, SystemMessage{SysKind::ChildTerminated, me, nullptr});
+  }
+  if (cell.core().events().hasSubscribers<ActorStopped>()) {
+    cell.core().events().publish(ActorStopped{me, std::string(cell.path())});
+  }
+  if (cell.rare_ != nullptr) cell.moves().releaseTrail();
+  ++cell.home_->cellsChanged;  // no router's view keeps it
+  // Its entry where it lives.
+  cell.home_->table.release(cell.core().makeRef(cell.moves().address()).slot());
+}
+
+void CellLifecycle::endRare(ActorCell& cell, const ActorRef& me) {
+  ActorCell::Rare& rare = *cell.rare_;
   SystemLine line = cell.systemLine();
   line.dropContinuations("the actor stopped");
   // A router's head stands for its router: its watchers watched that.
-  const ActorRef told = cell.rare_ != nullptr && cell.rare_->publicId != ActorCell::kNoPublicId
-                            ? cell.core().makeRef(cell.rare_->publicId)
-                            : me;
+  const ActorRef told =
+      rare.publicId != ActorCell::kNoPublicId ? cell.core().makeRef(rare.publicId) : me;
   while (line.queued()) {
     SystemMessage m = line.pop();
     if (m.kind == SysKind::Watch) m.ref.tell(Terminated{told}, told);
@@ -224,25 +246,13 @@ void CellLifecycle::finishStop(ActorCell& cell) {
     }
     if (m.kind == SysKind::Move) m.order->finish(make_error_code(Error::ErrDead));
   }
-  if (cell.rare_ != nullptr) {
-    for (const auto& watcher : cell.rare_->watchers) watcher.tell(Terminated{told}, told);
-    cell.rare_->watchers.clear();
-  }
-  if (cell.rare_ != nullptr && cell.rare_->scheduleAnchor != Scheduler::kNil) {
+  for (const auto& watcher : rare.watchers) watcher.tell(Terminated{told}, told);
+  rare.watchers.clear();
+  if (rare.scheduleAnchor != Scheduler::kNil) {
     // S6: its schedules end with it.
-    cell.home_->scheduler->releaseAnchor(cell.rare_->scheduleAnchor);
-    cell.rare_->scheduleAnchor = Scheduler::kNil;
+    cell.home_->scheduler->releaseAnchor(rare.scheduleAnchor);
+    rare.scheduleAnchor = Scheduler::kNil;
   }
-  if (const ActorRef p = cell.parent()) {
-    cell.core().delivery().sendSystem(p, SystemMessage{SysKind::ChildTerminated, me, nullptr});
-  }
-  if (cell.core().events().hasSubscribers<ActorStopped>()) {
-    cell.core().events().publish(ActorStopped{me, std::string(cell.path())});
-  }
-  cell.moves().releaseTrail();
-  ++cell.home_->cellsChanged;  // no router's view keeps it
-  // Its entry where it lives.
-  cell.home_->table.release(cell.core().makeRef(cell.moves().address()).slot());
 }
 
 void CellLifecycle::abandon() noexcept {

@@ -54,6 +54,9 @@ class CellLifecycle {
   void restart(const std::exception_ptr& cause);
   template <class Hook>
   bool becomeNewInstance(const char* what, Hook&& hook);
+  /// finishStop's steps on the rare part, which `cell` has: its system
+  /// line's queue, its watchers, its schedules. `me` is cell.self().
+  static void endRare(ActorCell& cell, const ActorRef& me);
   static void reportHookError(ActorCell& cell, const char* hook, std::exception_ptr error) noexcept;
 
   ActorCell& cell_;

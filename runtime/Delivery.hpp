@@ -77,6 +77,11 @@ class Delivery {
   /// What a system message to an actor that is not there (gone, or not of
   /// this system) comes to: a watcher hears Terminated at once.
   void deliverToNoActor(const ActorRef& target, SystemMessage&& message);
+  /// sendSystem() to a target that is not on this thread's isolate:
+  /// `ours` is its isolate (null for a router, another rank's actor or no
+  /// actor of ours).
+  [[gnu::noinline]] void sendSystemElsewhere(IsolateRuntime* ours, const ActorRef& target,
+                                             SystemMessage&& message);
 
   /// SystemCore::sendAcross() from an isolate that keeps routes (RouteMap): to the
   /// entry the target's actor gave `here` if it moved, else on the link.

@@ -306,6 +306,19 @@ void Delivery::deliverUncommon(IsolateRuntime& rt, const ActorRef& target, Endpo
 }
 
 void Delivery::sendSystem(const ActorRef& target, SystemMessage&& message) {
+  // Most signals are for an actor of this thread's isolate (a parent, a
+  // child, a stop from a handler): tested first, the rest out of line. A
+  // router's reference and one of another rank name no isolate of ours.
+  IsolateRuntime* ours = core_.runtimeOfOurs(target);
+  if (ours != nullptr && core_.isLocal(*ours)) [[likely]] {
+    deliverSystemLocal(*ours, target, std::move(message));
+    return;
+  }
+  sendSystemElsewhere(ours, target, std::move(message));
+}
+
+void Delivery::sendSystemElsewhere(IsolateRuntime* ours, const ActorRef& target,
+                                   SystemMessage&& message) {
   if (target.isNone()) return;
   if (core_.routers().isRouter(target)) {
     // A watch or a stop of a router is its head's (which tells watchers
@@ -324,7 +337,6 @@ void Delivery::sendSystem(const ActorRef& target, SystemMessage&& message) {
       core_.remote()->sendSystem(target, message.kind, message.ref)) {
     return;
   }
-  IsolateRuntime* ours = core_.runtimeOfOurs(target);
   if (ours == nullptr) {
     // Another system's reference (or one no isolate of ours can hold) names
     // no actor of this system, whatever its id: it is treated as dead here,
@@ -333,10 +345,6 @@ void Delivery::sendSystem(const ActorRef& target, SystemMessage&& message) {
     return;
   }
   IsolateRuntime& rt = *ours;
-  if (core_.isLocal(rt)) {
-    deliverSystemLocal(rt, target, std::move(message));
-    return;
-  }
   if (IsolateRuntime* here = core_.currentRuntime()) {
     // Never refused: lifecycle signals must arrive (SPEC X3's bound is for user messages).
     here->link->send(

@@ -67,7 +67,11 @@ ActorRef Spawns::spawn(ActorCell* parent, std::string_view path, const ActorOpti
   }
   if (topName != nullptr) topLevel_.bind(*topName, self.id());  // before it can stop
   home.table.publish(reservation.slot, cell, /*topLevel=*/parent == nullptr);
-  core_.delivery().sendSystem(self, SystemMessage{SysKind::Start, {}, nullptr});
+  if (core_.isLocal(home)) {
+    cell->systemLine().enqueueStart();  // on its isolate: none of its turns has run yet
+  } else {
+    core_.delivery().sendSystem(self, SystemMessage{SysKind::Start, {}, nullptr});
+  }
   return self;
 }
 

@@ -52,6 +52,10 @@ void SystemLine::enqueue(SystemMessage&& message) {
   if (!c.scheduled_) c.schedule();
 }
 
+void SystemLine::enqueueStart() {
+  if (!cell_.scheduled_) cell_.schedule();
+}
+
 void SystemLine::push(SystemMessage&& message) {
   cell_.rare().system.queue.push(std::move(message));
   cell_.pending_ |= ActorCell::kSystemQueued;

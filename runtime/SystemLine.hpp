@@ -73,6 +73,10 @@ class SystemLine {
   /// A Continue (an ask's reply, a coroutine's resumption), isolate-local:
   /// enqueue() without building a SystemMessage when none is queued.
   void enqueueContinue(std::unique_ptr<Continuation> continuation);
+  /// The Start of a cell just made, on this thread, its isolate: its flag
+  /// is set from its making, so this only gives it a turn, what enqueue()
+  /// of the Start would do after finding it there.
+  void enqueueStart();
   /// Queues a system message behind the pending flags, and says so in them.
   void push(SystemMessage&& message);
   /// System messages are queued (behind the pending flags).

@@ -76,10 +76,7 @@ void Moves::move(const ActorRef& actor, std::size_t to, std::function<void(std::
                               SystemMessage{SysKind::Move, {}, nullptr, nullptr, std::move(order)});
 }
 
-ActorCell* Moves::cellHere(const IsolateRuntime& rt, const ActorRef& ref) const noexcept {
-  if (ref.isolateIndex() == rt.index) {
-    if (ActorCell* cell = core_.cellOf(rt, ref)) return cell;
-  }
+ActorCell* Moves::guestHere(const IsolateRuntime& rt, const ActorRef& ref) const noexcept {
   if (rt.guests.empty()) return nullptr;
   const auto it = rt.guests.find(ref.id());
   return it != rt.guests.end() ? it->second : nullptr;

@@ -255,8 +255,11 @@ class Moves {
   /// (another system's), ErrIsolateOutOfRange, ErrActorSystemNotStarted.
   void move(const ActorRef& actor, std::size_t to, std::function<void(std::error_code)> done);
   /// The living actor whose own reference is `ref`, if it lives on `rt`
-  /// (spawned there, or moved there), or null. Isolate-local.
-  ActorCell* cellHere(const IsolateRuntime& rt, const ActorRef& ref) const noexcept;
+  /// (spawned there, or moved there), or null. Isolate-local. Inline
+  /// (runtime/SystemCore.hpp): one that never moved is found with no call.
+  inline ActorCell* cellHere(const IsolateRuntime& rt, const ActorRef& ref) const noexcept;
+  /// cellHere() for an actor that moved to `rt`: its guests.
+  ActorCell* guestHere(const IsolateRuntime& rt, const ActorRef& ref) const noexcept;
 
   /// A user message that came to `entry`, the Forward an actor left on
   /// `rt` (this thread's): on to where the actor went.

@@ -419,6 +419,13 @@ inline bool Routers::isRouter(const ActorRef& ref) const noexcept {
   return ref.isolateIndex() == kIsolate && core_.minted(ref) && any();
 }
 
+inline ActorCell* Moves::cellHere(const IsolateRuntime& rt, const ActorRef& ref) const noexcept {
+  if (ref.isolateIndex() == rt.index) {
+    if (ActorCell* cell = core_.cellOf(rt, ref)) return cell;
+  }
+  return guestHere(rt, ref);
+}
+
 inline ActorRef ActorCell::self() const noexcept {
   return home_->core->makeRef(selfId_);  // never none
 }

@@ -199,9 +199,14 @@ std::string describeParallelOp(std::string_view name) {
   return "";
 }
 
-/// What one op of a router/* or pool/cpu/* row is (bench/actor/Router.cpp,
-/// bench/parallel/Pool.cpp), or "".
+/// What one op of a router/*, pool/cpu/* or pool/cpu-floor/* row is
+/// (bench/actor/Router.cpp, bench/parallel/Pool.cpp), or "".
 std::string describeRouterOp(std::string_view name) {
+  if (name.starts_with(workloads::kCpuFloorFamily)) {
+    const std::string n(name.substr(std::string_view(workloads::kCpuFloorFamily).size()));
+    return "one of pool/cpu's 50,000 items computed by " + n +
+           (n == "1" ? " plain thread" : " plain threads, a share each") + " (no actors)";
+  }
   if (name.starts_with(workloads::kPoolCpuFamily)) {
     const std::string n(name.substr(std::string_view(workloads::kPoolCpuFamily).size()));
     return "one fork-join item of 50,000 through a round-robin pool, a routee per isolate, of " +
@@ -420,6 +425,10 @@ constexpr Target kTargets[] = {
     // A CPU-bound round-robin pool, a routee per isolate: a speedup of at
     // least 1.7 on two isolates, i.e. ns(2) / ns(1) <= 1 / 1.7.
     {"cpu pool: 2 isolates / 1 (speedup >= 1.7x)", "pool/cpu/2", "pool/cpu/1", 1 / 1.7},
+    // The same jobs on two plain threads against one: whether this machine
+    // itself gave this work 1.7x in this run (the pool's ceiling).
+    {"cpu floor, raw threads: 2 / 1 (the pool's ceiling)", "pool/cpu-floor/2", "pool/cpu-floor/1",
+     1 / 1.7},
 };
 
 /// The largest n of the rows `family`<n> that ran, or 0.

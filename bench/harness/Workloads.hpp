@@ -241,6 +241,14 @@ inline constexpr const char* kPoolCpuFamily = "pool/cpu/";
 inline std::string poolCpuRow(std::size_t isolates) {
   return std::string(kPoolCpuFamily) + std::to_string(isolates);
 }
+/// pool/cpu-floor/<n>: the pool's jobs computed by n plain threads, each
+/// a contiguous share, with no actor, message or queue: how much faster two
+/// threads do this work than one on this machine in this run, the ceiling
+/// of pool/cpu's speedup (n of kPoolCpuIsolates).
+inline constexpr const char* kCpuFloorFamily = "pool/cpu-floor/";
+inline std::string cpuFloorRow(std::size_t threads) {
+  return std::string(kCpuFloorFamily) + std::to_string(threads);
+}
 
 /// The isolate (CAF: thread) counts of the parallel rows: 1 .. N, N the CPUs
 /// this process may run on (its affinity mask; at least 2, so that there is

@@ -21,7 +21,7 @@ void registerPipelineRows();
 void registerSkewRows();
 /// balanced/converge/ring (Converge.cpp).
 void registerConvergeRow();
-/// pool/cpu/<n> (Pool.cpp).
+/// pool/cpu/<n>, pool/cpu-floor/<n> (Pool.cpp).
 void registerPoolRows();
 
 }  // namespace coreactor::bench::parallel

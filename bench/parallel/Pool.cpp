@@ -14,15 +14,23 @@
 // the last routee to get it ends the round (bench/harness/ParallelRound.hpp).
 // After the run, pool/cpu/2's `speedup` is pool/cpu/1's time over its own
 // (bench/harness/Results.cpp).
+//
+//   pool/cpu-floor/<n>  the same jobs on n plain threads, each computing a
+//                  contiguous share and summing it (workloads::work), the
+//                  sums checked: the machine's own speedup for this work,
+//                  beside which pool/cpu's reads.
 #include <benchmark/benchmark.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "coreactor/ActorSystem.hpp"
+#include "harness/BenchSupport.hpp"
 #include "harness/ParallelRound.hpp"
 #include "harness/RouterTallies.hpp"
 #include "harness/Workloads.hpp"
@@ -106,11 +114,44 @@ class PoolCpu {
   ActorRef sender_;
 };
 
+/// pool/cpu-floor/<threads>: one round, timed from the threads' start to
+/// the last one's end; the jobs count only if the sums add up.
+void cpuFloor(benchmark::State& state, std::size_t threads) {
+  const std::uint64_t expected = workloads::poolCpuExpectedSum();
+  const auto share = static_cast<std::uint64_t>(kPoolCpuJobs) / threads;
+  OpMeter meter;
+  std::vector<std::uint64_t> sums(threads);
+  for (auto _ : state) {
+    const bool ok = meter.measure(state, "jobs computed", kPoolCpuJobs, [&] {
+      std::vector<std::thread> running;
+      for (std::size_t t = 0; t < threads; ++t) {
+        const std::uint64_t first = t * share;
+        const std::uint64_t last =
+            t + 1 == threads ? static_cast<std::uint64_t>(kPoolCpuJobs) : first + share;
+        running.emplace_back([&sums, t, first, last] {
+          std::uint64_t sum = 0;
+          for (std::uint64_t i = first; i < last; ++i) sum += workloads::work(i);
+          sums[t] = sum;
+        });
+      }
+      for (std::thread& t : running) t.join();
+      std::uint64_t total = 0;
+      for (const std::uint64_t sum : sums) total += sum;
+      return total == expected ? kPoolCpuJobs : std::int64_t{0};
+    });
+    if (!ok) break;
+  }
+  meter.report(state);
+}
+
 }  // namespace
 
 void registerPoolRows() {
   for (const std::size_t n : workloads::kPoolCpuIsolates) {
     registerRow<PoolCpu>(workloads::poolCpuRow(n), RowSystem{n, 0, false});
+  }
+  for (const std::size_t n : workloads::kPoolCpuIsolates) {
+    registerTimed(benchmark::RegisterBenchmark(workloads::cpuFloorRow(n).c_str(), &cpuFloor, n));
   }
 }
 

@@ -52,7 +52,8 @@ ActorRef Spawns::spawn(ActorCell* parent, std::string_view path, const ActorOpti
   }
   const auto throughput =
       static_cast<std::uint32_t>(options.throughput().value_or(core_.options().throughput()));
-  const auto reservation = home.table.reserve(core_.isLocal(home));
+  const bool local = core_.isLocal(home);  // this thread runs `home`'s loop
+  const auto reservation = home.table.reserve(local);
   const ActorRef self = core_.makeRef(home.index, reservation.slot, reservation.generation);
   auto* cell = new ActorCell(home, self, parent != nullptr ? parent->self() : guardian_, path,
                              options, std::move(factory), *dispatcher, throughput, false);
@@ -67,7 +68,7 @@ ActorRef Spawns::spawn(ActorCell* parent, std::string_view path, const ActorOpti
   }
   if (topName != nullptr) topLevel_.bind(*topName, self.id());  // before it can stop
   home.table.publish(reservation.slot, cell, /*topLevel=*/parent == nullptr);
-  if (core_.isLocal(home)) {
+  if (local) {
     cell->systemLine().enqueueStart();  // on its isolate: none of its turns has run yet
   } else {
     core_.delivery().sendSystem(self, SystemMessage{SysKind::Start, {}, nullptr});

@@ -276,7 +276,7 @@ class RouterOptions {
       std::uint8_t left = 0;   ///< the word shifted left by this puts the member on top
       std::uint8_t right = 0;  ///< then shifted right by this, the member alone
       bool isSigned = false;   ///< the right shift keeps the sign (as the function's cast does)
-      bool inWord = false;     ///< set: the key is read from the word so
+      bool inWord = false;     ///< set: the key is read from the word
       /// The key of a word of the type: what `key` returns for its message.
       std::uint64_t of(std::uint64_t word) const noexcept {
         const std::uint64_t top = word << left;

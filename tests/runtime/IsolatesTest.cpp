@@ -662,6 +662,8 @@ TEST(Isolates, MessagesReachAnIsolateWhoseMicrotaskChainNeverEnds) {
 TEST(Isolates, AFullRingAndOverflowListDeadLetterTheRestAndCountIt) {
   // SPEC X3: a 2-slot ring and an overflow list of 100: of 10,000 messages
   // sent in one turn, what does not fit is a dead letter; nothing vanishes.
+  // The receiving isolate is held busy until the whole burst is sent, so the
+  // ring cannot drain while the sender fills it, however the threads run.
   auto system = ActorSystem::create(
       "backpressure",
       ActorSystemOptions::create().withIsolates(2).withCrossIsolateBuffer(2, 100).withLogLevel(
@@ -672,9 +674,18 @@ TEST(Isolates, AFullRingAndOverflowListDeadLetterTheRestAndCountIt) {
     dead.fetch_add(1);
     if (d.reason.find("backpressure") != std::string::npos) backpressure.fetch_add(1);
   });
-  Stream01 stream(*system);
-  auto& [received, outOfOrder, sink, source] = stream;
+  std::atomic<std::int64_t> sent{0};
+  std::atomic<std::int64_t> received{0};
+  std::atomic<std::int64_t> outOfOrder{0};
+  const ActorRef sink =
+      system->spawn<InOrder>("sink", ActorOptions::create().withIsolate(1), &received, &outOfOrder);
+  const ActorRef source =
+      system->spawn<Burst>("source", ActorOptions::create().withIsolate(0), &sent);
+  test::IsolateHold hold(*system, 1);
+  ASSERT_TRUE(hold.held());
   source.tell(Go{sink, 10000});
+  ASSERT_TRUE(eventually([&] { return sent.load() == 10000; }));
+  hold.release();
   ASSERT_TRUE(eventually([&] { return received.load() + dead.load() == 10000; }))
       << received.load() << " + " << dead.load();
   EXPECT_GT(backpressure.load(), 0);
@@ -683,6 +694,7 @@ TEST(Isolates, AFullRingAndOverflowListDeadLetterTheRestAndCountIt) {
   EXPECT_EQ(stats.refused, static_cast<std::uint64_t>(backpressure.load())) << "counted";
   EXPECT_GT(stats.overflowed, 0u);
   EXPECT_GE(received.load(), 102) << "the ring and the overflow list were used";
+  EXPECT_EQ(outOfOrder.load(), 0);
   system->shutdown();
 }
 

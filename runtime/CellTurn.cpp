@@ -363,7 +363,7 @@ void CellTurn::invokeSampled(ActorCell& cell, ReceiveContext& ctx, Sampling& sam
         std::chrono::steady_clock::now() - start);
     sample.nanos = static_cast<std::uint64_t>(nanos.count()) * Sampling::kTimedEvery;
   }
-  sampling.taken.push_back(sample);
+  sampling.take(sample);
 }
 
 }  // namespace coreactor::detail

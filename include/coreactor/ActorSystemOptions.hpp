@@ -38,8 +38,9 @@ class Cluster;
 struct BalancerOptions {
   /// How often it decides. Each isolate measures over the same period.
   std::chrono::nanoseconds period = std::chrono::milliseconds(100);
-  /// One message in this many is sampled (who sent it, to whom, its cost:
-  /// two clock reads).
+  /// One message in this many is sampled at first (who sent it, to whom,
+  /// its cost: two clock reads); then each isolate's gap follows its
+  /// traffic, for about a thousand samples a period (docs/isolates.md).
   std::uint32_t sampleEvery = 64;
   /// Moves it orders at most per period, over the whole system.
   std::uint32_t maxMovesPerPeriod = 64;

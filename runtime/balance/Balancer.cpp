@@ -64,13 +64,9 @@ void Balancer::tick(IsolateRuntime& rt) {
     }
   }
   const double share = busy / span;
-  // The next period's gap, for about Sampling::kBudget samples.
-  if (report.samples.size() > Sampling::kBudget && sampling.every < Sampling::kMostEvery) {
-    sampling.every *= 2;
-  } else if (report.samples.size() < Sampling::kBudget / 4 &&
-             sampling.every / 2 >= options_.sampleEvery) {
-    sampling.every /= 2;
-  }
+  std::uint64_t messages = 0;
+  for (const balance::Sample& s : report.samples) messages += s.every;
+  sampling.every = Sampling::nextEvery(sampling.every, report.samples.size(), messages);
   rt.counts.busyPermille.store(static_cast<std::uint64_t>(std::min(1.0, share) * 1000.0),
                                std::memory_order_relaxed);
   std::vector<balance::Report> complete;

@@ -6,6 +6,7 @@
 // docs/isolates.md, "The balancer".
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -21,10 +22,14 @@ class SystemCore;
 struct IsolateRuntime;
 
 /// One isolate's samples of the current period. Isolate-local.
+///
+/// The gap between samples follows the isolate's traffic, so that each
+/// period has about kBudget samples whatever its messages cost: an isolate
+/// that handles millions of cheap messages samples thinly, one that
+/// handles a few hundred heavy ones samples most of them (a handful of
+/// samples per actor would make its estimated work a matter of luck).
 struct Sampling {
-  /// Samples an isolate takes per period at most, about: past it the gap
-  /// doubles (up to kMostEvery), below a quarter of it it halves again
-  /// (down to sampleEvery). The plan's cost grows with the samples, and it
+  /// The samples a period aims at. The plan's cost grows with them, and it
   /// runs on an isolate's loop; a few thousand tell the groups apart.
   static constexpr std::size_t kBudget = 2048;
   static constexpr std::uint32_t kMostEvery = 1u << 16;
@@ -52,6 +57,25 @@ struct Sampling {
     seed ^= seed >> 7;
     seed ^= seed << 17;
     return 1 + static_cast<std::uint32_t>(seed % (2 * std::uint64_t{every} - 1));
+  }
+  /// Keeps `sample`. A period that outgrows the budget (a burst after a
+  /// quiet period, when the gap was short) samples half as often from
+  /// each further budget's worth on: each sample carries its own gap, so
+  /// the period's estimates stay right.
+  void take(const balance::Sample& sample) {
+    taken.push_back(sample);
+    if (taken.size() % kBudget == 0 && every < kMostEvery) every *= 2;
+  }
+  /// The gap for the next period, from the `samples` this one took and the
+  /// `messages` they stood for (the sum of their gaps): the gap that would
+  /// have given about half the budget (up to kMostEvery, down to one
+  /// message), changed only when the period took more than the budget or
+  /// less than a quarter of it.
+  static std::uint32_t nextEvery(std::uint32_t every, std::size_t samples,
+                                 std::uint64_t messages) noexcept {
+    if (samples > kBudget / 4 && samples <= kBudget) return every;
+    const std::uint64_t fitted = std::max<std::uint64_t>(messages, every) / (kBudget / 2);
+    return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(fitted, 1, kMostEvery));
   }
 };
 

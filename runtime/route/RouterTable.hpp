@@ -116,7 +116,7 @@ struct RouterState {
   std::vector<std::unique_ptr<RouteeArray>> arrays;
   std::deque<RouteeGauge> gauges;
   std::uint64_t nextName = 0;  // a pool's routees are "$0", "$1", ...
-  // Consistent hashing: a (spread) key falls in one of kSlots slots, and a
+  // Consistent hashing: a (mixed) key falls in one of kSlots slots, and a
   // slot's routee is the jump hash of the slot over the routee count. The
   // head keeps the routee of every slot here as the count changes
   // (setCount), so that a pick reads one entry instead of running the
@@ -126,7 +126,7 @@ struct RouterState {
   static constexpr std::uint32_t kSlots = 1u << kSlotBits;
   std::unique_ptr<std::atomic<std::uint32_t>[]> slots;
 
-  /// The routee of a spread key among `n` > 0 (consistent hashing).
+  /// The routee of a mixed key (Route.cpp, mixKey) among `n` > 0.
   std::uint32_t hashed(std::uint64_t key, std::uint32_t n) const noexcept {
     const auto slot = static_cast<std::uint32_t>(key >> (64 - kSlotBits));
     if (slots != nullptr) {

@@ -380,6 +380,29 @@ TEST(Router, ConsistentHashingMovesOnlyTheKeysTheNewRouteeTakesWhenThePoolGrows)
   EXPECT_LT(moved, kKeys * 3 / 10);  // ...and no more
 }
 
+// Keys in a row, and keys that differ only in their high bits (a shard
+// number on top, say), each spread about evenly over the routees.
+TEST(Router, ConsistentHashingSpreadsKeysInARowAndKeysOfHighBitsEvenly) {
+  TestKit kit;
+  auto probe = kit.probe();
+  ActorRef pool = kit.system().spawnPool<Worker>(
+      "pool", RouterOptions::consistentHash().withSize(4), probe.ref());
+  constexpr int kKeys = 2000;
+  for (const int shift : {0, 40}) {
+    for (int k = 0; k < kKeys; ++k) {
+      pool.tell(HashKeyed(static_cast<std::uint64_t>(k) << shift, Job{k}));
+    }
+    kit.run();
+    std::map<std::uint64_t, int> share;
+    for (const Said& s : probe.expectMsgs<Said>(kKeys)) ++share[s.by.id()];
+    ASSERT_EQ(share.size(), 4u) << "keys shifted by " << shift;
+    for (const auto& [routee, n] : share) {
+      EXPECT_GT(n, kKeys * 15 / 100) << "keys shifted by " << shift;  // a quarter, about
+      EXPECT_LT(n, kKeys * 35 / 100) << "keys shifted by " << shift;
+    }
+  }
+}
+
 TEST(Router, BroadcastGivesEveryRouteeACopy) {
   TestKit kit;
   auto probe = kit.probe();

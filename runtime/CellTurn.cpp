@@ -352,7 +352,7 @@ void CellTurn::invokeSampled(ActorCell& cell, ReceiveContext& ctx, Sampling& sam
   const ActorRef& sender = ctx.sender_;
   balance::Sample sample{cell.selfId_,
                          cell.core().isOurs(sender) ? sender.id() : balance::Sample::kNobody, 0,
-                         sampling.every};
+                         sampling.every, false};
   if (--sampling.untilTimed != 0) {
     receiveNow(cell, ctx);
   } else {
@@ -361,7 +361,8 @@ void CellTurn::invokeSampled(ActorCell& cell, ReceiveContext& ctx, Sampling& sam
     receiveNow(cell, ctx);
     const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
         std::chrono::steady_clock::now() - start);
-    sample.nanos = static_cast<std::uint64_t>(nanos.count()) * Sampling::kTimedEvery;
+    sample.nanos = static_cast<std::uint64_t>(nanos.count());
+    sample.timed = true;
   }
   sampling.take(sample);
 }

@@ -59,9 +59,17 @@ void Balancer::tick(IsolateRuntime& rt) {
     report.busyNanos = std::clamp(span - waited, 0.0, span);
     busy = report.busyNanos;
   } else {
+    // The clocked samples' mean time, for every message the samples stand for.
+    double clocked = 0;
+    double count = 0;
+    double messages = 0;
     for (const balance::Sample& s : report.samples) {
-      busy += static_cast<double>(s.nanos) * static_cast<double>(s.every);
+      messages += static_cast<double>(s.every);
+      if (!s.timed) continue;
+      clocked += static_cast<double>(s.nanos);
+      count += 1;
     }
+    busy = count > 0 ? clocked / count * messages : 0.0;
   }
   const double share = busy / span;
   std::uint64_t messages = 0;

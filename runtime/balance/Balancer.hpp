@@ -36,10 +36,10 @@ struct Sampling {
   std::uint32_t every = 16;
   std::uint32_t countdown = 16;  // messages until the next sample
   std::uint64_t seed = 0x9E3779B97F4A7C15ull;
-  /// One sample in kTimedEvery times its handler, and counts that time
-  /// kTimedEvery times: two clock reads per message sampled cost more than
-  /// the rest of the sampling together (bench balanced/ring-one/2), and the
-  /// sum over a period stays the same on average.
+  /// One sample in kTimedEvery times its handler (balance::Sample::timed):
+  /// two clock reads per message sampled cost more than the rest of the
+  /// sampling together (bench balanced/ring-one/2). The plan reckons the
+  /// others at their actor's clocked mean.
   static constexpr std::uint32_t kTimedEvery = 4;
   std::uint32_t untilTimed = 1;
   std::vector<balance::Sample> taken;

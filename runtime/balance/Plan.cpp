@@ -52,13 +52,32 @@ Picture picture(const std::vector<Report>& reports, std::size_t isolates, double
     // samples say: a handler's clock also runs through the turns it starts
     // in place (a local send to an idle actor), so the handlers' times can
     // add up to more than the isolate was busy.
+    // Each sample's handler time: its own if clocked, else the mean of its
+    // actor's clocked samples of the period, else the isolate's mean.
+    std::unordered_map<std::uint64_t, std::pair<double, double>> clocked;  // sum, count
+    double clockedSum = 0;
+    double clockedCount = 0;
+    for (const Sample& s : r.samples) {
+      if (!s.timed) continue;
+      auto& [sum, count] = clocked[s.actor];
+      sum += static_cast<double>(s.nanos);
+      count += 1;
+      clockedSum += static_cast<double>(s.nanos);
+      clockedCount += 1;
+    }
+    const double isolateMean = clockedCount > 0 ? clockedSum / clockedCount : 0.0;
+    const auto handlerOf = [&](const Sample& s) {
+      if (s.timed) return static_cast<double>(s.nanos);
+      const auto it = clocked.find(s.actor);
+      return it != clocked.end() ? it->second.first / it->second.second : isolateMean;
+    };
     double perMessage = kMessageNanos;
     double scale = 1;
     if (r.busyNanos >= 0) {
       double handlers = 0;
       double messages = 0;
       for (const Sample& s : r.samples) {
-        handlers += static_cast<double>(s.nanos) * weightOf(s);
+        handlers += handlerOf(s) * weightOf(s);
         messages += weightOf(s);
       }
       perMessage = messages > 0 ? std::max(0.0, r.busyNanos - handlers) / messages : 0.0;
@@ -69,7 +88,7 @@ Picture picture(const std::vector<Report>& reports, std::size_t isolates, double
       const double weight = weightOf(s);
       p.rate += weight * capacity / span;
       p.where[s.actor] = r.isolate;
-      const double cost = (static_cast<double>(s.nanos) + perMessage) * weight * scale;
+      const double cost = (handlerOf(s) + perMessage) * weight * scale;
       p.load[s.actor] += cost;
       if (r.isolate < isolates) p.isolateLoad[r.isolate] += cost;
     }

@@ -40,7 +40,8 @@
 namespace coreactor::detail::balance {
 
 /// One sampled message: who got it, who sent it (kNobody: no actor of the
-/// system), how long its handler ran, and how many messages it stands for.
+/// system), how long its handler ran (if `timed`), and how many messages it
+/// stands for.
 struct Sample {
   static constexpr std::uint64_t kNobody = ~std::uint64_t{0};
   std::uint64_t actor = 0;
@@ -49,6 +50,11 @@ struct Sample {
   /// It was one in `every` messages of its isolate (0: the options'
   /// sampleEvery). An isolate samples more thinly when it handles many.
   std::uint64_t every = 0;
+  /// Its handler was clocked (`nanos`). An isolate clocks only some of its
+  /// samples; the others count as their actor's clocked ones do on average
+  /// (or, for an actor none of whose samples was clocked in the period, as
+  /// the isolate's do).
+  bool timed = true;
 };
 
 /// What one isolate sampled over one period.

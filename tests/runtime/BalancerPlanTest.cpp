@@ -453,6 +453,31 @@ TEST(BalancerPlan, ASpreadNeverSplitsAPairWhosePartnerMayNotMoveYet) {
   EXPECT_TRUE(plan({busy, idle}, 2, 1e8, options, later).empty());
 }
 
+TEST(BalancerPlan, ASampleNotClockedCountsAsItsActorsOrItsIsolatesClockedOnes) {
+  // An isolate clocks one sample in four. Actor 1's clocked samples say
+  // 50 us a message and actor 3's 10 us: their other samples count as
+  // much. Actor 2 was never clocked this period (its turns fell between),
+  // yet works: it counts at the isolate's clocked mean, 30 us, not as
+  // free. 40 samples each, one in 4 messages, of a 100 ms period.
+  Report r{0, {}, 0};
+  for (std::uint64_t i = 0; i < 40; ++i) {
+    const bool clocked = i % 4 == 0;
+    r.samples.push_back(Sample{1, Sample::kNobody, clocked ? 50'000u : 0u, 4, clocked});
+    r.samples.push_back(Sample{2, Sample::kNobody, 0, 4, false});
+    r.samples.push_back(Sample{3, Sample::kNobody, clocked ? 10'000u : 0u, 4, clocked});
+  }
+  Memory memory;
+  BalancerOptions options;
+  std::vector<double> busy;
+  plan({r, Report{1, {}, 0}}, 2, 1e8, options, memory, &busy);
+  ASSERT_EQ(busy.size(), 2u);
+  // No busy time measured: each message reckoned at its handler's time and
+  // kMessageNanos.
+  const double messages = 40 * 4;
+  const double work = messages * (50'000 + 30'000 + 10'000 + 3 * kMessageNanos);
+  EXPECT_NEAR(busy[0], work / 1e8, 1e-9);
+}
+
 TEST(BalancerPlan, ASampleCountsForTheMessagesItStandsFor) {
   // Two isolates doing the same work: one sampled one in 64 messages (the
   // options' default), the other, busier in messages, one in 256 with a

@@ -90,7 +90,10 @@ class SystemCore {
   spdlog::logger& log() noexcept { return *logger_; }
   const Clock& clock() const noexcept { return *clock_; }
   std::size_t isolateCount() const noexcept { return isolates_.size(); }
+  /// Isolate `index`, or ErrIsolateOutOfRange.
   IsolateRuntime& runtime(std::size_t index);
+  /// Isolate `index` < isolateCount(), unchecked: for paths that checked it.
+  IsolateRuntime& runtimeAt(std::size_t index) const noexcept { return *isolates_[index]; }
   bool running() const noexcept { return state_.load(std::memory_order_acquire) == State::Running; }
   /// True on the thread that drives this manual-run system (the one that
   /// created it); false everywhere for a threaded system. One TLS load.

@@ -111,9 +111,12 @@ bool ScheduleState::onComplete(std::function<void()> resume) {
 // ---- the system side ---------------------------------------------------------------
 
 bool Scheduling::mayBeAlive(const ActorRef& ref) const noexcept {
-  if (RemoteRoutes::isRemote(core_.remote(), ref)) return true;
-  if (!core_.minted(ref) || ref.isolateIndex() >= core_.isolates_.size()) return false;
-  return core_.isolates_[ref.isolateIndex()]->table.find(ref.slot(), ref.generation()) != nullptr;
+  // An actor of one of our isolates first; another rank's reference names
+  // an isolate past ours (RemoteRoutes::routes).
+  if (core_.minted(ref) && ref.isolateIndex() < core_.isolates_.size()) {
+    return core_.isolates_[ref.isolateIndex()]->table.find(ref.slot(), ref.generation()) != nullptr;
+  }
+  return RemoteRoutes::isRemote(core_.remote(), ref);
 }
 
 std::uint64_t Scheduling::tickCount() const noexcept {
@@ -194,7 +197,9 @@ ScheduleResult Scheduling::schedule(Message&& message, const ActorRef& target,
   IsolateRuntime* here = owner != nullptr ? &owner->home() : core_.currentRuntime();
   // A remote target's schedule is held by isolate 0 when no isolate makes the call.
   const std::size_t holder = remote ? 0 : target.isolateIndex();
-  if (here == nullptr && core_.drivenHere()) here = &core_.runtime(holder);
+  // The target was found on its isolate (mayBeAlive), or is remote: holder
+  // is one of ours.
+  if (here == nullptr && core_.drivenHere()) here = &core_.runtimeAt(holder);
   if (here != nullptr) {
     const std::uint32_t anchor =
         owner != nullptr ? owner->lifecycle().scheduleAnchor() : Scheduler::kNil;
@@ -223,7 +228,7 @@ ScheduleResult Scheduling::controlSchedule(Scheduler::Op op, ScheduleHandle hand
   if (!handle.valid() || handle.isolateIndex() >= core_.isolateCount()) {
     return {fault(Error::ErrScheduleNotFound)};
   }
-  IsolateRuntime& rt = core_.runtime(handle.isolateIndex());
+  IsolateRuntime& rt = core_.runtimeAt(handle.isolateIndex());
   if (core_.isLocal(rt)) return {rt.scheduler->apply(op, handle)};
   return post(*rt.isolate, [this, &rt, op, handle]() -> Outcome {
     if (!core_.running()) return {fault(Error::ErrActorSystemNotStarted), {}};

@@ -251,6 +251,12 @@ ActorRef keyedPool(TestKit& kit, testkit::TestProbe& probe) {
       probe.ref());
 }
 
+// A consistent-hash pool of 4 Workers whose messages carry their key (HashKeyed).
+ActorRef hashKeyedPool(TestKit& kit, testkit::TestProbe& probe) {
+  return kit.system().spawnPool<Worker>("pool", RouterOptions::consistentHash().withSize(4),
+                                        probe.ref());
+}
+
 // The 100 Jobs keyedPool's routees handled: each key went to one routee,
 // and the ten keys to more than one.
 void expectOneRouteePerKey(testkit::TestProbe& probe) {
@@ -352,8 +358,7 @@ TEST(Router, AMemberKeyReadFromTheWordIsTheKeyItsFunctionGives) {
 TEST(Router, ConsistentHashingMovesOnlyTheKeysTheNewRouteeTakesWhenThePoolGrows) {
   TestKit kit;
   auto probe = kit.probe();
-  ActorRef pool = kit.system().spawnPool<Worker>(
-      "pool", RouterOptions::consistentHash().withSize(4), probe.ref());
+  ActorRef pool = hashKeyedPool(kit, probe);
   constexpr int kKeys = 1000;
   auto place = [&] {
     for (int k = 0; k < kKeys; ++k) pool.tell(HashKeyed(static_cast<std::uint64_t>(k), Job{k}));
@@ -385,8 +390,7 @@ TEST(Router, ConsistentHashingMovesOnlyTheKeysTheNewRouteeTakesWhenThePoolGrows)
 TEST(Router, ConsistentHashingSpreadsKeysInARowAndKeysOfHighBitsEvenly) {
   TestKit kit;
   auto probe = kit.probe();
-  ActorRef pool = kit.system().spawnPool<Worker>(
-      "pool", RouterOptions::consistentHash().withSize(4), probe.ref());
+  ActorRef pool = hashKeyedPool(kit, probe);
   constexpr int kKeys = 2000;
   for (const int shift : {0, 40}) {
     for (int k = 0; k < kKeys; ++k) {

@@ -50,6 +50,16 @@ void Balancer::tick(IsolateRuntime& rt) {
   // Over the time the samples cover (a timer that ran late covers more).
   const double span =
       report.spanNanos > 0 ? report.spanNanos : static_cast<double>(options_.period.count());
+  // The messages the samples stand for, and the mean time of the clocked ones.
+  std::uint64_t messages = 0;
+  double clocked = 0;
+  double clockedCount = 0;
+  for (const balance::Sample& s : report.samples) {
+    messages += s.every;
+    if (!s.timed) continue;
+    clocked += static_cast<double>(s.nanos);
+    clockedCount += 1;
+  }
   // The time the isolate was busy: measured, or its handlers' time.
   double busy = 0;
   if (sampling.measured) {
@@ -58,22 +68,10 @@ void Balancer::tick(IsolateRuntime& rt) {
     sampling.idleSeen = idle;
     report.busyNanos = std::clamp(span - waited, 0.0, span);
     busy = report.busyNanos;
-  } else {
-    // The clocked samples' mean time, for every message the samples stand for.
-    double clocked = 0;
-    double count = 0;
-    double messages = 0;
-    for (const balance::Sample& s : report.samples) {
-      messages += static_cast<double>(s.every);
-      if (!s.timed) continue;
-      clocked += static_cast<double>(s.nanos);
-      count += 1;
-    }
-    busy = count > 0 ? clocked / count * messages : 0.0;
+  } else if (clockedCount > 0) {
+    busy = clocked / clockedCount * static_cast<double>(messages);
   }
   const double share = busy / span;
-  std::uint64_t messages = 0;
-  for (const balance::Sample& s : report.samples) messages += s.every;
   sampling.every = Sampling::nextEvery(sampling.every, report.samples.size(), messages);
   rt.counts.busyPermille.store(static_cast<std::uint64_t>(std::min(1.0, share) * 1000.0),
                                std::memory_order_relaxed);

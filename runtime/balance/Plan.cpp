@@ -46,12 +46,6 @@ Picture picture(const std::vector<Report>& reports, std::size_t isolates, double
     const auto weightOf = [every](const Sample& s) {
       return s.every != 0 ? static_cast<double>(s.every) : every;
     };
-    // What a message costs besides its handler: measured (the busy time
-    // the handlers leave, over the messages), or reckoned. Measured, the
-    // isolate's work is its busy time, shared by its actors as their
-    // samples say: a handler's clock also runs through the turns it starts
-    // in place (a local send to an idle actor), so the handlers' times can
-    // add up to more than the isolate was busy.
     // Each sample's handler time: its own if clocked, else the mean of its
     // actor's clocked samples of the period, else the isolate's mean.
     std::unordered_map<std::uint64_t, std::pair<double, double>> clocked;  // sum, count
@@ -71,6 +65,12 @@ Picture picture(const std::vector<Report>& reports, std::size_t isolates, double
       const auto it = clocked.find(s.actor);
       return it != clocked.end() ? it->second.first / it->second.second : isolateMean;
     };
+    // What a message costs besides its handler: measured (the busy time
+    // the handlers leave, over the messages), or reckoned. Measured, the
+    // isolate's work is its busy time, shared by its actors as their
+    // samples say: a handler's clock also runs through the turns it starts
+    // in place (a local send to an idle actor), so the handlers' times can
+    // add up to more than the isolate was busy.
     double perMessage = kMessageNanos;
     double scale = 1;
     if (r.busyNanos >= 0) {

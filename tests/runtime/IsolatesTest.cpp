@@ -73,14 +73,15 @@ struct InOrder : Actor {
 };
 
 // A Burst source on isolate 0 and an InOrder sink on isolate 1, with what
-// the sink counts.
+// the sink counts and what the source sent.
 struct Stream01 {
   explicit Stream01(ActorSystem& system)
       : sink(system.spawn<InOrder>("sink", ActorOptions::create().withIsolate(1), &received,
                                    &outOfOrder)),
-        source(system.spawn<Burst>("source", ActorOptions::create().withIsolate(0))) {}
-  std::atomic<std::int64_t> received{0};  // declared first: the sink points at them
+        source(system.spawn<Burst>("source", ActorOptions::create().withIsolate(0), &sent)) {}
+  std::atomic<std::int64_t> received{0};  // declared first: the actors point at them
   std::atomic<std::int64_t> outOfOrder{0};
+  std::atomic<std::int64_t> sent{0};
   ActorRef sink;
   ActorRef source;
 };
@@ -95,7 +96,7 @@ TEST(Isolates, MessagesBetweenOnePairKeepTheirOrderThroughRingAndOverflow) {
                                                  .withCrossIsolateBuffer(16, 1u << 20)
                                                  .withLogLevel(LogLevel::Off));
   Stream01 stream(*system);
-  auto& [received, outOfOrder, sink, source] = stream;
+  auto& [received, outOfOrder, sent, sink, source] = stream;
   source.tell(Go{sink, 200000});
   ASSERT_TRUE(eventually([&] { return received.load() == 200000; })) << received.load();
   EXPECT_EQ(outOfOrder.load(), 0);
@@ -640,7 +641,7 @@ TEST(Isolates, MessagesReachAnIsolateWhoseMicrotaskChainNeverEnds) {
   // message): once the chain runs, isolate 1 takes nothing from its inbox
   // (foreign threads) any more, only from the rings.
   Stream01 stream(*system);
-  auto& [received, outOfOrder, sink, source] = stream;
+  auto& [received, outOfOrder, sent, sink, source] = stream;
   source.tell(Go{sink, 1});
   ASSERT_TRUE(eventually([&] { return received.load() == 1; }));
   std::atomic<bool> run{true};
@@ -674,13 +675,8 @@ TEST(Isolates, AFullRingAndOverflowListDeadLetterTheRestAndCountIt) {
     dead.fetch_add(1);
     if (d.reason.find("backpressure") != std::string::npos) backpressure.fetch_add(1);
   });
-  std::atomic<std::int64_t> sent{0};
-  std::atomic<std::int64_t> received{0};
-  std::atomic<std::int64_t> outOfOrder{0};
-  const ActorRef sink =
-      system->spawn<InOrder>("sink", ActorOptions::create().withIsolate(1), &received, &outOfOrder);
-  const ActorRef source =
-      system->spawn<Burst>("source", ActorOptions::create().withIsolate(0), &sent);
+  Stream01 stream(*system);
+  auto& [received, outOfOrder, sent, sink, source] = stream;
   test::IsolateHold hold(*system, 1);
   ASSERT_TRUE(hold.held());
   source.tell(Go{sink, 10000});

@@ -44,6 +44,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -155,6 +156,10 @@ struct MoveOrder {
   /// which flush a ProbeDone answers (the sender's flush for a Probe).
   std::uint64_t mover = 0;
   std::uint64_t flush = 0;
+  /// A RouteRequest of a stream that is no isolate (StreamRoutes): where
+  /// the id of its entry is written, or StreamRoutes::kRefused if the
+  /// request ends unanswered.
+  std::shared_ptr<std::atomic<std::uint64_t>> answer;
 
   /// Calls `done` (once) with `error`; what it throws goes to the system's log.
   void finish(std::error_code error) noexcept;
@@ -222,6 +227,9 @@ class CellMoves {
   void barrierAck();
   /// Gives isolate `source` an entry of its own here (a Hold), and tells it.
   void giveRoute(std::uint32_t source);
+  /// Gives a stream that is no isolate an entry of its own here (a Hold),
+  /// and writes its id in `answer` (StreamRoutes).
+  void giveStreamRoute(const std::shared_ptr<std::atomic<std::uint64_t>>& answer);
   /// The Marker of the Hold at `entry` arrived: what it kept goes to this
   /// actor, in order, and the entry becomes one of its own.
   void closeHold(const ActorRef& entry);

@@ -23,7 +23,10 @@
 // messages, then hands all it kept to the actor, in order, and becomes one
 // of the actor's entries. A move does not wait for an open Hold: the Hold
 // stays behind, and when its Marker passes through, what it kept follows
-// the way the Marker came (to the actor's new home).
+// the way the Marker came (to the actor's new home). A stream of sends that
+// is no isolate (a plain thread, a Feeder, the cluster's link) gets its
+// entry the same way, through an answer slot it reads at its next send
+// instead of a posted task (StreamRoutes.hpp).
 //
 // The sender's side. What an actor sent from its old isolate may still be on
 // its way when it starts sending from the new one: in the ring to a third

@@ -166,10 +166,10 @@ template <class P>
   core->sendTo<P>(id, std::move(payload), sender);
 }
 
-// This isolate's view of `r`'s routees holds: made at the router's current
-// version, and no cell here stopped, left or arrived since.
-bool viewHolds(const RouterState& r, const RouterCursor& c, const IsolateRuntime& here) noexcept {
-  return c.viewVersion == r.version.load(std::memory_order_acquire) &&
+// This isolate's view of the routees (its cursor `c`) holds: made at the
+// router's current version, and no cell here stopped, left or arrived since.
+bool viewHolds(const RouterCursor& c, const IsolateRuntime& here) noexcept {
+  return c.viewVersion == c.version.load(std::memory_order_acquire) &&
          c.viewEpoch == here.cellsChanged;
 }
 
@@ -177,7 +177,7 @@ bool viewHolds(const RouterState& r, const RouterCursor& c, const IsolateRuntime
 // lives here, as ActorRef::send would find it (its entry here, by its id),
 // null for the others. None while the router has no routee.
 void makeView(RouterState& r, RouterCursor& c, IsolateRuntime& here) {
-  const std::uint64_t version = r.version.load(std::memory_order_acquire);
+  const std::uint64_t version = c.version.load(std::memory_order_acquire);
   const std::uint32_t n = r.count.load(std::memory_order_acquire);
   c.viewVersion = 0;
   if (n == 0) return;
@@ -252,8 +252,8 @@ template <class P>
   // An isolate's view is made for per-message logics only (route()).
   if (hit.router == router.id() && !routedSpecially(payload)) [[likely]] {
     RouterCursor& c = *hit.cursor;
-    RouterState* r = c.state;
-    if (viewHolds(*r, c, here)) [[likely]] {
+    if (viewHolds(c, here)) [[likely]] {
+      RouterState* r = c.state;
       // The logics in the order of their cost: the cheap ones test least.
       const std::uint32_t n = c.cellCount;
       if (c.logic == RoutingLogic::RoundRobin) {
@@ -506,6 +506,8 @@ ActorRef Routers::spawn(ActorCell* parent, std::string name, const RouterOptions
     r.cursors[i].random.store(spread(slot * 0x10001ull + i + 1) | 1, std::memory_order_relaxed);
     r.cursors[i].state = &r;
     r.cursors[i].logic = r.logic;
+    r.cursors[i].version.store(r.version.load(std::memory_order_relaxed),
+                               std::memory_order_relaxed);
   }
   const ActorRef router = core_.makeRef(kIsolate, slot, RouterState::kOpen);
   auto setup = std::make_shared<const RouterSetup>(

@@ -62,7 +62,7 @@ void RouterHead::postStop(ReceiveContext& ctx) {
   state().generation.store(0, std::memory_order_release);  // from now on: dead letters
   // Every isolate's view goes stale: a sender that kept this router's
   // cursor (IsolateRuntime::routerHits) looks in the table again.
-  state().version.fetch_add(1, std::memory_order_release);
+  state().bump();
   for (auto& [id, g] : gathers_) {
     if (!g.done) setup_->core->asks().failAskOf(g.replyTo, make_error_code(Error::ErrDead));
   }

@@ -80,6 +80,9 @@ struct alignas(64) RouterCursor {
   // 0: no view (the router versions start at 1).
   std::uint64_t viewVersion = 0;
   std::uint64_t viewEpoch = 0;
+  // The router's version (RouterState::version), kept here by
+  // RouterState::bump: a sender checks its view on this line alone.
+  std::atomic<std::uint64_t> version{1};
   std::unique_ptr<ActorCell*[]> cells;
   std::uint32_t cellCount = 0;  // the routee count the view was made for (> 0)
   std::uint32_t cellCapacity = 0;
@@ -143,7 +146,7 @@ struct RouterState {
       }
     }
     count.store(n, std::memory_order_release);
-    version.fetch_add(1, std::memory_order_release);
+    bump();
   }
   static std::uint64_t slotKey(std::uint32_t slot) noexcept {
     return (slot + 1) * 0x9E3779B97F4A7C15ull;
@@ -172,7 +175,15 @@ struct RouterState {
     }
     now->slots[i].gauge.store(gauge, std::memory_order_relaxed);
     now->slots[i].id.store(id, std::memory_order_release);
-    version.fetch_add(1, std::memory_order_release);
+    bump();
+  }
+  /// After a change of the routees or their count, or the head's stop: a
+  /// new version, here and in every cursor, so that the views go stale.
+  void bump() noexcept {
+    const std::uint64_t now = version.fetch_add(1, std::memory_order_release) + 1;
+    for (std::uint32_t i = 0; i < cursorCount; ++i) {
+      cursors[i].version.store(now, std::memory_order_release);
+    }
   }
   /// A new gauge for a routee (gauged routers only), or null.
   RouteeGauge* newGauge() {

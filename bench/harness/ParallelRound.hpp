@@ -23,6 +23,7 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "harness/BenchSupport.hpp"
 #include "harness/Completion.hpp"
@@ -112,9 +113,11 @@ std::optional<OpMeter::Timed> playParallelRound(benchmark::State& state, Workloa
 ///                                        what was wrong (a lost, duplicated
 ///                                        or misrouted message, a wrong sum)
 /// `onLost` runs when a round did not finish in time, before the row fails
-/// (the CAF arm ends its process there).
-template <class Workload, class OnLost>
-void runParallelRounds(benchmark::State& state, Workload& workload, OnLost&& onLost) {
+/// (the CAF arm ends its process there). `afterRound`, given each timed
+/// round, runs after it, off the clock; false ends the row (it has failed).
+template <class Workload, class OnLost, class AfterRound>
+void runParallelRounds(benchmark::State& state, Workload& workload, OnLost&& onLost,
+                       AfterRound&& afterRound) {
   const std::int64_t asked = workload.asked();
   const auto play = [&] { return playParallelRound(state, workload, onLost); };
   const std::optional<OpMeter::Timed> warm = play();
@@ -122,11 +125,18 @@ void runParallelRounds(benchmark::State& state, Workload& workload, OnLost&& onL
   OpMeter meter;
   for (auto _ : state) {
     const std::optional<OpMeter::Timed> timed = play();
-    if (!timed || !meter.measureTimed(state, Workload::kWhat, asked, [&] { return *timed; })) {
+    if (!timed || !meter.measureTimed(state, Workload::kWhat, asked, [&] { return *timed; }) ||
+        !afterRound(*timed)) {
       break;
     }
   }
   meter.report(state);
+}
+
+template <class Workload, class OnLost>
+void runParallelRounds(benchmark::State& state, Workload& workload, OnLost&& onLost) {
+  runParallelRounds(state, workload, std::forward<OnLost>(onLost),
+                    [](const OpMeter::Timed&) { return true; });
 }
 
 }  // namespace coreactor::bench

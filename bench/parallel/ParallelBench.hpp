@@ -21,6 +21,12 @@ inline constexpr const char* kUndoneCounter = "undone";
 /// Beside a balanced row's figure: the messages an entry a moved actor left
 /// sent on, per op (TransportStats::forwarded).
 inline constexpr const char* kForwardedPerOpCounter = "forwarded_per_op";
+/// Beside a balanced row of more than one isolate: its speedup over the
+/// workload on one isolate without the balancer (parallel/<workload>/1's
+/// system, kept beside the row's), as many rounds of it played right after
+/// the row's timed ones: the median of those over the row's median
+/// (ParallelRow.hpp).
+inline constexpr const char* kBesideSpeedupCounter = "speedup_beside";
 
 /// balanced/converge/ring (bench/parallel/Converge.cpp) and its counters:
 /// hops per second over the first and the last tenth of its run, over the

@@ -20,6 +20,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -72,33 +73,79 @@ bool playFor(benchmark::State& state, Workload& workload, std::chrono::nanosecon
   return true;
 }
 
+/// A row's system of `row.isolates` isolates with `workload`'s actors.
+template <class Workload>
+std::unique_ptr<ActorSystem> buildRowSystem(Workload& workload, RowSystem row) {
+  ActorSystemOptions options =
+      ActorSystemOptions::create().withIsolates(row.isolates).withLogLevel(LogLevel::Warn);
+  if (row.run != 0) {
+    options = options.withPlacementRun(row.run);
+    if constexpr (requires { workload.byHand; }) workload.byHand = false;
+  }
+  if (row.balanced) options = options.withBalancer(balancerOfRows());
+  std::unique_ptr<ActorSystem> system = ActorSystem::create("parallel", options);
+  workload.build(*system, row.isolates);
+  return system;
+}
+
+/// The median of `perOp`, the seconds per op of some rounds (not empty).
+inline double medianSeconds(std::vector<double> perOp) {
+  std::sort(perOp.begin(), perOp.end());
+  const std::size_t mid = perOp.size() / 2;
+  return perOp.size() % 2 == 1 ? perOp[mid] : (perOp[mid - 1] + perOp[mid]) / 2;
+}
+
+/// Seconds per op of a round.
+inline double secondsPerOp(const OpMeter::Timed& round) {
+  return std::chrono::duration<double>(round.elapsed).count() /
+         static_cast<double>(std::max<std::int64_t>(round.ran, 1));
+}
+
 /// One row: a threaded system of `row.isolates` isolates, the workload's
 /// actors, then the rounds. The workload (which the actors count into)
-/// outlives the system.
+/// outlives the system. A balanced row of more than one isolate keeps the
+/// workload's one-isolate system (parallel/<workload>/1's) beside it, idle
+/// until the row's timed rounds are done, then plays as many rounds on it
+/// (kBesideSpeedupCounter): a vCPU's speed drifts from one minute to the
+/// next, and a ratio of two rows run minutes apart carries that drift. Its
+/// rounds are not interleaved with the row's: the balancer judges its steps
+/// by the messages handled per period, which a pause would lower.
 template <class Workload>
 void runParallelRow(benchmark::State& state, RowSystem row) {
   Workload workload;
+  Workload floorWorkload;
   std::unique_ptr<ActorSystem> system;
+  std::unique_ptr<ActorSystem> floorSystem;
+  const bool beside = row.balanced && row.isolates > 1;
   if (!setUp(state, [&] {
-        ActorSystemOptions options =
-            ActorSystemOptions::create().withIsolates(row.isolates).withLogLevel(LogLevel::Warn);
-        if (row.run != 0) {
-          options = options.withPlacementRun(row.run);
-          if constexpr (requires { workload.byHand; }) workload.byHand = false;
-        }
-        if (row.balanced) options = options.withBalancer(balancerOfRows());
-        system = ActorSystem::create("parallel", options);
-        workload.build(*system, row.isolates);
+        system = buildRowSystem(workload, row);
+        if (beside) floorSystem = buildRowSystem(floorWorkload, RowSystem{1, 0, false});
       })) {
     return;
   }
   if (row.balanced && !playFor(state, workload, kSettle)) return;
+  const auto onLost = [] {};
+  std::vector<double> timedPerOp;
   // How many messages crossed between isolates per op, over every round (the
   // warm-up's included: each round does the same work).
   const TransportStats before = system->transportStats();
-  runParallelRounds(state, workload, [] {});
+  runParallelRounds(state, workload, onLost, [&](const OpMeter::Timed& timed) {
+    timedPerOp.push_back(secondsPerOp(timed));
+    return true;
+  });
   if (state.error_occurred()) return;
   const TransportStats stats = system->transportStats();
+  if (beside && !timedPerOp.empty()) {
+    std::vector<double> floorPerOp;
+    for (std::size_t k = 0; k <= timedPerOp.size(); ++k) {  // the first: its warm-up
+      const std::optional<OpMeter::Timed> floor = playParallelRound(state, floorWorkload, onLost);
+      if (!floor || !checkCompleted(state, Workload::kWhat, floorWorkload.asked(), floor->ran)) {
+        return;
+      }
+      if (k != 0) floorPerOp.push_back(secondsPerOp(*floor));
+    }
+    state.counters[kBesideSpeedupCounter] = medianSeconds(floorPerOp) / medianSeconds(timedPerOp);
+  }
   const double ops =
       static_cast<double>(workload.asked()) * static_cast<double>(state.iterations() + 1);
   state.counters[kCrossingsPerOpCounter] =

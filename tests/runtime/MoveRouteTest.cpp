@@ -254,13 +254,22 @@ TEST(MoveRoutes, ASenderThatMovesKeepsItsOrderToAnActorOfAThirdIsolate) {
 
 // ---- senders that are no isolate: a plain thread, a Feeder ----------------------------
 
-// SPEC X4
-TEST(MoveRoutes, APlainThreadGetsAnEntryOfItsOwnAndStopsPassingTheEntryTheActorLeft) {
-  auto system = ActorSystem::create("routes", ActorSystemOptions::create().withIsolates(2));
+// A Sink spawned on isolate `home` of a system of `isolates`, and its counts.
+struct SinkOnIsolates {
+  SinkOnIsolates(std::size_t isolates, std::size_t home, int work = 0)
+      : system(ActorSystem::create("routes", ActorSystemOptions::create().withIsolates(isolates))),
+        sink(system->spawn<Sink>("sink", ActorOptions::create().withIsolate(home), &received,
+                                 &outOfOrder, work)) {}
   std::atomic<std::int64_t> received{0};
   std::atomic<std::int64_t> outOfOrder{0};
-  const ActorRef sink =
-      system->spawn<Sink>("sink", ActorOptions::create().withIsolate(0), &received, &outOfOrder);
+  std::unique_ptr<ActorSystem> system;
+  ActorRef sink;
+};
+
+// SPEC X4
+TEST(MoveRoutes, APlainThreadGetsAnEntryOfItsOwnAndStopsPassingTheEntryTheActorLeft) {
+  SinkOnIsolates s(2, 0);
+  auto& [received, outOfOrder, system, sink] = s;
   system->move(sink, 1).get();
   // 200 bursts of 100 from this thread, each awaited: the first passes the
   // entry on isolate 0 (and the marker behind it), the rest go straight to
@@ -275,7 +284,10 @@ TEST(MoveRoutes, APlainThreadGetsAnEntryOfItsOwnAndStopsPassingTheEntryTheActorL
   EXPECT_EQ(outOfOrder.load(), 0);
   // Stopped: what it sends then is a dead letter, each once.
   system->stop(sink);
-  ASSERT_TRUE(eventually([&] { return system->transportStats().routes == 0u; }));
+  ASSERT_TRUE(eventually([&] {
+    return test::errorOf([&] { system->ask<std::int64_t>(sink, Count{}, 30s).get(); }) ==
+           Error::ErrDead;
+  }));
   const std::uint64_t dead = system->deadLetterCount();
   for (int i = 0; i < 10; ++i) sink.tell(Numbered{sent++});
   EXPECT_TRUE(eventually([&] { return system->deadLetterCount() - dead == 10u; }));
@@ -284,13 +296,10 @@ TEST(MoveRoutes, APlainThreadGetsAnEntryOfItsOwnAndStopsPassingTheEntryTheActorL
 
 // SPEC X4, A2
 TEST(MoveRoutes, APlainThreadsTellsAndAsksKeepTheirOrderWhileItsActorMovesAndComesBack) {
-  auto system = ActorSystem::create("routes", ActorSystemOptions::create().withIsolates(3));
-  std::atomic<std::int64_t> received{0};
-  std::atomic<std::int64_t> outOfOrder{0};
   // Slower than the thread: a backlog waits on the way the thread sent so
   // far while it turns to the new entry.
-  const ActorRef sink = system->spawn<Sink>("sink", ActorOptions::create().withIsolate(0),
-                                            &received, &outOfOrder, 200);
+  SinkOnIsolates s(3, 0, 200);
+  auto& [received, outOfOrder, system, sink] = s;
   std::atomic<bool> done{false};
   std::atomic<std::size_t> moves{0};
   std::int64_t sent = 0;
@@ -338,11 +347,8 @@ TEST(MoveRoutes, APlainThreadsTellsAndAsksKeepTheirOrderWhileItsActorMovesAndCom
 
 // SPEC X4
 TEST(MoveRoutes, AFeederGetsAnEntryOfItsOwnAndStopsPassingTheEntryTheActorLeft) {
-  auto system = ActorSystem::create("routes", ActorSystemOptions::create().withIsolates(2));
-  std::atomic<std::int64_t> received{0};
-  std::atomic<std::int64_t> outOfOrder{0};
-  const ActorRef sink =
-      system->spawn<Sink>("sink", ActorOptions::create().withIsolate(0), &received, &outOfOrder);
+  SinkOnIsolates s(2, 0);
+  auto& [received, outOfOrder, system, sink] = s;
   system->move(sink, 1).get();
   Feeder feeder(*system, 64);
   constexpr std::int64_t kEach = 100;

@@ -172,15 +172,11 @@ void Asks::ask(const ActorRef& target, Message message, std::chrono::nanoseconds
   // From outside, the reply slot lives on the target's isolate (from an
   // actor, on the asker's: askFromActor); for an actor of another rank,
   // asked from one of this system's loops, on isolate 0.
-  // From a foreign thread, the isolate the actor lives on, once this
-  // thread's earlier messages to it have all arrived there (StreamRoutes).
-  const ActorRef to = core_.isOurs(target) && core_.currentRuntime() == nullptr
-                          ? core_.delivery_.entryFromThread(target)
-                          : target;
-  IsolateRuntime& rt = *core_.isolates_[core_.isOurs(to) ? to.isolateIndex() : 0];
+  IsolateRuntime& rt = *core_.isolates_[core_.isOurs(target) ? target.isolateIndex() : 0];
   const auto reservation = rt.table.reserve(core_.isLocal(rt));
   auto* endpoint = new AskEndpoint(rt, reservation.slot, std::move(completion));
-  startAsk(rt, endpoint, reservation.slot, reservation.generation, to, std::move(message), timeout);
+  startAsk(rt, endpoint, reservation.slot, reservation.generation, target, std::move(message),
+           timeout);
 }
 
 void Asks::askRankFromForeignThread(const ActorRef& target, Message&& message,

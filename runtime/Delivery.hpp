@@ -13,7 +13,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "StreamRoutes.hpp"
 #include "coreactor/ActorRef.hpp"
 
 namespace coreactor::detail {
@@ -23,7 +22,6 @@ struct Endpoint;
 struct Envelope;
 struct IsolateRuntime;
 struct SystemMessage;
-struct ForeignLetter;
 
 /// The uncommon delivery paths of a system, system messages and dead
 /// letters. Any thread unless said; none is on the common send path.
@@ -38,11 +36,6 @@ class Delivery {
   /// isolates with a sender of another system, through the inbox from a
   /// foreign thread, or a dead letter.
   void sendElsewhere(const ActorRef& target, Envelope&& envelope);
-  /// The entry a foreign thread's message to `target` goes to: `target`,
-  /// or the entry of the isolate the actor lives on now once this thread's
-  /// earlier messages to it have all arrived (StreamRoutes), sending a
-  /// marker the old way when that begins. On the foreign thread only.
-  ActorRef entryFromThread(const ActorRef& target);
   /// From a thread that is no loop: waits while `rt`'s foreign inbox holds
   /// the limit (ActorSystemOptions::withForeignInboxLimit) with `coming`
   /// more letters (SPEC X3); counted in TransportStats::foreignBlocked.
@@ -119,15 +112,7 @@ class Delivery {
   }
 
  private:
-  /// deliverFromRank's and signalFromRank's entry for `target`, with the
-  /// ranks' route: their stream is the link's (one holder at a time).
-  ActorRef entryFromRank(const ActorRef& target);
-  /// A letter from another rank into `rt`'s foreign inbox (putInTurn), or
-  /// delivered at once on `rt`'s loop when nothing waits there before it.
-  bool putFromRank(IsolateRuntime& rt, ForeignLetter&& letter);
-
   SystemCore& core_;
-  StreamRoutes rankRoutes_;
   std::atomic<std::uint64_t> deadLetters_{0};
   std::atomic<std::uint64_t> foreignBlocked_{0};
 };

@@ -28,24 +28,16 @@ class FeederState {
       to.deliver(std::move(message), sender);
       return;
     }
-    // To an actor that moved, this Feeder's own route (StreamRoutes): its
-    // signals travel in the parcels, as its messages do.
-    std::uint64_t entry = to.id();
-    if (!core_.options().manualRun()) {
-      entry = routes_.entryFor(core_, entry, [&](std::uint64_t at, SystemMessage&& signal) {
-        const std::uint32_t index = core_.makeRef(at).isolateIndex();
-        ForeignInbox::Letter letter;
-        letter.target = at;
-        letter.system = std::make_unique<SystemMessage>(std::move(signal));
-        parcelFor(index).push_back(std::move(letter));
-        ++isolates_[index].signals;
-      });
+    PerIsolate& mine = isolates_[to.isolateIndex()];
+    if (mine.parcel == nullptr)
+      mine.parcel = core_.runtime(to.isolateIndex()).foreign->spareParcel();
+    if (mine.parcel == nullptr) {
+      mine.parcel = std::make_unique<ForeignInbox::Parcel>();
+      mine.parcel->reserve(std::min(batch_, kReserveAtMost));
     }
-    const std::uint32_t at = core_.makeRef(entry).isolateIndex();
-    ForeignInbox::Parcel& parcel = parcelFor(at);
-    parcel.push_back(ForeignInbox::Letter{entry, Envelope{std::move(message), sender}, {}});
+    mine.parcel->push_back(ForeignInbox::Letter{to.id(), Envelope{std::move(message), sender}, {}});
     ++pending_;
-    if (parcel.size() >= batch_) flush(at);
+    if (mine.parcel->size() >= batch_) flush(to.isolateIndex());
   }
 
   void flush() {
@@ -64,26 +56,12 @@ class FeederState {
   struct PerIsolate {
     std::unique_ptr<ForeignInbox::Parcel> parcel;  // made at the first letter of each batch
     std::unique_ptr<moodycamel::ProducerToken> token;
-    std::size_t signals = 0;  // letters of the parcel that are signals, not messages
   };
-
-  // The parcel being gathered for isolate `index`.
-  ForeignInbox::Parcel& parcelFor(std::uint32_t index) {
-    PerIsolate& mine = isolates_[index];
-    if (mine.parcel == nullptr) mine.parcel = core_.runtime(index).foreign->spareParcel();
-    if (mine.parcel == nullptr) {
-      mine.parcel = std::make_unique<ForeignInbox::Parcel>();
-      mine.parcel->reserve(std::min(batch_, kReserveAtMost));
-    }
-    return *mine.parcel;
-  }
 
   void flush(std::size_t index) {
     PerIsolate& mine = isolates_[index];
     IsolateRuntime& rt = core_.runtime(index);
     const std::size_t n = mine.parcel->size();
-    const std::size_t messages = n - mine.signals;
-    mine.signals = 0;
     core_.delivery().waitForForeignRoom(rt, n);
     if (mine.token == nullptr) {
       mine.token = std::make_unique<moodycamel::ProducerToken>(rt.foreign->makeParcelToken());
@@ -93,11 +71,10 @@ class FeederState {
       for (ForeignInbox::Letter& letter : *mine.parcel) rt.foreign->drop(letter);
       mine.parcel.reset();
     }
-    pending_ -= messages;
+    pending_ -= n;
   }
 
   SystemCore& core_;
-  StreamRoutes routes_;
   std::size_t batch_;
   std::size_t pending_ = 0;
   std::vector<PerIsolate> isolates_;

@@ -38,12 +38,6 @@ void MoveOrderDelete::operator()(MoveOrder* order) const noexcept {
   }
   // An order dropped unheard (its isolate stopped before it was delivered).
   order->finish(make_error_code(Error::ErrActorSystemNotStarted));
-  // A stream's request that reached no actor: the stream stays on its way.
-  std::uint64_t unanswered = 0;
-  if (order->answer != nullptr) {
-    order->answer->compare_exchange_strong(unanswered, StreamRoutes::kRefused,
-                                           std::memory_order_acq_rel);
-  }
   delete order;
 }
 
@@ -197,11 +191,7 @@ void Moves::entrySignal(IsolateRuntime& rt, const ActorRef& target, SystemMessag
       return;
     case SysKind::RouteRequest:
       if (cell != nullptr) {
-        if (message.order->answer != nullptr) {
-          cell->moves().giveStreamRoute(message.order->answer);
-        } else {
-          cell->moves().giveRoute(message.order->to);
-        }
+        cell->moves().giveRoute(message.order->to);
         return;
       }
       break;
@@ -551,13 +541,6 @@ void CellMoves::arrive(IsolateRuntime& to, std::unique_ptr<MoveOrder, MoveOrderD
   to.guests[c.selfId_] = &c;
   ++to.cellsChanged;
   to.table.publish(order->slot, &c);
-  // Senders that are no isolate turn to this entry (StreamRoutes), or to
-  // its own again on the isolate its reference names (retakeOwnEntry).
-  if (c.core().makeRef(c.selfId_).isolateIndex() == to.index) {
-    c.core().whereabouts().erase(c.selfId_);
-  } else {
-    c.core().whereabouts().set(c.selfId_, entry.id());
-  }
   to.counts.liveActors.fetch_add(1, std::memory_order_relaxed);
   to.counts.movesIn.fetch_add(1, std::memory_order_relaxed);
   if (c.flags_.any(CellFlags::kWatchDepth)) to.watchedMailboxes.push_back(&c);
@@ -646,18 +629,6 @@ void CellMoves::giveRoute(std::uint32_t source) {
   }
 }
 
-void CellMoves::giveStreamRoute(const std::shared_ptr<std::atomic<std::uint64_t>>& answer) {
-  ActorCell& c = cell_;
-  if (c.state_ >= ActorCell::State::Terminating) return;  // unanswered: refused as it is freed
-  IsolateRuntime& rt = *c.home_;
-  const ActorTable::Reservation r = rt.table.reserve(/*onOwner=*/true);
-  const ActorRef entry = c.core().makeRef(rt.index, r.slot, r.generation);
-  rt.table.publish(r.slot, new Hold(c, c.selfId_, rt.relays.holds));
-  made().holds.push_back(entry.id());
-  // The stream sees it at its next send to the actor, and sends its Marker.
-  answer->store(entry.id(), std::memory_order_release);
-}
-
 void CellMoves::closeHold(const ActorRef& entry) {
   ActorCell& c = cell_;
   IsolateRuntime& rt = *c.home_;
@@ -704,11 +675,6 @@ void CellMoves::releaseTrail() noexcept {
   SystemCore& system = cell_.core();
   IsolateRuntime& rt = *cell_.home_;
   const std::uint64_t me = cell_.selfId_;
-  try {
-    system.whereabouts().erase(me);
-  } catch (...) {
-    // The lock failed: threads keep sending the old way, to dead letters.
-  }
   rt.guests.erase(me);
   rt.routeCache.forget(me);
   // Its other entries here, and the ones it gave that wait for a Marker

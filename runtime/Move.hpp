@@ -23,10 +23,7 @@
 // messages, then hands all it kept to the actor, in order, and becomes one
 // of the actor's entries. A move does not wait for an open Hold: the Hold
 // stays behind, and when its Marker passes through, what it kept follows
-// the way the Marker came (to the actor's new home). A stream of sends that
-// is no isolate (a plain thread, a Feeder, the cluster's link) gets its
-// entry the same way, through an answer slot it reads at its next send
-// instead of a posted task (StreamRoutes.hpp).
+// the way the Marker came (to the actor's new home).
 //
 // The sender's side. What an actor sent from its old isolate may still be on
 // its way when it starts sending from the new one: in the ring to a third
@@ -47,7 +44,6 @@
 #pragma once
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -159,10 +155,6 @@ struct MoveOrder {
   /// which flush a ProbeDone answers (the sender's flush for a Probe).
   std::uint64_t mover = 0;
   std::uint64_t flush = 0;
-  /// A RouteRequest of a stream that is no isolate (StreamRoutes): where
-  /// the id of its entry is written, or StreamRoutes::kRefused if the
-  /// request ends unanswered.
-  std::shared_ptr<std::atomic<std::uint64_t>> answer;
 
   /// Calls `done` (once) with `error`; what it throws goes to the system's log.
   void finish(std::error_code error) noexcept;
@@ -230,9 +222,6 @@ class CellMoves {
   void barrierAck();
   /// Gives isolate `source` an entry of its own here (a Hold), and tells it.
   void giveRoute(std::uint32_t source);
-  /// Gives a stream that is no isolate an entry of its own here (a Hold),
-  /// and writes its id in `answer` (StreamRoutes).
-  void giveStreamRoute(const std::shared_ptr<std::atomic<std::uint64_t>>& answer);
   /// The Marker of the Hold at `entry` arrived: what it kept goes to this
   /// actor, in order, and the entry becomes one of its own.
   void closeHold(const ActorRef& entry);

@@ -190,42 +190,21 @@ void Delivery::sendElsewhere(const ActorRef& target, Envelope&& envelope) {
     deadLetter(target, std::move(envelope), "no such actor");
     return;
   }
+  IsolateRuntime& rt = *core_.isolates_[target.isolateIndex()];
   IsolateRuntime* here = core_.currentRuntime();
   // From another of our isolates with a sender of another system, which
   // cannot travel as an id (SystemCore::send took the others): that rare
   // message crosses boxed, in the same ring, so it keeps its place (SPEC A2).
   if (here != nullptr) {
     here->link->send(
-        *core_.isolates_[target.isolateIndex()]->link, target.id(),
+        *rt.link, target.id(),
         Crossing{Crossing::kNoSender, Message(CrossingWithForeignSender{std::move(envelope)})});
     return;
   }
-  // From a foreign thread: the foreign inbox (MPSC) of the isolate the
-  // actor lives on, once this thread may send there directly, waiting
-  // while it is full (SPEC X3: block for foreign threads).
-  const ActorRef entry = entryFromThread(target);
-  putForeign(*core_.isolates_[entry.isolateIndex()], entry, std::move(envelope), /*inTurn=*/false);
-}
-
-ActorRef Delivery::entryFromThread(const ActorRef& target) {
-  const Whereabouts& homes = core_.whereabouts_;
-  if (!homes.any() && StreamRoutes::ofThisThread(homes, false) == nullptr) [[likely]]
-    return target;
-  // A manual system's thread that is not driving it delivers through the
-  // inbox too, but its isolates send on what their Forwards get in place:
-  // no crossing to save.
-  if (core_.options().manualRun()) return target;
-  StreamRoutes* routes = StreamRoutes::ofThisThread(homes, homes.mayHaveMoved(target.id()));
-  if (routes == nullptr) return target;
-  const std::uint64_t entry =
-      routes->entryFor(core_, target.id(), [&](std::uint64_t to, SystemMessage&& signal) {
-        ForeignInbox::Letter letter;
-        letter.target = to;
-        letter.system = std::make_unique<SystemMessage>(std::move(signal));
-        // Refused once the isolate stopped: a request ends unanswered.
-        core_.isolates_[core_.makeRef(to).isolateIndex()]->foreign->put(std::move(letter));
-      });
-  return entry == target.id() ? target : core_.makeRef(entry);
+  // From a foreign thread: the target isolate's
+  // foreign inbox (MPSC), waiting while it is full (SPEC X3: block for
+  // foreign threads).
+  putForeign(rt, target, std::move(envelope), /*inTurn=*/false);
 }
 
 void Delivery::putForeign(IsolateRuntime& rt, const ActorRef& target, Envelope&& envelope,
@@ -250,19 +229,18 @@ void Delivery::deliverFromRank(const ActorRef& target, Envelope&& envelope) {
     deadLetter(target, std::move(envelope), "no such actor");
     return;
   }
-  const ActorRef entry = entryFromRank(target);
-  IsolateRuntime& rt = *core_.isolates_[entry.isolateIndex()];
+  IsolateRuntime& rt = *core_.isolates_[target.isolateIndex()];
   // On the target's own loop (doing the link's work between its turns) with
   // nothing in its foreign inbox: delivered here and now, saving the queue's
   // two ends. Only the thread that holds the link's work receives, so the
   // rank's earlier messages are either all delivered or still in that inbox
   // (then this one queues behind them): their order holds either way.
   if (core_.currentRuntime() == &rt && !rt.foreign->pending()) {
-    ForeignInbox::Letter letter{entry.id(), std::move(envelope), nullptr};
+    ForeignInbox::Letter letter{target.id(), std::move(envelope), nullptr};
     rt.foreign->deliverNow(letter);
     return;
   }
-  putForeign(rt, entry, std::move(envelope), /*inTurn=*/true);
+  putForeign(rt, target, std::move(envelope), /*inTurn=*/true);
 }
 
 void Delivery::signalFromRank(const ActorRef& target, SystemMessage&& message) {
@@ -270,31 +248,10 @@ void Delivery::signalFromRank(const ActorRef& target, SystemMessage&& message) {
     deliverToNoActor(target, std::move(message));
     return;
   }
-  const ActorRef entry = entryFromRank(target);
   ForeignInbox::Letter letter;
-  letter.target = entry.id();
+  letter.target = target.id();
   letter.system = std::make_unique<SystemMessage>(std::move(message));
-  putFromRank(*core_.isolates_[entry.isolateIndex()], std::move(letter));
-}
-
-ActorRef Delivery::entryFromRank(const ActorRef& target) {
-  if (core_.options().manualRun()) return target;
-  const std::uint64_t entry =
-      rankRoutes_.entryFor(core_, target.id(), [&](std::uint64_t to, SystemMessage&& signal) {
-        ForeignInbox::Letter letter;
-        letter.target = to;
-        letter.system = std::make_unique<SystemMessage>(std::move(signal));
-        putFromRank(*core_.isolates_[core_.makeRef(to).isolateIndex()], std::move(letter));
-      });
-  return entry == target.id() ? target : core_.makeRef(entry);
-}
-
-bool Delivery::putFromRank(IsolateRuntime& rt, ForeignInbox::Letter&& letter) {
-  if (core_.currentRuntime() == &rt && !rt.foreign->pending()) {
-    rt.foreign->deliverNow(letter);
-    return true;
-  }
-  return rt.foreign->putInTurn(std::move(letter));
+  core_.isolates_[target.isolateIndex()]->foreign->putInTurn(std::move(letter));
 }
 
 void Delivery::waitForForeignRoom(IsolateRuntime& rt, std::size_t coming) {
@@ -397,14 +354,12 @@ void Delivery::sendSystemElsewhere(IsolateRuntime* ours, const ActorRef& target,
         /*refusable=*/false);
     return;
   }
-  // From a foreign thread: behind that thread's messages, in the same
-  // inbox (the one its messages to the actor go to now). Lifecycle signals
-  // end with a stopped isolate.
-  const ActorRef entry = entryFromThread(target);
+  // From a foreign thread: behind that thread's
+  // messages, in the same inbox. Lifecycle signals end with a stopped isolate.
   ForeignInbox::Letter letter;
-  letter.target = entry.id();
+  letter.target = target.id();
   letter.system = std::make_unique<SystemMessage>(std::move(message));
-  core_.isolates_[entry.isolateIndex()]->foreign->put(std::move(letter));
+  rt.foreign->put(std::move(letter));
 }
 
 void Delivery::deliverSystemLocal(IsolateRuntime& rt, const ActorRef& target,

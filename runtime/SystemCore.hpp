@@ -50,7 +50,6 @@
 #include "IsolateRuntime.hpp"
 #include "Mailbox.hpp"
 #include "Spawns.hpp"
-#include "StreamRoutes.hpp"
 #include "SystemMessage.hpp"
 #include "SystemStop.hpp"
 #include "coreactor/ActorSystem.hpp"
@@ -247,8 +246,6 @@ class SystemCore {
   /// comes to the entries of actors that moved, the routes and the flushes
   /// of moving senders (Move.hpp, Move.cpp).
   Moves& moves() noexcept { return moves_; }
-  /// Where the actors that moved live, for senders that are no isolate.
-  Whereabouts& whereabouts() noexcept { return whereabouts_; }
   /// The spawns (the guardian, top-level actors, children), the top-level
   /// actors by name and their count, the placement, actors' paths
   /// (Spawns.hpp, Spawn.cpp).
@@ -359,7 +356,6 @@ class SystemCore {
   friend class Delivery;
   friend class Moves;
   Routers routers_{*this};
-  Whereabouts whereabouts_;
   Moves moves_{*this};
   Scheduling scheduling_{*this};
   Asks asks_{*this};

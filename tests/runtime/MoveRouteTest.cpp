@@ -9,7 +9,6 @@
 
 #include "TestSupport.hpp"
 #include "coreactor/ActorSystem.hpp"
-#include "coreactor/Feeder.hpp"
 
 namespace coreactor {
 namespace {
@@ -250,117 +249,6 @@ TEST(MoveRoutes, ASenderThatMovesKeepsItsOrderToAnActorOfAThirdIsolate) {
   ASSERT_TRUE(eventually([&] { return received.load() == kRounds * kEach; }));
   EXPECT_EQ(outOfOrder.load(), 0);
   EXPECT_GT(system->transportStats().moves, 0u);
-}
-
-// ---- senders that are no isolate: a plain thread, a Feeder ----------------------------
-
-// A Sink spawned on isolate `home` of a system of `isolates`, and its counts.
-struct SinkOnIsolates {
-  SinkOnIsolates(std::size_t isolates, std::size_t home, int work = 0)
-      : system(ActorSystem::create("routes", ActorSystemOptions::create().withIsolates(isolates))),
-        sink(system->spawn<Sink>("sink", ActorOptions::create().withIsolate(home), &received,
-                                 &outOfOrder, work)) {}
-  std::atomic<std::int64_t> received{0};
-  std::atomic<std::int64_t> outOfOrder{0};
-  std::unique_ptr<ActorSystem> system;
-  ActorRef sink;
-};
-
-// SPEC X4
-TEST(MoveRoutes, APlainThreadGetsAnEntryOfItsOwnAndStopsPassingTheEntryTheActorLeft) {
-  SinkOnIsolates s(2, 0);
-  auto& [received, outOfOrder, system, sink] = s;
-  system->move(sink, 1).get();
-  // 200 bursts of 100 from this thread, each awaited: the first passes the
-  // entry on isolate 0 (and the marker behind it), the rest go straight to
-  // isolate 1. Without a route of its own every one of the 20,000 would.
-  constexpr std::int64_t kEach = 100;
-  std::int64_t sent = 0;
-  for (int b = 0; b < 200; ++b) {
-    for (std::int64_t i = 0; i < kEach; ++i) sink.tell(Numbered{sent++});
-    ASSERT_TRUE(eventually([&] { return received.load() == sent; }));
-  }
-  EXPECT_LT(system->transportStats().forwarded, 400u);
-  EXPECT_EQ(outOfOrder.load(), 0);
-  // Stopped: what it sends then is a dead letter, each once.
-  system->stop(sink);
-  ASSERT_TRUE(eventually([&] {
-    return test::errorOf([&] { system->ask<std::int64_t>(sink, Count{}, 30s).get(); }) ==
-           Error::ErrDead;
-  }));
-  const std::uint64_t dead = system->deadLetterCount();
-  for (int i = 0; i < 10; ++i) sink.tell(Numbered{sent++});
-  EXPECT_TRUE(eventually([&] { return system->deadLetterCount() - dead == 10u; }));
-  EXPECT_EQ(received.load(), sent - 10);
-}
-
-// SPEC X4, A2
-TEST(MoveRoutes, APlainThreadsTellsAndAsksKeepTheirOrderWhileItsActorMovesAndComesBack) {
-  // Slower than the thread: a backlog waits on the way the thread sent so
-  // far while it turns to the new entry.
-  SinkOnIsolates s(3, 0, 200);
-  auto& [received, outOfOrder, system, sink] = s;
-  std::atomic<bool> done{false};
-  std::atomic<std::size_t> moves{0};
-  std::int64_t sent = 0;
-  std::int64_t wrongCounts = 0;
-  std::thread sender([&] {
-    // Tells and, every 500, an ask of how many arrived: it must count
-    // everything told before it (an ask is one of the thread's messages).
-    // On until the actor has moved 12 times under the stream.
-    for (int round = 0; round < 60 || moves.load() < 12; ++round) {
-      for (int i = 0; i < 500; ++i) sink.tell(Numbered{sent++});
-      if (system->ask<std::int64_t>(sink, Count{}, 60s).get() != sent) ++wrongCounts;
-    }
-    done = true;
-  });
-  // Moves under the thread's stream: away, on, and back to its own entry.
-  for (std::size_t to = 1; !done.load(); to = (to + 1) % 3) {
-    system->move(sink, to).get();
-    ++moves;
-    std::this_thread::sleep_for(2ms);
-  }
-  sender.join();
-  EXPECT_GE(moves.load(), 12u);
-  EXPECT_EQ(wrongCounts, 0);
-  EXPECT_EQ(received.load(), sent);
-  EXPECT_EQ(outOfOrder.load(), 0);
-  EXPECT_EQ(system->deadLetterCount(), 0u);
-  // Settled on isolate 2: within a few bursts the thread has its entry
-  // there (a burst passes no Forward), and from then on nothing is
-  // forwarded.
-  system->move(sink, 2).get();
-  bool turned = false;
-  for (int b = 0; b < 50 && !turned; ++b) {
-    const std::uint64_t before = system->transportStats().forwarded;
-    for (int i = 0; i < 100; ++i) sink.tell(Numbered{sent++});
-    ASSERT_TRUE(eventually([&] { return received.load() == sent; }));
-    turned = system->transportStats().forwarded == before;
-  }
-  ASSERT_TRUE(turned);
-  const std::uint64_t forwarded = system->transportStats().forwarded;
-  for (int i = 0; i < 1000; ++i) sink.tell(Numbered{sent++});
-  ASSERT_TRUE(eventually([&] { return received.load() == sent; }));
-  EXPECT_EQ(system->transportStats().forwarded, forwarded);
-  EXPECT_EQ(outOfOrder.load(), 0);
-}
-
-// SPEC X4
-TEST(MoveRoutes, AFeederGetsAnEntryOfItsOwnAndStopsPassingTheEntryTheActorLeft) {
-  SinkOnIsolates s(2, 0);
-  auto& [received, outOfOrder, system, sink] = s;
-  system->move(sink, 1).get();
-  Feeder feeder(*system, 64);
-  constexpr std::int64_t kEach = 100;
-  std::int64_t sent = 0;
-  for (int b = 0; b < 200; ++b) {
-    for (std::int64_t i = 0; i < kEach; ++i) feeder.tell(sink, Numbered{sent++});
-    feeder.flush();
-    EXPECT_EQ(feeder.pending(), 0u);
-    ASSERT_TRUE(eventually([&] { return received.load() == sent; }));
-  }
-  EXPECT_LT(system->transportStats().forwarded, 400u);
-  EXPECT_EQ(outOfOrder.load(), 0);
 }
 
 }  // namespace

@@ -32,6 +32,7 @@
 #include "coreactor/ActorSystem.hpp"
 #include "harness/BenchSupport.hpp"
 #include "harness/ParallelRound.hpp"
+#include "harness/Results.hpp"
 #include "harness/Workloads.hpp"
 #include "parallel/ParallelBench.hpp"
 
@@ -88,13 +89,6 @@ std::unique_ptr<ActorSystem> buildRowSystem(Workload& workload, RowSystem row) {
   return system;
 }
 
-/// The median of `perOp`, the seconds per op of some rounds (not empty).
-inline double medianSeconds(std::vector<double> perOp) {
-  std::sort(perOp.begin(), perOp.end());
-  const std::size_t mid = perOp.size() / 2;
-  return perOp.size() % 2 == 1 ? perOp[mid] : (perOp[mid - 1] + perOp[mid]) / 2;
-}
-
 /// Seconds per op of a round.
 inline double secondsPerOp(const OpMeter::Timed& round) {
   return std::chrono::duration<double>(round.elapsed).count() /
@@ -144,7 +138,8 @@ void runParallelRow(benchmark::State& state, RowSystem row) {
       }
       if (k != 0) floorPerOp.push_back(secondsPerOp(*floor));
     }
-    state.counters[kBesideSpeedupCounter] = medianSeconds(floorPerOp) / medianSeconds(timedPerOp);
+    state.counters[kBesideSpeedupCounter] =
+        medianOfSamples(floorPerOp) / medianOfSamples(timedPerOp);
   }
   const double ops =
       static_cast<double>(workload.asked()) * static_cast<double>(state.iterations() + 1);

@@ -209,13 +209,7 @@ class RouterOptions {
   template <class T, class F>
   RouterOptions withHashKey(F key) const {
     using V = std::decay_t<T>;
-    const auto keyOf = [key](const V& value) -> std::uint64_t {
-      if constexpr (std::is_convertible_v<decltype(key(value)), std::string_view>) {
-        return HashKeyed::hashKey(key(value));
-      } else {
-        return static_cast<std::uint64_t>(key(value));
-      }
-    };
+    const auto keyOf = [key](const V& value) { return keyOfValue(key, value); };
     RouterOptions o = *this;
     HashKeyOf k{detail::MessageAccess::typeOf<V>(),
                 [keyOf](const Message& m) { return keyOf(*m.get<V>()); },
@@ -228,6 +222,15 @@ class RouterOptions {
         std::memcpy(bytes, &word, sizeof(V));
         return keyOf(*std::launder(reinterpret_cast<const V*>(bytes)));
       };
+      if constexpr (std::is_empty_v<F> && std::is_default_constructible_v<F>) {
+        // A function with no state (a lambda that captures nothing): made
+        // where it is called, behind a plain pointer.
+        k.wordKeyCall = [](std::uint64_t word) -> std::uint64_t {
+          alignas(V) unsigned char bytes[sizeof(V)];
+          std::memcpy(bytes, &word, sizeof(V));
+          return keyOfValue(F{}, *std::launder(reinterpret_cast<const V*>(bytes)));
+        };
+      }
     }
     o.keys_.push_back(std::move(k));
     return o;
@@ -285,6 +288,10 @@ class RouterOptions {
       }
     };
     Field field;  ///< see Field
+    /// wordKey as a plain function, set when the key function has no
+    /// state: a tell's pick makes one call through it, not a
+    /// std::function's two.
+    std::uint64_t (*wordKeyCall)(std::uint64_t) = nullptr;
   };
 
   RoutingLogic logic() const noexcept { return logic_; }  ///< the logic
@@ -303,6 +310,15 @@ class RouterOptions {
 
  private:
   explicit RouterOptions(RoutingLogic logic) : logic_(logic) {}
+  /// withHashKey's key of `value`: `key(value)`, or the hash of the text it returns.
+  template <class F, class V>
+  static std::uint64_t keyOfValue(const F& key, const V& value) {
+    if constexpr (std::is_convertible_v<decltype(key(value)), std::string_view>) {
+      return HashKeyed::hashKey(key(value));
+    } else {
+      return static_cast<std::uint64_t>(key(value));
+    }
+  }
   RoutingLogic logic_;
   std::size_t perIsolate_ = 1;
   std::size_t size_ = 0;

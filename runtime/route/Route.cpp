@@ -101,11 +101,12 @@ std::uint32_t nextRandom(RouterCursor& c, std::uint32_t n) noexcept {
 }
 
 template <class P>
-std::uint64_t keyOf(const RouterState& r, const P& payload) {
+[[gnu::always_inline]] inline std::uint64_t keyOf(const RouterState& r, const P& payload) {
   const MessageType* type = typeOf(payload);
   for (const RouterOptions::HashKeyOf& k : r.keys) {
     if (k.type != type) continue;
     if constexpr (std::is_same_v<P, Word>) {
+      if (k.wordKeyCall != nullptr) return mixKey(k.wordKeyCall(payload.value));
       return mixKey(k.wordKey ? k.wordKey(payload.value) : k.key(payload.message()));
     } else {
       return mixKey(k.key(payload));
@@ -497,7 +498,7 @@ ActorRef Routers::spawn(ActorCell* parent, std::string name, const RouterOptions
     }
   }
   if (r.logic == RoutingLogic::ConsistentHash) {
-    r.slots = std::make_unique<std::atomic<std::uint32_t>[]>(RouterState::kSlots);
+    r.slots = std::make_unique<std::atomic<std::uint8_t>[]>(RouterState::kSlots);
   }
   r.cursorCount = core_.isolateCount_ + 1;
   r.cursors = std::make_unique<RouterCursor[]>(r.cursorCount);

@@ -124,15 +124,19 @@ struct RouterState {
   // head keeps the routee of every slot here as the count changes
   // (setCount), so that a pick reads one entry instead of running the
   // jump's divisions; an entry not below the count a sender read (a resize
-  // under way) is computed instead. Null for the other logics.
+  // under way) is computed instead. A byte an entry, for pools of up to
+  // kSlotRoutees (4 KiB: the table stays in the first-level cache beside
+  // the mailboxes a flood fills, a pick waits on no second-level read);
+  // larger pools compute every pick. Null for the other logics.
   static constexpr std::uint32_t kSlotBits = 12;
   static constexpr std::uint32_t kSlots = 1u << kSlotBits;
-  std::unique_ptr<std::atomic<std::uint32_t>[]> slots;
+  static constexpr std::uint32_t kSlotRoutees = 255;
+  std::unique_ptr<std::atomic<std::uint8_t>[]> slots;
 
   /// The routee of a mixed key (Route.cpp, mixKey) among `n` > 0.
   std::uint32_t hashed(std::uint64_t key, std::uint32_t n) const noexcept {
     const auto slot = static_cast<std::uint32_t>(key >> (64 - kSlotBits));
-    if (slots != nullptr) {
+    if (n <= kSlotRoutees && slots != nullptr) {
       const std::uint32_t at = slots[slot].load(std::memory_order_relaxed);
       if (at < n) return at;
     }
@@ -140,9 +144,10 @@ struct RouterState {
   }
   /// The routee count becomes `n` (the slots first, then the count).
   void setCount(std::uint32_t n) {
-    if (slots != nullptr && n > 0) {
+    if (slots != nullptr && n > 0 && n <= kSlotRoutees) {
       for (std::uint32_t s = 0; s < kSlots; ++s) {
-        slots[s].store(jumpHash(slotKey(s), n), std::memory_order_relaxed);
+        slots[s].store(static_cast<std::uint8_t>(jumpHash(slotKey(s), n)),
+                       std::memory_order_relaxed);
       }
     }
     count.store(n, std::memory_order_release);
@@ -162,8 +167,10 @@ struct RouterState {
     if (now == nullptr || i >= now->capacity) {
       const std::size_t capacity = now == nullptr ? 8 : now->capacity * 2;
       auto bigger = std::make_unique<RouteeArray>(std::max<std::size_t>(capacity, i + 1));
-      const std::uint32_t n = count.load(std::memory_order_relaxed);
-      for (std::uint32_t k = 0; k < n; ++k) {
+      // Every routee set so far, counted or not yet: a pool sets its
+      // routees before it publishes their count.
+      const std::size_t n = now == nullptr ? 0 : now->capacity;
+      for (std::size_t k = 0; k < n; ++k) {
         bigger->slots[k].id.store(now->slots[k].id.load(std::memory_order_relaxed),
                                   std::memory_order_relaxed);
         bigger->slots[k].gauge.store(now->slots[k].gauge.load(std::memory_order_relaxed),

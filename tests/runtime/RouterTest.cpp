@@ -60,6 +60,31 @@ TEST(Router, ARoundRobinPoolGivesEachRouteeItsTurn) {
   }
 }
 
+// A pool past the eight routees its first array holds: the array grows
+// while the pool sets its routees, before their count is published, and
+// every routee set before the growth must still be there. From the
+// driver's tells and from an actor's, every message reaches a routee, and
+// every routee its turns.
+TEST(Router, APoolLargerThanItsFirstArrayKeepsEveryRouteeAndLosesNoMessage) {
+  TestKit kit;
+  auto probe = kit.probe();
+  constexpr int kRoutees = 20;
+  ActorRef pool = kit.system().spawnPool<Worker>(
+      "pool", RouterOptions::roundRobin().withSize(kRoutees), probe.ref());
+  ActorRef sender = kit.system().spawn("sender", [pool](ReceiveContext& ctx) {
+    if (ctx.is<Boom>()) {
+      for (int i = 0; i < 5 * kRoutees; ++i) ctx.tell(pool, Job{i});
+    }
+  });
+  for (int i = 0; i < 5 * kRoutees; ++i) pool.tell(Job{i});
+  sender.tell(Boom{});
+  kit.run();
+  std::map<std::uint64_t, int> turns;
+  for (const Said& s : probe.expectMsgs<Said>(10 * kRoutees)) ++turns[s.by.id()];
+  ASSERT_EQ(turns.size(), static_cast<std::size_t>(kRoutees));
+  for (const auto& [routee, n] : turns) EXPECT_EQ(n, 10) << routee;
+}
+
 TEST(Router, OnePerSenderOrderThroughARoundRobinPoolToOneRoutee) {
   // Senders on two isolates and a plain thread, one routee: each sender's
   // messages arrive in the order sent.
@@ -353,6 +378,89 @@ TEST(Router, AMemberKeyReadFromTheWordIsTheKeyItsFunctionGives) {
   ASSERT_EQ(routeesOfKey.size(), static_cast<std::size_t>(kKeys));
   for (const auto& [key, routees] : routeesOfKey) EXPECT_EQ(routees.size(), 1u) << key;
   EXPECT_GT(used.size(), 1u) << "twelve keys over four routees use more than one";
+}
+
+// A key function that keeps no state is called through a plain pointer
+// (RouterOptions::HashKeyOf::wordKeyCall), one that keeps some through
+// its std::function: both must give every key the same routee, by its
+// place in the pool, from an actor's tell and from the driver's.
+TEST(Router, AKeyFunctionWithNoStatePicksAsOneThatKeepsStateDoes) {
+  TestKit kit;
+  auto probe = kit.probe();
+  const int offset = 0;
+  ActorRef plain = kit.system().spawnPool<Worker>(
+      "plain", RouterOptions::consistentHash().withSize(5).withHashKey<Job>([](const Job& j) {
+        return static_cast<std::uint64_t>(j.n % 17);
+      }),
+      probe.ref());
+  ActorRef keeping = kit.system().spawnPool<Worker>(
+      "keeping",
+      RouterOptions::consistentHash().withSize(5).withHashKey<Job>(
+          [offset](const Job& j) { return static_cast<std::uint64_t>(j.n % 17 + offset); }),
+      probe.ref());
+  // Each routee's place in its pool.
+  std::map<std::uint64_t, std::size_t> place;
+  for (const ActorRef& pool : {plain, keeping}) {
+    pool.tell(GetRoutees{}, probe.ref());
+    kit.run();
+    const auto routees = probe.expectMsg<Routees>().routees;
+    ASSERT_EQ(routees.size(), 5u);
+    for (std::size_t i = 0; i < routees.size(); ++i) place[routees[i].id()] = i;
+  }
+  constexpr int kJobs = 68;
+  ActorRef sender = kit.system().spawn("sender", [plain, keeping](ReceiveContext& ctx) {
+    if (ctx.is<Boom>()) {
+      for (int i = 0; i < kJobs; ++i) {
+        ctx.tell(plain, Job{i});
+        ctx.tell(keeping, Job{i});
+      }
+    }
+  });
+  sender.tell(Boom{});
+  kit.run();
+  for (int i = 0; i < kJobs; ++i) {
+    plain.tell(Job{i});
+    keeping.tell(Job{i});
+  }
+  kit.run();
+  // The place each key went to, by pool: one place per key, the same in both.
+  std::map<int, std::set<std::size_t>> plainPlaces, keepingPlaces;
+  for (const Said& s : probe.expectMsgs<Said>(4 * kJobs)) {
+    const bool fromPlain = s.by.path().find("/plain/") != std::string::npos;
+    (fromPlain ? plainPlaces : keepingPlaces)[s.n % 17].insert(place.at(s.by.id()));
+  }
+  ASSERT_EQ(plainPlaces.size(), 17u);
+  std::set<std::size_t> used;
+  for (int key = 0; key < 17; ++key) {
+    ASSERT_EQ(plainPlaces[key].size(), 1u) << key;
+    EXPECT_EQ(plainPlaces[key], keepingPlaces[key]) << key;
+    used.insert(*plainPlaces[key].begin());
+  }
+  EXPECT_GT(used.size(), 1u) << "seventeen keys over five routees use more than one";
+}
+
+// Picks read a byte-wide cache for pools of up to 255 routees
+// (RouterState::kSlotRoutees); a larger pool computes them, and every
+// routee takes keys: none is past reach of the cache's bytes.
+TEST(Router, ConsistentHashingOverMoreRouteesThanTheCacheHoldsReachesEveryRoutee) {
+  TestKit kit;
+  auto probe = kit.probe();
+  constexpr std::size_t kRoutees = 300;
+  ActorRef pool = kit.system().spawnPool<Worker>(
+      "pool", RouterOptions::consistentHash().withSize(kRoutees), probe.ref());
+  constexpr int kKeys = 10000;
+  for (int round = 0; round < 2; ++round) {
+    for (int k = 0; k < kKeys; ++k) pool.tell(HashKeyed(static_cast<std::uint64_t>(k), Job{k}));
+  }
+  kit.run();
+  std::map<int, std::set<std::uint64_t>> routeesOfKey;
+  std::set<std::uint64_t> used;
+  for (const Said& s : probe.expectMsgs<Said>(2 * kKeys)) {
+    routeesOfKey[s.n].insert(s.by.id());
+    used.insert(s.by.id());
+  }
+  for (const auto& [key, routees] : routeesOfKey) ASSERT_EQ(routees.size(), 1u) << key;
+  EXPECT_EQ(used.size(), kRoutees);
 }
 
 TEST(Router, ConsistentHashingMovesOnlyTheKeysTheNewRouteeTakesWhenThePoolGrows) {

@@ -209,27 +209,18 @@ class RouterOptions {
   template <class T, class F>
   RouterOptions withHashKey(F key) const {
     using V = std::decay_t<T>;
-    const auto keyOf = [key](const V& value) { return keyOfValue(key, value); };
     RouterOptions o = *this;
     HashKeyOf k{detail::MessageAccess::typeOf<V>(),
-                [keyOf](const Message& m) { return keyOf(*m.get<V>()); },
+                [key](const Message& m) { return keyOfValue(key, *m.get<V>()); },
                 {},
                 {}};
     if constexpr (detail::MessageAccess::kWord<V>) {
-      // A word travels as its bytes: the key reads them back as the value.
-      k.wordKey = [keyOf](std::uint64_t word) {
-        alignas(V) unsigned char bytes[sizeof(V)];
-        std::memcpy(bytes, &word, sizeof(V));
-        return keyOf(*std::launder(reinterpret_cast<const V*>(bytes)));
-      };
       if constexpr (std::is_empty_v<F> && std::is_default_constructible_v<F>) {
         // A function with no state (a lambda that captures nothing): made
         // where it is called, behind a plain pointer.
-        k.wordKeyCall = [](std::uint64_t word) -> std::uint64_t {
-          alignas(V) unsigned char bytes[sizeof(V)];
-          std::memcpy(bytes, &word, sizeof(V));
-          return keyOfValue(F{}, *std::launder(reinterpret_cast<const V*>(bytes)));
-        };
+        k.wordKeyCall = [](std::uint64_t word) { return keyOfWord<V>(F{}, word); };
+      } else {
+        k.wordKey = [key](std::uint64_t word) { return keyOfWord<V>(key, word); };
       }
     }
     o.keys_.push_back(std::move(k));
@@ -271,7 +262,8 @@ class RouterOptions {
     const detail::MessageType* type;                   ///< the type it keys
     std::function<std::uint64_t(const Message&)> key;  ///< the key of a message of it
     /// The same key of a word-sized message from its 64-bit word (empty
-    /// for other types): a tell of a word builds no Message for its key.
+    /// for other types, and when wordKeyCall is set): a tell of a word
+    /// builds no Message for its key.
     std::function<std::uint64_t(std::uint64_t)> wordKey;
     /// A key that is an integer member of a word-sized type
     /// (withHashKey<&V::member>): where it sits in the word.
@@ -288,9 +280,9 @@ class RouterOptions {
       }
     };
     Field field;  ///< see Field
-    /// wordKey as a plain function, set when the key function has no
-    /// state: a tell's pick makes one call through it, not a
-    /// std::function's two.
+    /// wordKey as a plain function, set instead of it when the key
+    /// function has no state: a tell's pick makes one call through it, not
+    /// a std::function's two.
     std::uint64_t (*wordKeyCall)(std::uint64_t) = nullptr;
   };
 
@@ -318,6 +310,14 @@ class RouterOptions {
     } else {
       return static_cast<std::uint64_t>(key(value));
     }
+  }
+  /// keyOfValue of the V whose bytes a word carries (a word travels as its
+  /// bytes: the key reads them back as the value).
+  template <class V, class F>
+  static std::uint64_t keyOfWord(const F& key, std::uint64_t word) {
+    alignas(V) unsigned char bytes[sizeof(V)];
+    std::memcpy(bytes, &word, sizeof(V));
+    return keyOfValue(key, *std::launder(reinterpret_cast<const V*>(bytes)));
   }
   RoutingLogic logic_;
   std::size_t perIsolate_ = 1;

@@ -282,17 +282,29 @@ ActorRef hashKeyedPool(TestKit& kit, testkit::TestProbe& probe) {
                                         probe.ref());
 }
 
+// Where the next `n` reports (each an M naming its routee `by`) went, by
+// the key `keyOf` reads from each: the routees of every key, and every
+// routee that reported.
+struct KeyPlaces {
+  std::map<int, std::set<std::uint64_t>> routeesOfKey;
+  std::set<std::uint64_t> used;
+};
+template <class M, class KeyOf>
+KeyPlaces placesOfKeys(testkit::TestProbe& probe, std::size_t n, KeyOf keyOf) {
+  KeyPlaces places;
+  for (const M& m : probe.expectMsgs<M>(n)) {
+    places.routeesOfKey[keyOf(m)].insert(m.by.id());
+    places.used.insert(m.by.id());
+  }
+  return places;
+}
+
 // The 100 Jobs keyedPool's routees handled: each key went to one routee,
 // and the ten keys to more than one.
 void expectOneRouteePerKey(testkit::TestProbe& probe) {
-  std::map<int, std::set<std::uint64_t>> routeesOfKey;
-  std::set<std::uint64_t> used;
-  for (const Said& s : probe.expectMsgs<Said>(100)) {
-    routeesOfKey[s.n % 10].insert(s.by.id());
-    used.insert(s.by.id());
-  }
-  for (const auto& [key, routees] : routeesOfKey) EXPECT_EQ(routees.size(), 1u) << key;
-  EXPECT_GT(used.size(), 1u) << "ten keys over four routees use more than one";
+  const KeyPlaces places = placesOfKeys<Said>(probe, 100, [](const Said& s) { return s.n % 10; });
+  for (const auto& [key, routees] : places.routeesOfKey) EXPECT_EQ(routees.size(), 1u) << key;
+  EXPECT_GT(places.used.size(), 1u) << "ten keys over four routees use more than one";
 }
 
 TEST(Router, ConsistentHashingSendsOneKeyToOneRouteeAndAMessageWithoutAKeyIsErrNoRouteKey) {
@@ -369,15 +381,11 @@ TEST(Router, AMemberKeyReadFromTheWordIsTheKeyItsFunctionGives) {
     pool.tell(Keyed{static_cast<std::int16_t>(i * 3), static_cast<std::int16_t>(i % kKeys - 6), i});
   }
   kit.run();
-  std::map<int, std::set<std::uint64_t>> routeesOfKey;
-  std::set<std::uint64_t> used;
-  for (const Seen& s : probe.expectMsgs<Seen>(8 * kKeys)) {
-    routeesOfKey[s.key].insert(s.by.id());
-    used.insert(s.by.id());
-  }
-  ASSERT_EQ(routeesOfKey.size(), static_cast<std::size_t>(kKeys));
-  for (const auto& [key, routees] : routeesOfKey) EXPECT_EQ(routees.size(), 1u) << key;
-  EXPECT_GT(used.size(), 1u) << "twelve keys over four routees use more than one";
+  const KeyPlaces places =
+      placesOfKeys<Seen>(probe, 8 * kKeys, [](const Seen& s) { return s.key; });
+  ASSERT_EQ(places.routeesOfKey.size(), static_cast<std::size_t>(kKeys));
+  for (const auto& [key, routees] : places.routeesOfKey) EXPECT_EQ(routees.size(), 1u) << key;
+  EXPECT_GT(places.used.size(), 1u) << "twelve keys over four routees use more than one";
 }
 
 // A key function that keeps no state is called through a plain pointer
@@ -453,14 +461,9 @@ TEST(Router, ConsistentHashingOverMoreRouteesThanTheCacheHoldsReachesEveryRoutee
     for (int k = 0; k < kKeys; ++k) pool.tell(HashKeyed(static_cast<std::uint64_t>(k), Job{k}));
   }
   kit.run();
-  std::map<int, std::set<std::uint64_t>> routeesOfKey;
-  std::set<std::uint64_t> used;
-  for (const Said& s : probe.expectMsgs<Said>(2 * kKeys)) {
-    routeesOfKey[s.n].insert(s.by.id());
-    used.insert(s.by.id());
-  }
-  for (const auto& [key, routees] : routeesOfKey) ASSERT_EQ(routees.size(), 1u) << key;
-  EXPECT_EQ(used.size(), kRoutees);
+  const KeyPlaces places = placesOfKeys<Said>(probe, 2 * kKeys, [](const Said& s) { return s.n; });
+  for (const auto& [key, routees] : places.routeesOfKey) ASSERT_EQ(routees.size(), 1u) << key;
+  EXPECT_EQ(places.used.size(), kRoutees);
 }
 
 TEST(Router, ConsistentHashingMovesOnlyTheKeysTheNewRouteeTakesWhenThePoolGrows) {

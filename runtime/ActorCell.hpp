@@ -42,20 +42,25 @@ class SystemCore;
 
 struct RouteeGauge;
 
-/// A cell's flags, one bit each, in one byte: a test of several is one
+/// A cell's flags, one bit each, in one word: a test of several is one
 /// instruction (a bit-field of bools is tested a bit at a time).
 struct CellFlags {
-  static constexpr std::uint8_t kGuardian = 1;    // the user guardian
-  static constexpr std::uint8_t kWatchDepth = 2;  // keeps rare_->depthMark (high-water mark)
-  static constexpr std::uint8_t kPinned = 4;      // ActorOptions::withPinned
-  static constexpr std::uint8_t kBound = 8;       // CellMoves::bindToIsolate()
-  static constexpr std::uint8_t kTooled = 16;     // rare_->tools: behaviours or a receive timeout
-  static constexpr std::uint8_t kGauged = 32;     // rare_->gauge: its depth is published (a routee)
-  static constexpr std::uint8_t kSampled = 64;    // its isolates sample messages for a balancer
-  std::uint8_t bits = 0;
-  bool any(std::uint8_t mask) const noexcept { return (bits & mask) != 0; }
-  void set(std::uint8_t mask, bool on) noexcept {
-    bits = on ? static_cast<std::uint8_t>(bits | mask) : static_cast<std::uint8_t>(bits & ~mask);
+  static constexpr std::uint16_t kGuardian = 1;    // the user guardian
+  static constexpr std::uint16_t kWatchDepth = 2;  // keeps rare_->depthMark (high-water mark)
+  static constexpr std::uint16_t kPinned = 4;      // ActorOptions::withPinned
+  static constexpr std::uint16_t kBound = 8;       // CellMoves::bindToIsolate()
+  static constexpr std::uint16_t kTooled = 16;     // rare_->tools: behaviours or a receive timeout
+  static constexpr std::uint16_t kGauged = 32;   // rare_->gauge: its depth is published (a routee)
+  static constexpr std::uint16_t kSampled = 64;  // its isolates sample messages for a balancer
+  static constexpr std::uint16_t kAsync = 128;   // rare_->async: it has coroutine handlers
+  static constexpr std::uint16_t kTools = 256;   // rare_->tools is made (a stash, behaviours...)
+  /// What sends a turn past the one-word path (CellTurn::turn): each
+  /// asks for a step around the handler or at the end of the turn.
+  static constexpr std::uint16_t kTurnAside = kWatchDepth | kTooled | kGauged | kSampled | kAsync;
+  std::uint16_t bits = 0;
+  bool any(std::uint16_t mask) const noexcept { return (bits & mask) != 0; }
+  void set(std::uint16_t mask, bool on) noexcept {
+    bits = on ? static_cast<std::uint16_t>(bits | mask) : static_cast<std::uint16_t>(bits & ~mask);
   }
 };
 
@@ -169,8 +174,8 @@ class ActorCell final : public Task, public Endpoint {
   /// (Dispatcher::executeUrgent): the next one while fewer than
   /// Isolate::kUrgentStreak ran in a row, after the same messages.
   bool idleForCrossedWords() const noexcept {
-    return inPlace_ && state_ == State::Running && !scheduled_ && pending_ == 0 && !hasAsync_ &&
-           mailbox_.unboundedAndEmpty();
+    return inPlace_ && state_ == State::Running && !scheduled_ && pending_ == 0 &&
+           !flags_.any(CellFlags::kAsync) && mailbox_.unboundedAndEmpty();
   }
 
  public:
@@ -256,9 +261,6 @@ class ActorCell final : public Task, public Endpoint {
   // fill the tail of the Endpoint base, after the Task base.
   State state_ = State::Created;
   bool scheduled_ = false;
-  // Seven flags in one byte (the cell fits its malloc chunk, static_assert
-  // below), so that a test of several is one instruction.
-  CellFlags flags_;
   // What the turn must look at before the user messages, in one byte, so
   // that the common turn tests it once: a Start not yet handled, a Stop not
   // yet handled (SystemLine::enqueue), and system messages in rare_->system.
@@ -272,9 +274,12 @@ class ActorCell final : public Task, public Endpoint {
   // overtaking a Start posted from a foreign thread) still finds preStart
   // ahead of it.
   std::uint8_t pending_ = kStartPending;
-  bool active_ = false;    // handled a message since the last passivation check
-  bool hasAsync_ = false;  // rare_->async is set: it has coroutine handlers
-  bool inPlace_;           // dispatcher_->urgentUnitsMayRunInPlace()
+  // Nine flags in one aligned word, in what the Endpoint base leaves of its
+  // first 8 bytes (the cell fits its malloc chunk, static_assert below), so
+  // that a test of several is one instruction.
+  CellFlags flags_;
+  bool active_ = false;  // handled a message since the last passivation check
+  bool inPlace_;         // dispatcher_->urgentUnitsMayRunInPlace()
   std::uint32_t throughput_;
   std::uint32_t incarnation_ = 0;  // bumped by each restart
   Mailbox mailbox_;

@@ -17,7 +17,10 @@ BehaviourTools::Data* BehaviourTools::data() const noexcept {
 
 BehaviourTools::Data& BehaviourTools::made() {
   ActorCell::Rare& r = cell_.rare();
-  if (r.tools == nullptr) r.tools = std::make_unique<Data>();
+  if (r.tools == nullptr) {
+    r.tools = std::make_unique<Data>();
+    cell_.flags_.set(CellFlags::kTools, true);
+  }
   return *r.tools;
 }
 

@@ -44,6 +44,7 @@ bool CellTurn::failed(ActorCell& cell) {
   return !cell.mailbox_.empty();
 }
 
+template <bool kMayBeGauged>
 inline void CellTurn::end(ActorCell& cell, bool more) {
   ++cell.home_->counts.turns;
   if (LogContext& c = logContext(); !c.path.empty()) c = LogContext{};
@@ -56,7 +57,7 @@ inline void CellTurn::end(ActorCell& cell, bool more) {
     }
     return;
   }
-  if (cell.flags_.any(CellFlags::kGauged)) [[unlikely]] {
+  if (kMayBeGauged && cell.flags_.any(CellFlags::kGauged)) [[unlikely]] {
     cell.rare_->gauge->depth.store(static_cast<std::uint32_t>(cell.mailbox_.size()),
                                    std::memory_order_relaxed);
   }
@@ -117,13 +118,16 @@ inline bool CellTurn::consumeMessages(ActorCell& cell, ReceiveContext& ctx, std:
 // takes inGeneral(), out of line, so that this path saves only the
 // registers it needs (callgrind, actor/pingpong: 95 -> 82 instructions a turn).
 void CellTurn::turn(ActorCell& cell) {
-  if (cell.flags_.any(CellFlags::kWatchDepth | CellFlags::kGauged)) [[unlikely]]
-    noteDepth(cell);
-  // Both out of line: here, a choice that saves no register.
-  if (cell.pending_ == 0 && cell.state_ == State::Running && !cell.hasAsync_ &&
-      cell.mailbox_.hasWord()) [[likely]] {
+  // Both out of line: here, a choice that saves no register. One test of
+  // the flags sends what few actors have (a gauge, a high-water mark,
+  // tools, a balancer's samples, coroutines) the general way, so that the
+  // one-word turn need not ask about them again around its handler or at
+  // its end.
+  if (!cell.flags_.any(CellFlags::kTurnAside) && cell.pending_ == 0 &&
+      cell.state_ == State::Running && cell.mailbox_.hasWord()) [[likely]] {
     onWord(cell);
   } else {
+    if (cell.flags_.any(CellFlags::kWatchDepth | CellFlags::kGauged)) noteDepth(cell);
     inGeneral(cell);
   }
 }
@@ -143,7 +147,7 @@ void CellTurn::onWord(ActorCell& cell) {
   try {
     ReceiveContext ctx(cell);
     cell.mailbox_.consumeWord(cell.home_->core, [&](Message& message, const ActorRef& sender) {
-      invoke(cell, ctx, message, sender);
+      invoke<false>(cell, ctx, message, sender);
     });
     ++cell.home_->counts.messages;
     more = !cell.mailbox_.empty();
@@ -154,7 +158,7 @@ void CellTurn::onWord(ActorCell& cell) {
   } catch (...) {
     more = failed(cell);
   }
-  end(cell, more);
+  end<false>(cell, more);
 }
 
 // The frame of a turn run where its messages were taken from a ring, for
@@ -172,7 +176,7 @@ template <class Body>
   } catch (...) {
     more = failed(cell);
   }
-  end(cell, more);
+  end<true>(cell, more);
 }
 
 // Words taken from a ring for an idle actor: handled where they lie, not
@@ -241,13 +245,29 @@ void CellTurn::inGeneral(ActorCell& cell) {
   } catch (...) {
     more = failed(cell);
   }
-  end(cell, more);
+  end<true>(cell, more);
 }
 
 // Up to `max` messages in a row from the FIFO, checking after each that the
 // actor may go on (MailFifo::consumeRun): the position of the next
 // message stays in registers across the handler. Returns how many ran.
+//
+// An actor with no tools, no samples and no coroutine handler (most of
+// them) runs each message with no step around its handler, and its run
+// ends as soon as its handler gives it one of those (a become, a stash, a
+// first coroutine handler): the turn then goes on with the run below. An
+// unstash needs a stash first, so none is pending in this run.
 std::uint32_t CellTurn::consumeRun(ActorCell& cell, ReceiveContext& ctx, std::uint32_t max) {
+  constexpr std::uint16_t kAround =
+      CellFlags::kTools | CellFlags::kTooled | CellFlags::kSampled | CellFlags::kAsync;
+  if (!cell.flags_.any(kAround)) [[likely]] {
+    return cell.mailbox_.consumeFifoRun(
+        max,
+        [&](Message& message, const ActorRef& sender) {
+          invoke<false>(cell, ctx, message, sender);
+        },
+        [&cell] { return cell.state_ == State::Running && !cell.flags_.any(kAround); });
+  }
   return cell.mailbox_.consumeFifoRun(
       max, [&](Message& message, const ActorRef& sender) { invoke(cell, ctx, message, sender); },
       [&cell] { return mayGoOn(cell); });
@@ -288,6 +308,7 @@ void CellTurn::handleContinue(ActorCell& cell, std::unique_ptr<Continuation> con
   }
 }
 
+template <bool kMayBeFlagged>
 void CellTurn::invoke(ActorCell& cell, ReceiveContext& ctx, Message& message,
                       const ActorRef& sender) {
   if (const MessageType* type = MessageAccess::type(message);
@@ -307,7 +328,7 @@ void CellTurn::invoke(ActorCell& cell, ReceiveContext& ctx, Message& message,
   // the behaviour tools.
   // A balancer's countdown is counted here, so that the messages it does
   // not sample take the plain path below.
-  if (cell.flags_.any(CellFlags::kSampled | CellFlags::kTooled)) [[unlikely]] {
+  if (kMayBeFlagged && cell.flags_.any(CellFlags::kSampled | CellFlags::kTooled)) [[unlikely]] {
     Sampling* sampling =
         cell.flags_.any(CellFlags::kSampled) ? cell.home_->sampling.get() : nullptr;
     const bool due = sampling != nullptr && --sampling->countdown == 0;

@@ -82,7 +82,10 @@ class CellTurn final {
                                                             std::uint32_t n);
   // consumeMessages() out of line, for the one-word turn whose handler queued more.
   [[gnu::noinline]] static bool consumeMore(ActorCell& cell, ReceiveContext& ctx, std::uint32_t n);
-  // What every turn ends with; `more`: user messages are left.
+  // What every turn ends with; `more`: user messages are left. Without
+  // kMayBeGauged it publishes no depth: for the one-word turn, which a
+  // gauged cell never takes (turn()).
+  template <bool kMayBeGauged>
   [[gnu::always_inline]] static inline void end(ActorCell& cell, bool more);
   [[gnu::always_inline]] static inline void finishIfStopping(ActorCell& cell);
   [[gnu::noinline, gnu::cold]] static bool failed(ActorCell& cell);
@@ -97,6 +100,9 @@ class CellTurn final {
   static std::uint32_t runUnstashed(ActorCell& cell, ReceiveContext& ctx, std::uint32_t budget);
   /// The actor may take another message in this turn.
   static inline bool mayGoOn(const ActorCell& cell) noexcept;
+  // Without kMayBeFlagged it asks nothing about tools or samples: for the
+  // one-word turn, whose cell has neither (turn()).
+  template <bool kMayBeFlagged = true>
   [[gnu::always_inline]] static inline void invoke(ActorCell& cell, ReceiveContext& ctx,
                                                    Message& message, const ActorRef& sender);
   // invoke() for an actor with tools, or for the message a balancer samples

@@ -12,7 +12,7 @@
 namespace coreactor::detail {
 
 ActorCell::AsyncState* ActorCell::Coroutines::state() const noexcept {
-  return cell_.hasAsync_ ? cell_.rare_->async.get() : nullptr;
+  return cell_.flags_.any(CellFlags::kAsync) ? cell_.rare_->async.get() : nullptr;
 }
 
 bool ActorCell::Coroutines::suspended() const noexcept {
@@ -21,9 +21,9 @@ bool ActorCell::Coroutines::suspended() const noexcept {
 }
 
 void ActorCell::Coroutines::run(AsyncActor& actor, ReceiveContext& ctx) {
-  if (!cell_.hasAsync_) {
+  if (!cell_.flags_.any(CellFlags::kAsync)) {
     cell_.rare().async = std::make_unique<AsyncState>(ReceiveContext(cell_));
-    cell_.hasAsync_ = true;
+    cell_.flags_.set(CellFlags::kAsync, true);
   }
   AsyncState& st = *cell_.rare_->async;
   const bool reentrant = actor.reentrant();

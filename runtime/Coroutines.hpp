@@ -64,7 +64,7 @@ inline ActorCell::Coroutines ActorCell::coroutines() noexcept {
 
 // Here, where AsyncState is complete.
 inline bool ActorCell::blocked() const noexcept {
-  return hasAsync_ && static_cast<bool>(rare_->async->awaiting);
+  return flags_.any(CellFlags::kAsync) && static_cast<bool>(rare_->async->awaiting);
 }
 
 }  // namespace coreactor::detail

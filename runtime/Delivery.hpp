@@ -90,12 +90,13 @@ class Delivery {
   /// cache; for an entry on another isolate, into the ring to it
   /// (sendAcross's checks hold for the entry as for the target: same
   /// isolates, same sender); else (a Hold or Forward here) as any send. Out
-  /// of line, and reached by a jump (its arguments fit the registers): the
-  /// path across stays small.
+  /// of line, and reached by a jump: its arguments lie in the registers
+  /// where ActorRef::send has its own (`target` where that has `this`), so
+  /// the path across stays small and the local path moves none of them.
   /// Defined in SystemCore.hpp.
   template <class P>
-  static void toMoved(IsolateRuntime& here, std::uint64_t target, PayloadArg<P> payload,
-                      ActorRef sender);
+  static void toMoved(const ActorRef& target, PayloadArg<P> payload, ActorRef sender,
+                      IsolateRuntime& here);
   /// toMoved() past its common case.
   template <class P>
   static void toMovedFurther(IsolateRuntime& here, std::uint64_t target, PayloadArg<P> payload,

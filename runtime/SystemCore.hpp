@@ -173,8 +173,7 @@ class SystemCore {
     if (!here.routes.empty()) [[unlikely]] {
       // Actors that moved gave this isolate entries of their own.
       using Payload = std::decay_t<P>;
-      Delivery::toMoved<Payload>(here, target.id(), PayloadArg<Payload>(std::move(payload)),
-                                 sender);
+      Delivery::toMoved<Payload>(target, PayloadArg<Payload>(std::move(payload)), sender, here);
       return;
     }
     sendOnLink(here, target, std::forward<P>(payload), sender);
@@ -364,20 +363,20 @@ class SystemCore {
 // Delivery's paths to an actor that moved, here where SystemCore is complete.
 
 template <class P>
-[[gnu::noinline]] void Delivery::toMoved(IsolateRuntime& here, std::uint64_t target,
-                                         PayloadArg<P> payload, ActorRef sender) {
+[[gnu::noinline]] void Delivery::toMoved(const ActorRef& target, PayloadArg<P> payload,
+                                         ActorRef sender, IsolateRuntime& here) {
   // The common case makes no call but its tail, and the sender stays in
   // registers: the mailbox reads it back as one 16-byte value, which two
   // 8-byte stores before it would not forward.
   if constexpr (std::is_same_v<P, Word>) {
-    if (Endpoint* moved = here.routeCache.find(target)) [[likely]] {
+    if (Endpoint* moved = here.routeCache.find(target.id())) [[likely]] {
       if (static_cast<ActorCell*>(moved)->tellInPlace(Word(payload), sender, here.core))
           [[likely]] {
         return;
       }
     }
   }
-  toMovedFurther<P>(here, target, std::move(payload), sender);
+  toMovedFurther<P>(here, target.id(), std::move(payload), sender);
 }
 template <class P>
 [[gnu::noinline]] void Delivery::toMovedFurther(IsolateRuntime& here, std::uint64_t target,

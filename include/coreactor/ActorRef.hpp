@@ -34,6 +34,7 @@ namespace detail {
 class SystemCore;
 class Mailbox;
 class ActorCell;
+struct Endpoint;
 struct IsolateRuntime;
 }  // namespace detail
 
@@ -126,6 +127,11 @@ class ActorRef {
   // new segment, a mailbox that is not unbounded, an actor that is stopping.
   template <class P>
   void sendToCell(detail::ActorCell* cell, detail::PayloadArg<P> payload, ActorRef sender) const;
+  // On this thread's isolate, what is no cell: the reply slot of an ask,
+  // or the entry an actor that moved left behind.
+  template <class P>
+  void sendToEndpoint(detail::Endpoint* endpoint, detail::PayloadArg<P> payload,
+                      ActorRef sender) const;
   // Not on this thread's isolate: from one of the system's isolates to
   // another straight into that pair's ring, a flood's every message.
   template <class P>

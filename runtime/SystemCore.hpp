@@ -409,6 +409,23 @@ template <class P>
       tellHere(static_cast<ActorCell*>(endpoint));
       return;
     }
+    if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Forward) [[unlikely]] {
+      // The actor left the entry it gave this isolate. A Forward sends on
+      // what comes to it at once, into the ring to where it leads (or in
+      // place, here), so this isolate's sends may go there themselves in
+      // the same order, with one look-up and one pass through the general
+      // path less: the route leads there from now on (to the actor's own
+      // entry: no route at all, and the send path's first test again).
+      const std::uint64_t next = static_cast<Forward*>(endpoint)->to;
+      if (next != target) {
+        here.setRoute(target, next);
+        toMovedFurther<P>(here, target, std::move(payload), sender);
+        return;
+      }
+      here.dropRoute(target);
+      core.send(to, std::move(payload), sender);
+      return;
+    }
   } else if (entry.isolateIndex() < core.isolateCount_) {
     core.sendOnLink(here, entry, std::move(payload), sender);
     return;

@@ -89,7 +89,9 @@ class Delivery {
   /// send finds its target, or else through its route, which fills the
   /// cache; for an entry on another isolate, into the ring to it
   /// (sendAcross's checks hold for the entry as for the target: same
-  /// isolates, same sender); else (a Hold or Forward here) as any send. Out
+  /// isolates, same sender); for a Forward here (the actor left the entry
+  /// it gave this isolate), to where the Forward leads, the route pointed
+  /// there for the sends after; else (a Hold here) as any send. Out
   /// of line, and reached by a jump: its arguments lie in the registers
   /// where ActorRef::send has its own (`target` where that has `this`), so
   /// the path across stays small and the local path moves none of them.

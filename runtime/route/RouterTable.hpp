@@ -125,8 +125,8 @@ struct RouterState {
   // (setCount), so that a pick reads one entry instead of running the
   // jump's divisions; an entry not below the count a sender read (a resize
   // under way) is computed instead. A byte an entry, for pools of up to
-  // kSlotRoutees (4 KiB: the table stays in the first-level cache beside
-  // the mailboxes a flood fills, a pick waits on no second-level read);
+  // kSlotRoutees (4 KiB: 64 cache lines, so that more of the table stays
+  // in the first-level cache beside the mailboxes a flood fills);
   // larger pools compute every pick. Null for the other logics.
   static constexpr std::uint32_t kSlotBits = 12;
   static constexpr std::uint32_t kSlots = 1u << kSlotBits;

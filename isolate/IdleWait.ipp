@@ -73,6 +73,10 @@ std::uint64_t IsolateHooks::idleNanos(const Isolate& isolate) noexcept {
   return isolate.cold_->idleNanos;
 }
 
+void IsolateHooks::countSleeps(Isolate& isolate, SleepCensus* census) noexcept {
+  isolate.cold_->census = census;
+}
+
 // ---- the wait -------------------------------------------------------------------
 
 IdleWait::IdleWait(Isolate& isolate) noexcept : isolate_(isolate), cold_(*isolate.cold_) {}
@@ -135,12 +139,14 @@ bool IdleWait::waitForWork(Isolate& isolate, Isolate::Mode mode) {
   if (askAsio) cold.work.reset();
   ++isolate.stats_.sleeps;
   cold.cpu = CpuShare::leave(cold.cpu);  // asleep, it needs no CPU
+  if (cold.census != nullptr) cold.census->fallAsleep();
   const SteadyPoint deadline = realDeadline
                                    ? SteadyPoint(std::chrono::duration_cast<SteadyPoint::duration>(
                                          timers.slots[next].deadline.time_since_epoch()))
                                    : SteadyPoint::max();
   if (onFutex) {
     sleepOnFutex(cold.wakeSeq, seen, realDeadline ? &deadline : nullptr);
+    if (cold.census != nullptr) cold.census->wakeUp();
     awake();
     view.adaptIdlePoll();
     // Counted again by the next pass, which starts at once.
@@ -154,6 +160,7 @@ bool IdleWait::waitForWork(Isolate& isolate, Isolate::Mode mode) {
     ran = 1;
     isolate.reportError(nullptr, std::current_exception());
   }
+  if (cold.census != nullptr) cold.census->wakeUp();
   awake();
   cold.cpu = CpuShare::settle(cold.cpu);  // the handler Asio ran drains below
   view.adaptIdlePoll();

@@ -14,6 +14,7 @@
 
 #include "CpuShare.hpp"
 #include "LoopTimers.hpp"
+#include "SleepCensus.hpp"
 #include "coreactor/Asio.hpp"
 #include "coreactor/Isolate.hpp"
 
@@ -70,6 +71,8 @@ struct Isolate::Cold {
   // (an actor system's balancer): the loop's thread adds, and reads.
   std::atomic<bool> measureIdle{false};
   std::uint64_t idleNanos = 0;
+  // The group whose sleeps are counted together (IsolateHooks::countSleeps), or null.
+  detail::SleepCensus* census = nullptr;
   std::uint32_t ioPollEvery = 1;  // a busy loop polls the reactor every this many iterations
   std::uint32_t sinceIoPoll = 0;
   std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work;

@@ -75,6 +75,7 @@ class Isolate;
 
 namespace detail {
 struct IsolateHooks;
+class SleepCensus;
 class IdleWait;
 class LoopIo;
 struct LoopTimers;
@@ -482,6 +483,10 @@ struct IsolateHooks {
   /// The nanoseconds the loop has waited for work while measuring. On the
   /// loop's thread.
   static std::uint64_t idleNanos(const Isolate& isolate) noexcept;
+  /// From now on, the loop's sleeps are counted in `census` with those of
+  /// the other loops counted there (isolate/SleepCensus.hpp), or no more
+  /// (null). Before the loop runs; the census outlives its runs.
+  static void countSleeps(Isolate& isolate, SleepCensus* census) noexcept;
   /// Undoes one holdTimers().
   static void releaseTimers(Isolate& isolate) noexcept { --isolate.timerHolds_; }
   /// Adds a source of work the loop polls (the link to other isolates),

@@ -14,6 +14,7 @@ void Balancer::start() {
   reports_.resize(core_.isolateCount());
   in_.assign(core_.isolateCount(), false);
   const Clock::time_point now = core_.clock().now();
+  if (!core_.clock().isManual()) census_ = std::make_unique<SleepCensus>(core_.isolateCount());
   for (std::size_t i = 0; i < core_.isolateCount(); ++i) {
     IsolateRuntime& rt = core_.runtime(i);
     auto sampling = std::make_unique<Sampling>();
@@ -25,7 +26,10 @@ void Balancer::start() {
     // for work: measured on a real clock only (a manual clock's period is
     // no time the loop spent).
     sampling->measured = !core_.clock().isManual();
-    if (sampling->measured) IsolateHooks::measureIdle(*rt.isolate, true);
+    if (sampling->measured) {
+      IsolateHooks::measureIdle(*rt.isolate, true);
+      IsolateHooks::countSleeps(*rt.isolate, census_.get());
+    }
     rt.sampling = std::move(sampling);
     arm(rt);
   }
@@ -46,6 +50,9 @@ void Balancer::tick(IsolateRuntime& rt) {
   report.isolate = rt.index;
   report.samples.swap(sampling.taken);
   report.spanNanos = static_cast<double>((now - sampling.since).count());
+  const std::uint64_t forwarded = rt.counts.forwarded.load(std::memory_order_relaxed);
+  report.forwarded = static_cast<double>(forwarded - sampling.forwardedSeen);
+  sampling.forwardedSeen = forwarded;
   sampling.since = now;
   // Over the time the samples cover (a timer that ran late covers more).
   const double span =
@@ -84,6 +91,7 @@ void Balancer::tick(IsolateRuntime& rt) {
       // ran ahead): one longer report.
       mine.samples.insert(mine.samples.end(), report.samples.begin(), report.samples.end());
       mine.spanNanos += report.spanNanos;
+      mine.forwarded += report.forwarded;
       if (mine.busyNanos >= 0 && report.busyNanos >= 0) mine.busyNanos += report.busyNanos;
     } else {
       mine = std::move(report);
@@ -111,8 +119,16 @@ void Balancer::decide(std::vector<balance::Report> reports) {
   {
     std::lock_guard<std::mutex> lock(planning_);
     for (const std::uint64_t actor : failed) memory_.unmovable.insert(actor);
-    moves = balance::plan(reports, core_.isolateCount(),
-                          static_cast<double>(options_.period.count()), options_, memory_);
+    // The time since the last plan that no isolate had any work.
+    double paused = 0;
+    if (census_ != nullptr) {
+      const std::uint64_t asleep = census_->allAsleepNanos();
+      paused = static_cast<double>(asleep - pausedSeen_);
+      pausedSeen_ = asleep;
+    }
+    moves =
+        balance::plan(reports, core_.isolateCount(), static_cast<double>(options_.period.count()),
+                      options_, memory_, nullptr, paused);
     // What it keeps of an actor lasts long past its cooldown, then goes.
     memory_.forgetOlderThan(std::uint64_t{100} * (options_.cooldownPeriods + 1));
     undone_.store(memory_.undone, std::memory_order_relaxed);

@@ -9,11 +9,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <vector>
 
 #include "coreactor/ActorSystemOptions.hpp"
 #include "coreactor/Clock.hpp"
+#include "isolate/SleepCensus.hpp"
 #include "runtime/balance/Plan.hpp"
 
 namespace coreactor::detail {
@@ -49,6 +51,8 @@ struct Sampling {
   /// periods are real time), and what it had measured at the last period.
   bool measured = false;
   std::uint64_t idleSeen = 0;
+  /// The isolate's count of forwarded messages at the last period.
+  std::uint64_t forwardedSeen = 0;
   /// The next gap: 1 .. 2 x every - 1, every on average. A fixed gap would
   /// sample the same actors over and over where traffic is periodic (a
   /// ring's token visits its members in turn).
@@ -110,8 +114,12 @@ class Balancer {
   std::vector<bool> in_;
   std::size_t reported_ = 0;
   std::vector<std::uint64_t> unmovable_;  // failed for good since the last plan
-  std::mutex planning_;                   // memory_
+  std::mutex planning_;                   // memory_, pausedSeen_
   balance::Memory memory_;
+  /// The time all the loops slept at once (a real clock only), and what it
+  /// was at the last plan.
+  std::unique_ptr<SleepCensus> census_;
+  std::uint64_t pausedSeen_ = 0;
   std::atomic<std::uint64_t> rounds_{0};
   std::atomic<std::uint64_t> moves_{0};
   std::atomic<std::uint64_t> undone_{0};

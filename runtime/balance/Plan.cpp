@@ -34,6 +34,10 @@ struct Picture {
   /// the samples that estimate rests on.
   double rate = 0;
   double samples = 0;
+  /// Messages forwarded per period, all isolates together.
+  double forwarded = 0;
+  /// The share of the period some isolate had work (plan()).
+  double working = 1;
 };
 
 Picture picture(const std::vector<Report>& reports, std::size_t isolates, double every,
@@ -84,6 +88,7 @@ Picture picture(const std::vector<Report>& reports, std::size_t isolates, double
       const double total = handlers + perMessage * messages;
       scale = total > 0 ? r.busyNanos / total : 0.0;
     }
+    p.forwarded += r.forwarded * capacity / span;
     for (const Sample& s : r.samples) {
       const double weight = weightOf(s);
       p.rate += weight * capacity / span;
@@ -133,7 +138,21 @@ class Planner {
  public:
   Planner(Picture& p, std::size_t isolates, double capacity, const BalancerOptions& options,
           Memory& memory)
-      : p_(p), isolates_(isolates), capacity_(capacity), options_(options), memory_(memory) {}
+      : p_(p), isolates_(isolates), capacity_(capacity), options_(options), memory_(memory) {
+    // A group some of whose members moved within their cooldown (a
+    // gathering just brought it together) is not spread yet: its other
+    // members alone could only be cut from it in pieces.
+    for (const auto& [group, members] : p_.groups) {
+      for (const std::uint64_t a : members) {
+        const auto it = memory_.actors.find(a);
+        if (it != memory_.actors.end() && it->second.moves > 0 &&
+            memory_.round - it->second.lastMove <= options_.cooldownPeriods) {
+          cooling_.insert(group);
+          break;
+        }
+      }
+    }
+  }
 
   // 1. Every group spread over several isolates, whole onto one.
   bool gather(Memory::Trial& trial) {
@@ -170,11 +189,15 @@ class Planner {
       std::uint32_t to = fixed.value_or(0);
       if (!fixed) {
         double best = std::numeric_limits<double>::infinity();
+        // Work figures within this of each other are even: the loads are
+        // sums of many samples' nanoseconds, and the same sum taken in
+        // another order differs in its last bits.
+        const double tie = 1e-6 * capacity_;
         for (std::uint32_t k = 0; k < isolates_; ++k) {
           // The isolate's work without this group's, plus all of it; ties
           // go where most of it already is (the fewest moves).
           const double after = p_.isolateLoad[k] - share[k] + load;
-          if (after < best - 1e-9 || (after <= best + 1e-9 && share[k] > share[to])) {
+          if (after < best - tie || (after <= best + tie && share[k] > share[to])) {
             best = after;
             to = k;
           }
@@ -282,7 +305,9 @@ class Planner {
   }
   // May move, and its group may be spread.
   bool movable(std::uint64_t actor) const {
-    return mayMove(actor) && !barred(p_.groupOf.at(actor), Memory::Trial::Kind::Spread);
+    const std::uint64_t group = p_.groupOf.at(actor);
+    return mayMove(actor) && !cooling_.contains(group) &&
+           !barred(group, Memory::Trial::Kind::Spread);
   }
   void order(std::uint64_t actor, std::uint32_t to, Memory::Trial& trial) {
     const std::uint32_t from = p_.where[actor];
@@ -305,6 +330,7 @@ class Planner {
   Memory& memory_;
   std::vector<Move> moves_;
   std::unordered_set<std::uint64_t> movedNow_;
+  std::unordered_set<std::uint64_t> cooling_;
 };
 
 // Bars the trial's groups from its kind of step, for longer after each failure.
@@ -323,11 +349,16 @@ void learn(Memory& memory, const Memory::Trial& trial) {
 
 std::vector<Move> plan(const std::vector<Report>& reports, std::size_t isolates,
                        double capacityNanos, const BalancerOptions& options, Memory& memory,
-                       std::vector<double>* busy) {
+                       std::vector<double>* busy, double pausedNanos) {
   ++memory.round;
   std::vector<Move> moves;
   if (isolates < 2) return moves;
   Picture p = picture(reports, isolates, static_cast<double>(options.sampleEvery), capacityNanos);
+  // Per working time: a period in which the program paused (every isolate
+  // asleep) handled fewer messages for no fault of the placement.
+  p.working = std::clamp(1.0 - pausedNanos / capacityNanos, kLeastWorking, 1.0);
+  p.rate /= p.working;
+  p.forwarded /= p.working;
   if (busy != nullptr) {
     busy->assign(isolates, 0.0);
     for (std::size_t i = 0; i < isolates; ++i) {
@@ -338,8 +369,12 @@ std::vector<Move> plan(const std::vector<Report>& reports, std::size_t isolates,
   if (memory.trial) {
     const Memory::Trial& trial = *memory.trial;
     // Its moves land in the period after the one that ordered them; the
-    // period after that is the one it is judged on.
+    // first period after that with the routes settled is the one it is
+    // judged on.
     if (memory.round <= trial.ordered + 1) return moves;
+    if (p.forwarded > kSettled * p.rate && memory.round <= trial.ordered + 1 + kMostSettlePeriods) {
+      return moves;
+    }
     if (trial.kind != Kind::Undo) {
       // A gathering may cost a little within the noise (it saves crossings,
       // which frees the isolates for other work); a spreading must not

@@ -18,10 +18,14 @@
 //      the fewest conversations per unit of work goes to the idlest (a unit
 //      is an actor and those of its peers that talk mostly with it, so a
 //      pair stays a pair and a chain is cut in one place; a unit one of
-//      whose members may not move yet is not moved at all).
-// One step at a time: its moves land in the next period, the period after
-// is measured, and a step that lowered the throughput is undone (a
-// gathering only if by more than the noise). What was undone is not tried again on those groups for
+//      whose members may not move yet is not moved at all, nor a group a
+//      step just moved members of).
+// One step at a time: its moves land in the next period, the first period
+// after that in which the senders' routes have settled (few messages go
+// through the entries the movers left) is measured, and a step that
+// lowered the throughput (messages per working time: a pause of the whole
+// system does not count) is undone (a gathering only if by more than the
+// noise). What was undone is not tried again on those groups for
 // kRetryPeriods, twice as long after each failure, so a ring with one token
 // stays on one isolate and a pipeline stays cut, and nothing is moved back
 // and forth. An actor a kept step moved stays for cooldownPeriods, and is
@@ -67,6 +71,9 @@ struct Report {
   /// time less its waits for work), ns; negative: not measured, and each
   /// message is reckoned at its handler's time plus kMessageNanos.
   double busyNanos = -1;
+  /// Messages the isolate's Forwards sent on over the span (entries moved
+  /// actors left, until the senders' routes lead to the new homes).
+  double forwarded = 0;
 };
 
 /// One move the plan orders.
@@ -119,10 +126,12 @@ class Memory {
 
 /// The moves for one period. `isolates`: how many the system has;
 /// `capacityNanos`: one isolate's time in a period (the period's length);
-/// `busy` (out, optional): each isolate's estimated busy share, 0..1.
+/// `busy` (out, optional): each isolate's estimated busy share, 0..1;
+/// `pausedNanos`: the time in the period that every isolate slept at once
+/// (SleepCensus), which the throughput a step is judged by leaves out.
 std::vector<Move> plan(const std::vector<Report>& reports, std::size_t isolates,
                        double capacityNanos, const BalancerOptions& options, Memory& memory,
-                       std::vector<double>* busy = nullptr);
+                       std::vector<double>* busy = nullptr, double pausedNanos = 0);
 
 /// The spread step acts while the busiest isolate's estimated work is at
 /// least this share of a period (below it the system is idle enough that
@@ -138,6 +147,15 @@ inline constexpr double kWorse = 0.05;
 /// doubled after each further failure (up to 2^kMaxBackoff times).
 inline constexpr std::uint64_t kRetryPeriods = 32;
 inline constexpr std::uint32_t kMaxBackoff = 5;
+/// A step is judged on the first period after its moves landed in which
+/// the Forwards sent on at most this share of the messages (the senders'
+/// routes have settled: a placement is judged as it will run)...
+inline constexpr double kSettled = 0.01;
+/// ...or, if the routes take longer, this many periods after it.
+inline constexpr std::uint64_t kMostSettlePeriods = 8;
+/// A period counts as working at least this share of its time (a period
+/// almost all paused would make its few messages a figure of any size).
+inline constexpr double kLeastWorking = 0.1;
 /// What a message costs its isolate besides its handler (the mailbox, the
 /// turn, the dispatch), added to each sample's measured time when the
 /// isolate's busy time is not measured. When it is, that cost is the busy

@@ -12,6 +12,7 @@
 #include "TestSupport.hpp"
 #include "coreactor/Asio.hpp"
 #include "coreactor/Isolate.hpp"
+#include "isolate/SleepCensus.hpp"
 
 namespace coreactor {
 namespace {
@@ -239,6 +240,57 @@ TEST(Isolate, MeasuresTheTimeItWaitsForWorkOnlyWhenAsked) {
   EXPECT_EQ(onLoop(isolate, idle), off) << "counted after measuring was turned off";
   isolate.stop();
   isolate.join();
+}
+
+TEST(Isolate, ASleepCensusCountsOnlyTheTimeEveryLoopSleptAtOnce) {
+  // What an actor system's balancer reads to leave a pause of the whole
+  // program out of its figures (isolate/SleepCensus.hpp): two idle loops
+  // sleep at once, and while one of them is awake no such time is counted.
+  detail::SleepCensus census(2);
+  Isolate a;
+  Isolate b;
+  detail::IsolateHooks::countSleeps(a, &census);
+  detail::IsolateHooks::countSleeps(b, &census);
+  a.start();
+  b.start();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (census.allAsleepNanos() == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_GT(census.allAsleepNanos(), 0u) << "two idle loops never counted asleep together";
+  // While a's loop runs this task it is awake: whatever b does, the count
+  // stands still from the task's start to its end.
+  std::atomic<bool> release{false};
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    release.store(true);
+  });
+  const auto [first, last] = onLoop(a, [&] {
+    const std::uint64_t atStart = census.allAsleepNanos();
+    while (!release.load()) std::this_thread::yield();
+    return std::pair{atStart, census.allAsleepNanos()};
+  });
+  releaser.join();
+  EXPECT_EQ(first, last) << "counted while a loop was awake";
+  a.stop();
+  b.stop();
+  a.join();
+  b.join();
+}
+
+TEST(Isolate, ASleepCensusAddsAnIntervalOnlyWhenAllItsMembersSlept) {
+  detail::SleepCensus census(3);
+  census.fallAsleep();
+  census.fallAsleep();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  EXPECT_EQ(census.allAsleepNanos(), 0u) << "two of three asleep counted";
+  census.fallAsleep();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  census.wakeUp();
+  const std::uint64_t slept = census.allAsleepNanos();
+  EXPECT_GE(slept, 2'000'000u) << "the time all three slept went uncounted";
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  EXPECT_EQ(census.allAsleepNanos(), slept) << "counted on after one woke";
 }
 
 TEST(Isolate, WithinItsIdlePollWindowALoopTakesPostsWithoutSleeping) {

@@ -53,8 +53,13 @@ struct alignas(64) IsolateRuntime {
     std::uint64_t messages = 0;
     std::atomic<std::uint64_t> liveActors{0};
     std::atomic<std::uint64_t> deadLetters{0};
-    std::atomic<std::uint64_t> movesIn{0};        // actors that arrived here by a move
-    std::atomic<std::uint64_t> forwarded{0};      // messages and signals sent on by a Forward
+    std::atomic<std::uint64_t> movesIn{0};    // actors that arrived here by a move
+    std::atomic<std::uint64_t> forwarded{0};  // messages and signals sent on by a Forward
+    // Of those, the ones that took a way around: they came to the Forward
+    // from another isolate, or from a sender here with no route yet (not
+    // this isolate's own sends to an actor spawned here, which a Forward
+    // passes straight to where the actor is).
+    std::atomic<std::uint64_t> detoured{0};
     std::atomic<std::uint64_t> routes{0};         // routes.size(), for other threads to read
     std::atomic<std::uint64_t> balancerMoves{0};  // moves of the balancer that arrived here
     std::atomic<std::uint64_t> poolsGrown{0};     // resizer decisions of router heads here

@@ -86,6 +86,7 @@ ActorCell* Moves::guestHere(const IsolateRuntime& rt, const ActorRef& ref) const
 
 void Moves::forward(IsolateRuntime& rt, Forward& entry, Envelope&& envelope) {
   rt.counts.forwarded.fetch_add(1, std::memory_order_relaxed);
+  rt.counts.detoured.fetch_add(1, std::memory_order_relaxed);
   // Whose sends these are asks, once, for an entry of its own.
   if (!core_.options().manualRun()) {  // a manual system delivers in place: no crossing to save
     const std::uint32_t source = rt.sendsOf();
@@ -118,6 +119,7 @@ void Moves::signalEntry(IsolateRuntime& rt, const ActorRef& target, Endpoint* en
                         SystemMessage&& message) {
   if (endpoint != nullptr && endpoint->kind == Endpoint::Kind::Forward) {
     rt.counts.forwarded.fetch_add(1, std::memory_order_relaxed);
+    rt.counts.detoured.fetch_add(1, std::memory_order_relaxed);
     core_.delivery().sendSystem(core_.refOf(static_cast<Forward*>(endpoint)->to),
                                 std::move(message));
     return;

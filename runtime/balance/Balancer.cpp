@@ -50,9 +50,9 @@ void Balancer::tick(IsolateRuntime& rt) {
   report.isolate = rt.index;
   report.samples.swap(sampling.taken);
   report.spanNanos = static_cast<double>((now - sampling.since).count());
-  const std::uint64_t forwarded = rt.counts.forwarded.load(std::memory_order_relaxed);
-  report.forwarded = static_cast<double>(forwarded - sampling.forwardedSeen);
-  sampling.forwardedSeen = forwarded;
+  const std::uint64_t detoured = rt.counts.detoured.load(std::memory_order_relaxed);
+  report.detoured = static_cast<double>(detoured - sampling.detouredSeen);
+  sampling.detouredSeen = detoured;
   sampling.since = now;
   // Over the time the samples cover (a timer that ran late covers more).
   const double span =
@@ -91,7 +91,7 @@ void Balancer::tick(IsolateRuntime& rt) {
       // ran ahead): one longer report.
       mine.samples.insert(mine.samples.end(), report.samples.begin(), report.samples.end());
       mine.spanNanos += report.spanNanos;
-      mine.forwarded += report.forwarded;
+      mine.detoured += report.detoured;
       if (mine.busyNanos >= 0 && report.busyNanos >= 0) mine.busyNanos += report.busyNanos;
     } else {
       mine = std::move(report);

@@ -51,8 +51,8 @@ struct Sampling {
   /// periods are real time), and what it had measured at the last period.
   bool measured = false;
   std::uint64_t idleSeen = 0;
-  /// The isolate's count of forwarded messages at the last period.
-  std::uint64_t forwardedSeen = 0;
+  /// The isolate's count of detoured messages at the last period.
+  std::uint64_t detouredSeen = 0;
   /// The next gap: 1 .. 2 x every - 1, every on average. A fixed gap would
   /// sample the same actors over and over where traffic is periodic (a
   /// ring's token visits its members in turn).

@@ -34,8 +34,8 @@ struct Picture {
   /// the samples that estimate rests on.
   double rate = 0;
   double samples = 0;
-  /// Messages forwarded per period, all isolates together.
-  double forwarded = 0;
+  /// Messages that took a way around per period, all isolates together.
+  double detoured = 0;
   /// The share of the period some isolate had work (plan()).
   double working = 1;
 };
@@ -88,7 +88,7 @@ Picture picture(const std::vector<Report>& reports, std::size_t isolates, double
       const double total = handlers + perMessage * messages;
       scale = total > 0 ? r.busyNanos / total : 0.0;
     }
-    p.forwarded += r.forwarded * capacity / span;
+    p.detoured += r.detoured * capacity / span;
     for (const Sample& s : r.samples) {
       const double weight = weightOf(s);
       p.rate += weight * capacity / span;
@@ -358,7 +358,7 @@ std::vector<Move> plan(const std::vector<Report>& reports, std::size_t isolates,
   // asleep) handled fewer messages for no fault of the placement.
   p.working = std::clamp(1.0 - pausedNanos / capacityNanos, kLeastWorking, 1.0);
   p.rate /= p.working;
-  p.forwarded /= p.working;
+  p.detoured /= p.working;
   if (busy != nullptr) {
     busy->assign(isolates, 0.0);
     for (std::size_t i = 0; i < isolates; ++i) {
@@ -372,18 +372,25 @@ std::vector<Move> plan(const std::vector<Report>& reports, std::size_t isolates,
     // first period after that with the routes settled is the one it is
     // judged on.
     if (memory.round <= trial.ordered + 1) return moves;
-    if (p.forwarded > kSettled * p.rate && memory.round <= trial.ordered + 1 + kMostSettlePeriods) {
+    if (p.detoured > kSettled * p.rate && memory.round <= trial.ordered + 1 + kMostSettlePeriods) {
       return moves;
     }
     if (trial.kind != Kind::Undo) {
+      Memory::Trial& measuring = *memory.trial;
+      measuring.judgedRate += p.rate;
+      measuring.judgedSamples += p.samples;
+      if (++measuring.judged < kJudgePeriods) return moves;
+      const double rate = measuring.judgedRate / measuring.judged;
       // A gathering may cost a little within the noise (it saves crossings,
       // which frees the isolates for other work); a spreading must not
       // lose, or a run of slightly worse ones would add up.
       const double noise =
           trial.kind == Kind::Gather
-              ? std::max(kWorse, 2.0 / std::sqrt(std::max(trial.baselineSamples, 1.0)))
+              ? std::max(kWorse,
+                         2.0 / std::sqrt(std::max(
+                                   std::min(trial.baselineSamples, trial.judgedSamples), 1.0)))
               : 0.0;
-      if (p.rate < trial.baseline * (1.0 - noise)) {
+      if (rate < trial.baseline * (1.0 - noise)) {
         // Worse: everyone back, and not again soon. Undoing is free: it
         // counts neither as a move of the actor nor against its cooldown.
         learn(memory, trial);
@@ -397,7 +404,15 @@ std::vector<Move> plan(const std::vector<Report>& reports, std::size_t isolates,
       ++memory.kept;
       for (const std::uint64_t group : trial.groups) {
         Memory::Lesson& lesson = memory.lessons[group];
-        (trial.kind == Kind::Gather ? lesson.gatherFailures : lesson.spreadFailures) = 0;
+        if (trial.kind == Kind::Gather) continue;
+        // Spread, and better for it: gathering it again is barred as an
+        // undone gathering would be (a kept gathering does not clear that:
+        // gathered and spread, such a group would swing between the two).
+        lesson.spreadFailures = 0;
+        lesson.gatherBarredUntil = std::max(
+            lesson.gatherBarredUntil,
+            memory.round + (kRetryPeriods << std::min(lesson.gatherFailures, kMaxBackoff)));
+        ++lesson.gatherFailures;
       }
     }
     memory.trial.reset();
@@ -405,10 +420,18 @@ std::vector<Move> plan(const std::vector<Report>& reports, std::size_t isolates,
   // The first period holds the system's start (spawns, first messages): no
   // figure to judge a step against.
   if (p.samples == 0 || memory.round < 2) return moves;
+  // The baseline: this period, and the quiet ones just before it.
   Memory::Trial trial;
   trial.ordered = memory.round;
   trial.baseline = p.rate;
   trial.baselineSamples = p.samples;
+  if (memory.quietRound + 1 == memory.round && kJudgePeriods > 1) {
+    trial.baseline = (p.rate + memory.quietRate) / 2;
+    trial.baselineSamples = std::min(p.samples, memory.quietSamples);
+  }
+  memory.quietRound = memory.round;
+  memory.quietRate = p.rate;
+  memory.quietSamples = p.samples;
   // One step: a gathering if there is one to try, else a spreading.
   const auto tryStep = [&](Kind kind, bool (Planner::*step)(Memory::Trial&)) {
     Planner planner(p, isolates, capacityNanos, options, memory);

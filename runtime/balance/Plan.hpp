@@ -20,16 +20,18 @@
 //      pair stays a pair and a chain is cut in one place; a unit one of
 //      whose members may not move yet is not moved at all, nor a group a
 //      step just moved members of).
-// One step at a time: its moves land in the next period, the first period
-// after that in which the senders' routes have settled (few messages go
-// through the entries the movers left) is measured, and a step that
+// One step at a time: its moves land in the next period, the first
+// kJudgePeriods after that in which the senders' routes have settled (few
+// messages go through the entries the movers left) are measured against as
+// many before it, and a step that
 // lowered the throughput (messages per working time: a pause of the whole
 // system does not count) is undone (a gathering only if by more than the
 // noise). What was undone is not tried again on those groups for
 // kRetryPeriods, twice as long after each failure, so a ring with one token
 // stays on one isolate and a pipeline stays cut, and nothing is moved back
-// and forth. An actor a kept step moved stays for cooldownPeriods, and is
-// moved at most maxMovesPerActor times in its life (undoing is free).
+// and forth; a spreading that was kept bars gathering its groups the same
+// way (it showed that they gain from being spread). An actor a kept step moved stays for
+// cooldownPeriods, and is moved at most maxMovesPerActor times in its life (undoing is free).
 #pragma once
 
 #include <cstddef>
@@ -71,9 +73,10 @@ struct Report {
   /// time less its waits for work), ns; negative: not measured, and each
   /// message is reckoned at its handler's time plus kMessageNanos.
   double busyNanos = -1;
-  /// Messages the isolate's Forwards sent on over the span (entries moved
-  /// actors left, until the senders' routes lead to the new homes).
-  double forwarded = 0;
+  /// Messages that came to the isolate's Forwards (entries moved actors
+  /// left) by a way around and were sent on, over the span: until the
+  /// senders' routes lead to the new homes, each takes an extra hop.
+  double detoured = 0;
 };
 
 /// One move the plan orders.
@@ -100,10 +103,13 @@ class Memory {
     enum class Kind : std::uint8_t { Gather, Spread, Undo };
     Kind kind = Kind::Gather;
     std::uint64_t ordered = 0;          // the round that ordered it
-    double baseline = 0;                // messages per period in the period before it
+    double baseline = 0;                // messages per period before it (kJudgePeriods' mean)
     double baselineSamples = 0;         // samples that figure rests on
     std::vector<Move> undo;             // each moved actor back where it was
     std::vector<std::uint64_t> groups;  // the groups it moved, by their least actor
+    double judgedRate = 0;              // the sum of the rates of the periods measured so far
+    double judgedSamples = 0;           // and of their samples
+    std::uint32_t judged = 0;           // periods measured since its routes settled
   };
   std::optional<Trial> trial;
   /// What the trials taught, per group (by its least actor): until which
@@ -115,6 +121,11 @@ class Memory {
     std::uint32_t spreadFailures = 0;
   };
   std::unordered_map<std::uint64_t, Lesson> lessons;
+  /// The last period with no step under way (none landing or judged), and
+  /// its throughput: with the period a step is ordered in, its baseline.
+  std::uint64_t quietRound = 0;
+  double quietRate = 0;
+  double quietSamples = 0;
   /// Steps kept and steps undone so far.
   std::uint64_t kept = 0;
   std::uint64_t undone = 0;
@@ -148,11 +159,17 @@ inline constexpr double kWorse = 0.05;
 inline constexpr std::uint64_t kRetryPeriods = 32;
 inline constexpr std::uint32_t kMaxBackoff = 5;
 /// A step is judged on the first period after its moves landed in which
-/// the Forwards sent on at most this share of the messages (the senders'
-/// routes have settled: a placement is judged as it will run)...
+/// at most this share of the messages took a way around (Report::detoured:
+/// the senders' routes have settled, and a placement is judged as it will
+/// run)...
 inline constexpr double kSettled = 0.01;
 /// ...or, if the routes take longer, this many periods after it.
 inline constexpr std::uint64_t kMostSettlePeriods = 8;
+/// A step is judged on the mean throughput of this many periods once its
+/// routes settled, against the mean of as many before it: a period's figure
+/// swings by a quarter or more on a shared machine (a driver's pauses, the
+/// other tenants), one period against one would judge by that.
+inline constexpr std::uint32_t kJudgePeriods = 2;
 /// A period counts as working at least this share of its time (a period
 /// almost all paused would make its few messages a figure of any size).
 inline constexpr double kLeastWorking = 0.1;

@@ -326,7 +326,10 @@ TEST(BalancerPlan, AStepThatLowersTheThroughputIsUndoneAndNotTriedAgainSoon) {
   int period = 0;
   for (; period < 10 && tried.empty(); ++period) tried = s.period();
   ASSERT_FALSE(tried.empty()) << "no spread tried on a busy isolate beside an idle one";
-  s.period();                                 // the moves land
+  s.period();  // the moves land
+  for (std::uint32_t k = 1; k < kJudgePeriods; ++k) {
+    EXPECT_TRUE(s.period().empty()) << "judged on " << k << " of " << kJudgePeriods << " periods";
+  }
   const std::vector<Move> back = s.period();  // judged: slower, so undone
   ASSERT_EQ(back.size(), tried.size());
   for (std::size_t i = 0; i < back.size(); ++i) {
@@ -355,22 +358,22 @@ TEST(BalancerPlan, AnActorThatCannotMoveIsNeverOrderedAgain) {
 }
 
 // Two isolates; actors 1 and 2 talk, 1 on isolate 0 and 2 on `second`,
-// `samples` of each a period (one in 64 messages), and `forwarded`
-// messages sent on by the isolates' Forwards.
-std::vector<Report> chatter(std::uint32_t second, std::uint64_t samples, double forwarded = 0) {
+// `samples` of each a period (one in 64 messages), and `detoured`
+// messages that came to the isolates' Forwards by a way around.
+std::vector<Report> chatter(std::uint32_t second, std::uint64_t samples, double detoured = 0) {
   std::vector<Report> r{Report{0, {}, 0}, Report{1, {}, 0}};
   for (std::uint64_t i = 0; i < samples; ++i) {
     r[0].samples.push_back(Sample{1, 2, 1'000, 64});
     r[second].samples.push_back(Sample{2, 1, 1'000, 64});
   }
-  r[0].forwarded = forwarded;
+  r[0].detoured = detoured;
   return r;
 }
 
 TEST(BalancerPlan, AStepIsJudgedOnceTheSendersRoutesHaveSettled) {
-  // A gathering, then periods in which the entries the mover left still
-  // send on a tenth of the messages (the senders' routes are not set up
-  // yet) at half the throughput: not judged on those. Once they settle the
+  // A gathering, then periods in which a tenth of the messages still come
+  // to the entries the mover left by a way around (the senders' routes are
+  // not set up yet), at half the throughput: not judged on those. Once they settle the
   // step is judged on what it runs at then, and kept.
   BalancerOptions options;
   Memory memory;
@@ -383,7 +386,7 @@ TEST(BalancerPlan, AStepIsJudgedOnceTheSendersRoutesHaveSettled) {
     EXPECT_EQ(memory.undone, 0u) << "judged while the routes were settling";
     EXPECT_EQ(memory.kept, 0u) << "judged while the routes were settling";
   }
-  plan(chatter(0, 500), 2, 1e8, options, memory);
+  for (std::uint32_t k = 0; k < kJudgePeriods; ++k) plan(chatter(0, 500), 2, 1e8, options, memory);
   EXPECT_EQ(memory.kept, 1u);
   EXPECT_EQ(memory.undone, 0u);
 
@@ -397,7 +400,8 @@ TEST(BalancerPlan, AStepIsJudgedOnceTheSendersRoutesHaveSettled) {
     plan(chatter(0, 250, 1e5), 2, 1e8, options, stuck);
     ASSERT_EQ(stuck.undone, 0u) << "judged " << i << " periods after landing";
   }
-  plan(chatter(0, 250, 1e5), 2, 1e8, options, stuck);
+  for (std::uint32_t k = 0; k < kJudgePeriods; ++k)
+    plan(chatter(0, 250, 1e5), 2, 1e8, options, stuck);
   EXPECT_EQ(stuck.undone, 1u);
 }
 
@@ -411,8 +415,9 @@ TEST(BalancerPlan, APauseOfTheWholeSystemDoesNotCountAgainstAStep) {
     Memory memory;
     plan(chatter(1, 500), 2, 1e8, options, memory);
     ASSERT_FALSE(plan(chatter(1, 500), 2, 1e8, options, memory).empty());
-    plan(chatter(0, 250), 2, 1e8, options, memory, nullptr, paused ? 0.5e8 : 0.0);  // landing
-    plan(chatter(0, 250), 2, 1e8, options, memory, nullptr, paused ? 0.5e8 : 0.0);
+    for (std::uint32_t k = 0; k <= kJudgePeriods; ++k) {  // landing, then the judged ones
+      plan(chatter(0, 250), 2, 1e8, options, memory, nullptr, paused ? 0.5e8 : 0.0);
+    }
     EXPECT_EQ(memory.kept, paused ? 1u : 0u) << (paused ? "paused" : "not paused");
     EXPECT_EQ(memory.undone, paused ? 0u : 1u) << (paused ? "paused" : "not paused");
   }
@@ -472,6 +477,30 @@ TEST(BalancerPlan, AGroupJustGatheredIsNotSpreadUntilItsMoversCooledDown) {
     EXPECT_TRUE(plan({busy, idle}, 2, 1e8, options, memory).empty()) << "period " << i;
   }
   EXPECT_FALSE(plan({busy, idle}, 2, 1e8, options, memory).empty());
+}
+
+TEST(BalancerPlan, ASpreadThatWasKeptBarsGatheringItsGroupAgain) {
+  // A pair split over two isolates, after a spreading step of it that is
+  // judged better (the throughput rose): gathering it is barred for
+  // kRetryPeriods, as after a gathering that was undone.
+  BalancerOptions options;
+  Memory memory;
+  Memory::Lesson& lesson = memory.lessons[1];
+  EXPECT_EQ(lesson.gatherBarredUntil, 0u);
+  plan(chatter(1, 500), 2, 1e8, options, memory);  // the first period holds the start
+  Memory::Trial spread;
+  spread.kind = Memory::Trial::Kind::Spread;
+  spread.ordered = memory.round;
+  spread.baseline = 500.0 * 128;
+  spread.baselineSamples = 1000;
+  spread.groups = {1};
+  memory.trial = spread;
+  for (std::uint32_t k = 0; k <= kJudgePeriods; ++k) plan(chatter(1, 600), 2, 1e8, options, memory);
+  ASSERT_EQ(memory.kept, 1u);
+  EXPECT_GE(memory.lessons[1].gatherBarredUntil, memory.round + kRetryPeriods - 1);
+  for (std::uint64_t p = 0; p + 2 < kRetryPeriods; ++p) {
+    EXPECT_TRUE(plan(chatter(1, 600), 2, 1e8, options, memory).empty()) << "period " << p;
+  }
 }
 
 TEST(BalancerPlan, TheFirstPeriodHoldsTheStartAndOrdersNothing) {

@@ -9,6 +9,7 @@
 
 #include "TestSupport.hpp"
 #include "coreactor/ActorSystem.hpp"
+#include "runtime/SystemCore.hpp"
 
 namespace coreactor {
 namespace {
@@ -233,6 +234,10 @@ TEST(MoveRoutes, SendersOnTheIsolateTheActorLeftAskForTheirRouteOnce) {
   // route (a request and a Marker more) for every burst.
   EXPECT_LE(after.crossings - before.crossings, static_cast<std::uint64_t>(kBursts * kEach + 20));
   EXPECT_EQ(outOfOrder.load(), 0);
+  // Each passed the entry the sink left, straight on: all forwarded, and
+  // none a way around (what a balancer waits out before it judges a move).
+  EXPECT_GE(after.forwarded - before.forwarded, static_cast<std::uint64_t>(kBursts * kEach - 20));
+  EXPECT_LT(detail::coreOf(*system).runtime(0).counts.detoured.load(), 20u);
 }
 
 // SPEC X4, A2

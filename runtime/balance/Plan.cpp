@@ -369,8 +369,8 @@ std::vector<Move> plan(const std::vector<Report>& reports, std::size_t isolates,
   if (memory.trial) {
     const Memory::Trial& trial = *memory.trial;
     // Its moves land in the period after the one that ordered them; the
-    // first period after that with the routes settled is the one it is
-    // judged on.
+    // first kJudgePeriods after that with the routes settled are the ones
+    // it is judged on.
     if (memory.round <= trial.ordered + 1) return moves;
     if (p.detoured > kSettled * p.rate && memory.round <= trial.ordered + 1 + kMostSettlePeriods) {
       return moves;

@@ -75,6 +75,9 @@ class CellTurn final {
  private:
   static void turn(ActorCell& cell);
   [[gnu::noinline]] static void noteDepth(ActorCell& cell) noexcept;  // high-water mark, gauge
+  // With kSampledToo, for a cell whose only step aside is a balancer's
+  // samples: its messages are counted down to the next sample.
+  template <bool kSampledToo>
   [[gnu::noinline]] static void onWord(ActorCell& cell);
   [[gnu::noinline]] static void inGeneral(ActorCell& cell);
   // The turn's messages, up to `n`: false when none is left.

@@ -129,7 +129,7 @@ void CellTurn::turn(ActorCell& cell) {
   } else if (!cell.flags_.any(CellFlags::kTurnAside & ~CellFlags::kSampled) && cell.pending_ == 0 &&
              cell.state_ == State::Running && cell.mailbox_.hasWord()) {
     // With a balancer every cell samples: its one-word turn too, with the
-    // countdown (callgrind, a one-token ring: 254 -> 220 instructions a
+    // countdown (callgrind, a one-token ring: 254 -> 232 instructions a
     // hop, against 215 with no balancer).
     onWord<true>(cell);
   } else {

@@ -37,7 +37,7 @@
 //
 // balanced/<workload>/<n>, for n of 1 and N, runs each workload with the
 // same placement as parallel/<workload>/<n> on a system with the balancer
-// (ActorSystemOptions::withBalancer, a period of 20 ms), timed after 300 ms
+// (ActorSystemOptions::withBalancer, a period of 20 ms), timed after 600 ms
 // of checked rounds off the clock, when the balancer has moved what it moves
 // (ParallelRow.hpp); `moves` beside it counts its moves. Beside them,
 // balanced/pairs-rr/<N> (Pairs.cpp: the pairs placed round-robin, so split)

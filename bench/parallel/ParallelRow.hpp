@@ -8,7 +8,7 @@
 // A balanced row is its parallel row on a system with the balancer
 // (balancerOfRows(): a period of 20 ms, the other settings the defaults)
 // and the same placement. Before its timed rounds it plays checked rounds
-// off the clock for kSettle, fifteen periods, so that the balancer has
+// off the clock for kSettle, thirty periods, so that the balancer has
 // moved what it moves and the figure is the settled placement's. Its crossings per op are
 // those of the timed rounds (and of runParallelRounds' one warm-up round);
 // `moves` counts every move the balancer made, the settling included,
@@ -46,8 +46,10 @@ inline BalancerOptions balancerOfRows() {
 }
 
 /// How long a balanced row plays rounds off the clock before the timed ones:
-/// fifteen of the balancer's periods, or more (a round is not cut short).
-inline constexpr std::chrono::milliseconds kSettle{300};
+/// thirty of the balancer's periods, or more (a round is not cut short). A
+/// step takes four periods at least (its moves land, then two periods are
+/// judged once the routes settled), and a workload may take several.
+inline constexpr std::chrono::milliseconds kSettle{600};
 
 /// How a row's system is made.
 struct RowSystem {

@@ -138,21 +138,7 @@ class Planner {
  public:
   Planner(Picture& p, std::size_t isolates, double capacity, const BalancerOptions& options,
           Memory& memory)
-      : p_(p), isolates_(isolates), capacity_(capacity), options_(options), memory_(memory) {
-    // A group some of whose members moved within their cooldown (a
-    // gathering just brought it together) is not spread yet: its other
-    // members alone could only be cut from it in pieces.
-    for (const auto& [group, members] : p_.groups) {
-      for (const std::uint64_t a : members) {
-        const auto it = memory_.actors.find(a);
-        if (it != memory_.actors.end() && it->second.moves > 0 &&
-            memory_.round - it->second.lastMove <= options_.cooldownPeriods) {
-          cooling_.insert(group);
-          break;
-        }
-      }
-    }
-  }
+      : p_(p), isolates_(isolates), capacity_(capacity), options_(options), memory_(memory) {}
 
   // 1. Every group spread over several isolates, whole onto one.
   bool gather(Memory::Trial& trial) {
@@ -216,6 +202,18 @@ class Planner {
 
   // 2. From the busiest isolate to the idlest, while they are uneven.
   bool spread(Memory::Trial& trial) {
+    // A group some of whose members moved within their cooldown (a
+    // gathering just brought it together) is not spread yet: its other
+    // members alone could only be cut from it in pieces.
+    for (const auto& [group, members] : p_.groups) {
+      for (const std::uint64_t a : members) {
+        const auto it = memory_.actors.find(a);
+        if (it != memory_.actors.end() && cooling(it->second)) {
+          cooling_.insert(group);
+          break;
+        }
+      }
+    }
     std::vector<std::uint64_t> unit;
     std::vector<std::uint64_t> best;
     std::unordered_set<std::uint64_t> touched;
@@ -299,9 +297,11 @@ class Planner {
     if (movedNow_.contains(actor) || memory_.unmovable.contains(actor)) return false;
     const auto it = memory_.actors.find(actor);
     if (it == memory_.actors.end()) return true;
-    return it->second.moves < options_.maxMovesPerActor &&
-           (it->second.moves == 0 ||
-            memory_.round - it->second.lastMove > options_.cooldownPeriods);
+    return it->second.moves < options_.maxMovesPerActor && !cooling(it->second);
+  }
+  // Moved by a kept step within its cooldown.
+  bool cooling(const Memory::Actor& m) const {
+    return m.moves != 0 && memory_.round - m.lastMove <= options_.cooldownPeriods;
   }
   // May move, and its group may be spread.
   bool movable(std::uint64_t actor) const {
@@ -330,18 +330,21 @@ class Planner {
   Memory& memory_;
   std::vector<Move> moves_;
   std::unordered_set<std::uint64_t> movedNow_;
-  std::unordered_set<std::uint64_t> cooling_;
+  std::unordered_set<std::uint64_t> cooling_;  // groups with members cooling (spread())
 };
 
-// Bars the trial's groups from its kind of step, for longer after each failure.
+// Bars a group from gathering (or spreading), for longer each time.
+void bar(const Memory& memory, Memory::Lesson& lesson, bool gather) {
+  std::uint32_t& failures = gather ? lesson.gatherFailures : lesson.spreadFailures;
+  std::uint64_t& until = gather ? lesson.gatherBarredUntil : lesson.spreadBarredUntil;
+  until = std::max(until, memory.round + (kRetryPeriods << std::min(failures, kMaxBackoff)));
+  ++failures;
+}
+
+// Bars the trial's groups from its kind of step.
 void learn(Memory& memory, const Memory::Trial& trial) {
   for (const std::uint64_t group : trial.groups) {
-    Memory::Lesson& lesson = memory.lessons[group];
-    const bool gather = trial.kind == Memory::Trial::Kind::Gather;
-    std::uint32_t& failures = gather ? lesson.gatherFailures : lesson.spreadFailures;
-    std::uint64_t& until = gather ? lesson.gatherBarredUntil : lesson.spreadBarredUntil;
-    until = memory.round + (kRetryPeriods << std::min(failures, kMaxBackoff));
-    ++failures;
+    bar(memory, memory.lessons[group], trial.kind == Memory::Trial::Kind::Gather);
   }
 }
 
@@ -367,7 +370,7 @@ std::vector<Move> plan(const std::vector<Report>& reports, std::size_t isolates,
   }
   using Kind = Memory::Trial::Kind;
   if (memory.trial) {
-    const Memory::Trial& trial = *memory.trial;
+    Memory::Trial& trial = *memory.trial;
     // Its moves land in the period after the one that ordered them; the
     // first kJudgePeriods after that with the routes settled are the ones
     // it is judged on.
@@ -376,11 +379,10 @@ std::vector<Move> plan(const std::vector<Report>& reports, std::size_t isolates,
       return moves;
     }
     if (trial.kind != Kind::Undo) {
-      Memory::Trial& measuring = *memory.trial;
-      measuring.judgedRate += p.rate;
-      measuring.judgedSamples += p.samples;
-      if (++measuring.judged < kJudgePeriods) return moves;
-      const double rate = measuring.judgedRate / measuring.judged;
+      trial.judgedRate += p.rate;
+      trial.judgedSamples += p.samples;
+      if (++trial.judged < kJudgePeriods) return moves;
+      const double rate = trial.judgedRate / trial.judged;
       // A gathering may cost a little within the noise (it saves crossings,
       // which frees the isolates for other work); a spreading must not
       // lose, or a run of slightly worse ones would add up.
@@ -409,10 +411,7 @@ std::vector<Move> plan(const std::vector<Report>& reports, std::size_t isolates,
         // undone gathering would be (a kept gathering does not clear that:
         // gathered and spread, such a group would swing between the two).
         lesson.spreadFailures = 0;
-        lesson.gatherBarredUntil = std::max(
-            lesson.gatherBarredUntil,
-            memory.round + (kRetryPeriods << std::min(lesson.gatherFailures, kMaxBackoff)));
-        ++lesson.gatherFailures;
+        bar(memory, lesson, /*gather=*/true);
       }
     }
     memory.trial.reset();

@@ -103,9 +103,12 @@ class CellTurn final {
   static std::uint32_t runUnstashed(ActorCell& cell, ReceiveContext& ctx, std::uint32_t budget);
   /// The actor may take another message in this turn.
   static inline bool mayGoOn(const ActorCell& cell) noexcept;
-  // Without kMayBeFlagged it asks nothing about tools or samples: for the
-  // one-word turn, whose cell has neither (turn()).
-  template <bool kMayBeFlagged = true>
+  // What invoke() asks about its cell's flags: anything (kAny); nothing,
+  // for the one-word turn of a cell with no tools and no samples (kNone);
+  // only the countdown to the next sample, for the one-word turn of a
+  // cell whose only step aside is a balancer's samples (kSampledOnly).
+  enum class Aside { kNone, kSampledOnly, kAny };
+  template <Aside kAside = Aside::kAny>
   [[gnu::always_inline]] static inline void invoke(ActorCell& cell, ReceiveContext& ctx,
                                                    Message& message, const ActorRef& sender);
   // invoke() for an actor with tools, or for the message a balancer samples

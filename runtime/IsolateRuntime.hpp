@@ -51,6 +51,10 @@ struct alignas(64) IsolateRuntime {
   struct alignas(64) Counts {
     std::uint64_t turns = 0;
     std::uint64_t messages = 0;
+    // Not read by the metrics: with a balancer, the messages until its
+    // next sample (Sampling::nextGap), counted down by the turn on this
+    // line, which it writes anyway, a load from where it already looks.
+    std::uint32_t untilSample = 0;
     std::atomic<std::uint64_t> liveActors{0};
     std::atomic<std::uint64_t> deadLetters{0};
     std::atomic<std::uint64_t> movesIn{0};    // actors that arrived here by a move

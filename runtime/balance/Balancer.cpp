@@ -20,7 +20,7 @@ void Balancer::start() {
     auto sampling = std::make_unique<Sampling>();
     sampling->every = options_.sampleEvery;
     sampling->seed += i * 0x632BE59BD9B4E019ull;
-    sampling->countdown = sampling->nextGap();
+    rt.counts.untilSample = sampling->nextGap();
     sampling->since = now;
     // The isolate's busy time is its period less the time its loop waited
     // for work: measured on a real clock only (a manual clock's period is

@@ -36,7 +36,6 @@ struct Sampling {
   static constexpr std::size_t kBudget = 2048;
   static constexpr std::uint32_t kMostEvery = 1u << 16;
   std::uint32_t every = 16;
-  std::uint32_t countdown = 16;  // messages until the next sample
   std::uint64_t seed = 0x9E3779B97F4A7C15ull;
   /// One sample in kTimedEvery times its handler (balance::Sample::timed):
   /// two clock reads per message sampled cost more than the rest of the

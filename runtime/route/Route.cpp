@@ -202,6 +202,7 @@ void makeView(RouterState& r, RouterCursor& c, IsolateRuntime& here) {
     c.cells[i] = cell;
   }
   c.cellCount = n;
+  if (r.logic == RoutingLogic::Random) c.randomAhead = nextRandom(c, n);
   c.viewEpoch = here.cellsChanged;
   c.viewVersion = version;
 }
@@ -266,7 +267,9 @@ template <class P>
         return;
       }
       if (c.logic == RoutingLogic::Random) {
-        tellRouteeAt<P>(*r, c, here, nextRandom(c, n), std::move(payload), sender);
+        const std::uint32_t i = c.randomAhead;
+        c.randomAhead = nextRandom(c, n);
+        tellRouteeAt<P>(*r, c, here, i, std::move(payload), sender);
         return;
       }
       if (c.logic == RoutingLogic::SmallestMailbox) {

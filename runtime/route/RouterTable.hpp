@@ -86,6 +86,11 @@ struct alignas(64) RouterCursor {
   std::unique_ptr<ActorCell*[]> cells;
   std::uint32_t cellCount = 0;  // the routee count the view was made for (> 0)
   std::uint32_t cellCapacity = 0;
+  // The random logic's next routee of the view (below cellCount), drawn
+  // one message ahead: a pick is then a load, and the draw's shifts and
+  // multiply run beside the tell instead of before it (bench router/random
+  // against router/direct: 1.6x -> 1.42x, round-robin's 1.40x).
+  std::uint32_t randomAhead = 0;
   // The router this cursor is of, and its logic: a sender that found the
   // cursor first (IsolateRuntime::routerHits) reads them here.
   RouterState* state = nullptr;

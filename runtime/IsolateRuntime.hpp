@@ -51,9 +51,9 @@ struct alignas(64) IsolateRuntime {
   struct alignas(64) Counts {
     std::uint64_t turns = 0;
     std::uint64_t messages = 0;
-    // Not read by the metrics: with a balancer, the messages until its
-    // next sample (Sampling::nextGap), counted down by the turn on this
-    // line, which it writes anyway, a load from where it already looks.
+    // Not read by the metrics: with a balancer, the messages left until
+    // its next sample (Sampling::nextGap). The turn counts it down here,
+    // on the line it writes `messages` to anyway.
     std::uint32_t untilSample = 0;
     std::atomic<std::uint64_t> liveActors{0};
     std::atomic<std::uint64_t> deadLetters{0};

@@ -254,6 +254,11 @@ Simulation pipeline(std::size_t stages, std::size_t isolates) {
 // samples (a manual clock) and measured (a real one).
 class AtIsolates : public ::testing::TestWithParam<std::tuple<std::size_t, bool>> {
  protected:
+  std::size_t isolates() const { return std::get<0>(GetParam()); }
+  Simulation measuredAsAsked(Simulation s) const {
+    s.measured = std::get<1>(GetParam());
+    return s;
+  }
   void SetUp() override {
 #if defined(__SANITIZE_THREAD__)
     // A simulation on one thread, thirty times slower under ThreadSanitizer
@@ -261,11 +266,6 @@ class AtIsolates : public ::testing::TestWithParam<std::tuple<std::size_t, bool>
     // Release and ASan suites run it.
     GTEST_SKIP() << "one thread: nothing for ThreadSanitizer to check";
 #endif
-  }
-  std::size_t isolates() const { return std::get<0>(GetParam()); }
-  Simulation measuredAsAsked(Simulation s) const {
-    s.measured = std::get<1>(GetParam());
-    return s;
   }
 };
 

@@ -404,14 +404,15 @@ std::vector<Move> plan(const std::vector<Report>& reports, std::size_t isolates,
         return moves;
       }
       ++memory.kept;
-      for (const std::uint64_t group : trial.groups) {
-        Memory::Lesson& lesson = memory.lessons[group];
-        if (trial.kind == Kind::Gather) continue;
-        // Spread, and better for it: gathering it again is barred as an
-        // undone gathering would be (a kept gathering does not clear that:
-        // gathered and spread, such a group would swing between the two).
-        lesson.spreadFailures = 0;
-        bar(memory, lesson, /*gather=*/true);
+      // Spread, and better for it: gathering it again is barred as an
+      // undone gathering would be (a kept gathering does not clear that:
+      // gathered and spread, such a group would swing between the two).
+      if (trial.kind == Kind::Spread) {
+        for (const std::uint64_t group : trial.groups) {
+          Memory::Lesson& lesson = memory.lessons[group];
+          lesson.spreadFailures = 0;
+          bar(memory, lesson, /*gather=*/true);
+        }
       }
     }
     memory.trial.reset();
